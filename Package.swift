@@ -1,0 +1,92 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "Filmstrip",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18)],
+    products: [
+        .library(name: "Filmstrip", targets: ["Filmstrip"]),
+        .library(name: "FilmstripFormats", targets: ["FilmstripFormats"]),
+        .library(name: "FilmstripImaging", targets: ["FilmstripImaging"]),
+        .library(name: "FilmstripLoading", targets: ["FilmstripLoading"]),
+        .library(name: "FilmstripThumbnails", targets: ["FilmstripThumbnails"]),
+        .library(name: "FilmstripTesting", targets: ["FilmstripTesting"]),
+        .executable(name: "filmstrip", targets: ["FilmstripCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CTurboJPEG",
+            pkgConfig: "libturbojpeg",
+            providers: [.apt(["libturbojpeg0-dev"]), .brew(["jpeg-turbo"])]
+        ),
+        .systemLibrary(
+            name: "CPNG",
+            pkgConfig: "libpng",
+            providers: [.apt(["libpng-dev"]), .brew(["libpng"])]
+        ),
+        .target(name: "FilmstripFormats"),
+        .target(
+            name: "FilmstripImaging",
+            dependencies: ["CTurboJPEG", "CPNG"]
+        ),
+        .target(
+            name: "FilmstripLoading",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .target(
+            name: "FilmstripThumbnails",
+            dependencies: [
+                "FilmstripFormats", "FilmstripImaging", "FilmstripLoading",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "Filmstrip",
+            dependencies: ["FilmstripFormats", "FilmstripImaging", "FilmstripLoading", "FilmstripThumbnails"]
+        ),
+        .target(
+            name: "FilmstripTesting",
+            dependencies: ["FilmstripImaging"]
+        ),
+        .executableTarget(
+            name: "FilmstripCLI",
+            dependencies: [
+                "Filmstrip",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "FilmstripBench",
+            dependencies: ["Filmstrip", "FilmstripTesting"],
+            path: "Benchmarks/FilmstripBench"
+        ),
+        .testTarget(name: "FilmstripFormatsTests", dependencies: ["FilmstripFormats"]),
+        .testTarget(name: "FilmstripImagingTests", dependencies: ["FilmstripImaging", "FilmstripTesting"]),
+        .testTarget(name: "FilmstripLoadingTests", dependencies: ["FilmstripLoading", "FilmstripTesting"]),
+        .testTarget(
+            name: "FilmstripThumbnailsTests",
+            dependencies: ["Filmstrip", "FilmstripTesting"]
+        ),
+        .testTarget(
+            name: "FilmstripCLITests",
+            dependencies: ["FilmstripTesting", "FilmstripImaging"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
+
+// One settings loop for every Swift target.
+for target in package.targets where target.type != .system {
+    var settings = target.swiftSettings ?? []
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
+    target.swiftSettings = settings
+}

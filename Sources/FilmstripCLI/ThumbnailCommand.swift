@@ -1,0 +1,135 @@
+import ArgumentParser
+import Filmstrip
+import Foundation
+
+struct ThumbnailCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "thumbnail",
+        abstract: "Print (and optionally save) the thumbnail a track or grid shows at a time.",
+        discussion: """
+            Examples:
+              filmstrip thumbnail Samples/sprites/thumbnails.vtt --at 42 --output thumb.jpg
+              filmstrip thumbnail https://cdn.example/thumbs.vtt --at 42 --json
+              filmstrip thumbnail --grid 'https://cdn.example/thumbs/$index$_7.jpg' --columns 10 --rows 10 \\
+                --duration-ms 10000 --at 42
+            """
+    )
+
+    @Argument(help: "Path or URL of a WebVTT thumbnail track (omit with --grid).")
+    var track: String?
+
+    @Option(help: "Time in seconds.")
+    var at: Double
+
+    @Option(name: .shortAndLong, help: "Write the thumbnail image to this file.")
+    var output: String?
+
+    @Option(
+        help: "Lookup policy: containing, next or nearest.",
+        transform: { text in
+            guard let policy = ThumbnailLookupPolicy(rawValue: text) else {
+                throw ValidationError("--policy must be containing, next or nearest")
+            }
+            return policy
+        })
+    var policy: ThumbnailLookupPolicy = .containing
+
+    @OptionGroup var cache: CacheOptions
+
+    @Flag(help: "Use only the disk cache; fail (naming the URL) when something is not cached.")
+    var offline = false
+
+    @Flag(help: "Skip malformed cues instead of failing.")
+    var lenient = false
+
+    @Flag(help: "Print one JSON object on standard output.")
+    var json = false
+
+    @Option(help: "Grid template URL containing $index$ (instead of a WebVTT track).")
+    var grid: String?
+
+    @Option(help: "Grid columns per sheet.")
+    var columns: Int?
+
+    @Option(help: "Grid rows per sheet.")
+    var rows: Int?
+
+    @Option(name: .customLong("duration-ms"), help: "Time covered by one grid cell, in milliseconds.")
+    var durationMs: Int?
+
+    @Option(name: .customLong("max-index"), help: "Number of the last grid sheet (default: from the template's _N suffix).")
+    var maxIndex: Int?
+
+    @Option(name: .customLong("first-index"), help: "Number of the first grid sheet: 1 (default) or 0.")
+    var firstIndex: Int = 1
+
+    func validate() throws {
+        if grid == nil, track == nil { throw ValidationError("give a track path or URL, or --grid") }
+        if grid != nil, track != nil { throw ValidationError("give either a track or --grid, not both") }
+        if grid != nil, columns == nil || rows == nil || durationMs == nil {
+            throw ValidationError("--grid needs --columns, --rows and --duration-ms")
+        }
+        guard at.isFinite else { throw ValidationError("--at must be a number of seconds") }
+    }
+
+    func run() async throws {
+        var configuration = ThumbnailsConfiguration()
+        configuration.loadingMode = .lazy
+        configuration.lookupPolicy = policy
+        configuration.parsingMode = lenient ? .lenient : .strict
+        configuration.cacheDirectory = cache.directory
+        configuration.offline = offline
+        let thumbnails = TrackThumbnails(configuration: configuration)
+
+        let found: Thumbnail?
+        do {
+            if let grid {
+                let definition = try GridThumbnail(
+                    baseUrl: resourceURL(grid), gridHeight: rows!, gridWidth: columns!, durationMs: durationMs!,
+                    maxIndex: maxIndex, firstIndex: firstIndex)
+                try await thumbnails.load(gridThumbnail: definition)
+            } else {
+                try await thumbnails.load(webVTTTrack: resourceURL(track!))
+            }
+            found = try await thumbnails.thumbnail(at: at)
+        } catch {
+            throw fail(error)
+        }
+        guard let thumbnail = found else {
+            printError("no thumbnail covers \(at) s")
+            throw ExitStatus.notFound
+        }
+        var written: String?
+        if let output {
+            let file = URL(fileURLWithPath: output).standardizedFileURL
+            do {
+                try thumbnail.imageData.write(to: file, options: .atomic)
+            } catch {
+                printError("cannot write \(file.path): \(error.localizedDescription)")
+                throw ExitStatus.badInput
+            }
+            written = file.path
+        }
+        if json {
+            let region: JSON = thumbnail.region.map {
+                .object([("x", .int($0.x)), ("y", .int($0.y)), ("w", .int($0.width)), ("h", .int($0.height))])
+            } ?? .null
+            let object: JSON = .object([
+                ("start", .double(thumbnail.timeStampStart)),
+                ("end", .double(thumbnail.timeStampEnd)),
+                ("image", .string(thumbnail.sourceURL.absoluteString)),
+                ("region", region),
+                ("bytes", .int(thumbnail.imageData.count)),
+                ("output", written.map(JSON.string) ?? .null),
+            ])
+            print(object.text)
+        } else {
+            let region = thumbnail.region.map { "region \($0)" } ?? "whole image"
+            var line = String(format: "%.3f–%.3f s  ", thumbnail.timeStampStart, thumbnail.timeStampEnd)
+            line += "\(thumbnail.sourceURL.absoluteString)  \(region)  "
+            line += "\(thumbnail.width)x\(thumbnail.height) \(thumbnail.format.rawValue), \(thumbnail.imageData.count) bytes"
+            if let written { line += "  -> \(written)" }
+            print(line)
+        }
+    }
+}

@@ -1,0 +1,84 @@
+/// Parses WebVTT timestamps, `[hh+:]mm:ss.ttt`, from bytes.
+enum TimestampParser {
+    struct Failure: Error {
+        /// Offset of the offending byte from the start of the line.
+        var offset: Int
+        var message: String
+    }
+
+    /// Parses a timestamp starting at `position` in `line`; on success advances `position` past it and returns
+    /// milliseconds.
+    static func parse(_ line: UnsafeRawBufferPointer, at position: inout Int) throws(Failure) -> Int64 {
+        let start = position
+        var p = position
+        func digits(_ p: inout Int) -> (value: Int64, count: Int) {
+            var value: Int64 = 0
+            var count = 0
+            while p < line.count, line[p] &- 48 < 10 {
+                if count < 18 { value = value * 10 + Int64(line[p] &- 48) }
+                count += 1
+                p += 1
+            }
+            return (value, count)
+        }
+        let first = digits(&p)
+        guard first.count > 0 else {
+            throw Failure(offset: p, message: "expected a timestamp ([hh:]mm:ss.ttt)")
+        }
+        guard p < line.count, line[p] == UInt8(ascii: ":") else {
+            throw Failure(offset: p, message: "expected ':' after the minutes of a timestamp")
+        }
+        p += 1
+        let secondStart = p
+        let second = digits(&p)
+        var hours: Int64 = 0
+        var minutes: (value: Int64, count: Int)
+        var minutesOffset: Int
+        var seconds: (value: Int64, count: Int)
+        var secondsOffset: Int
+        if p < line.count, line[p] == UInt8(ascii: ":") {
+            // hh:mm:ss
+            guard first.count >= 2 else {
+                throw Failure(offset: start, message: "hours must have at least two digits")
+            }
+            guard first.count <= 9 else {
+                throw Failure(offset: start, message: "hours value is too large")
+            }
+            hours = first.value
+            minutes = second
+            minutesOffset = secondStart
+            p += 1
+            secondsOffset = p
+            seconds = digits(&p)
+        } else {
+            minutes = first
+            minutesOffset = start
+            seconds = second
+            secondsOffset = secondStart
+        }
+        guard minutes.count == 2 else {
+            throw Failure(offset: minutesOffset, message: "minutes must have exactly two digits")
+        }
+        guard minutes.value < 60 else {
+            throw Failure(offset: minutesOffset, message: "minutes must be between 00 and 59")
+        }
+        guard seconds.count == 2 else {
+            throw Failure(offset: secondsOffset, message: "seconds must have exactly two digits")
+        }
+        guard seconds.value < 60 else {
+            throw Failure(offset: secondsOffset, message: "seconds must be between 00 and 59")
+        }
+        guard p < line.count, line[p] == UInt8(ascii: ".") else {
+            let found = p < line.count ? "'\(Character(Unicode.Scalar(line[p])))'" : "the end of the line"
+            throw Failure(offset: p, message: "expected '.' and three fraction digits, found \(found)")
+        }
+        p += 1
+        let fractionOffset = p
+        let fraction = digits(&p)
+        guard fraction.count == 3 else {
+            throw Failure(offset: fractionOffset, message: "the fraction must have exactly three digits")
+        }
+        position = p
+        return ((hours * 60 + minutes.value) * 60 + seconds.value) * 1000 + fraction.value
+    }
+}

@@ -1,0 +1,387 @@
+import Foundation
+
+/// A line of the source: byte offsets of its content (terminator excluded) and its 1-based number.
+struct SourceLine {
+    var start: Int
+    var end: Int
+    var number: Int
+    var isEmpty: Bool { start == end }
+}
+
+/// The mutable state of one parse. Everything refers to the source by offsets; strings are only made for
+/// distinct image paths, identifiers and diagnostics.
+struct WebVTTParserState {
+    let bytes: UnsafeRawBufferPointer
+    let trackURL: URL
+    let trackIsLocal: Bool
+    let mode: WebVTTThumbnailParser.Mode
+
+    var position = 0
+    var lineNumber = 0
+    var pending: SourceLine?
+    var block: [SourceLine] = []
+    var cues: [ThumbnailCue] = []
+    var images: [URL] = []
+    var imageIndexByPath: [String: Int32] = [:]
+    var lastPath: (start: Int, count: Int, index: Int32)?
+    var diagnostics: [WebVTTDiagnostic] = []
+
+    init(bytes: UnsafeRawBufferPointer, trackURL: URL, mode: WebVTTThumbnailParser.Mode) {
+        self.bytes = bytes
+        self.trackURL = trackURL
+        self.trackIsLocal = trackURL.isFileURL
+        self.mode = mode
+        block.reserveCapacity(8)
+        cues.reserveCapacity(max(16, bytes.count / 64))
+    }
+
+    mutating func run() throws(WebVTTParseError) -> ThumbnailTrack {
+        try parseHeader()
+        while collectBlock() {
+            try processBlock()
+        }
+        if !cues.isEmpty, !isSortedByStart(cues) {
+            cues.sort { ($0.startMilliseconds, $0.line) < ($1.startMilliseconds, $1.line) }
+        }
+        return ThumbnailTrack(sourceURL: trackURL, cues: cues, images: images, diagnostics: diagnostics)
+    }
+
+    // MARK: Lines
+
+    /// The next line, or `nil` at the end of the input. CRLF, LF and CR all end a line.
+    mutating func nextLine() -> SourceLine? {
+        if let line = pending {
+            pending = nil
+            return line
+        }
+        let count = bytes.count
+        guard position < count else { return nil }
+        let start = position
+        var p = position
+        while p < count {
+            let byte = bytes[p]
+            if byte == 0x0A || byte == 0x0D { break }
+            p += 1
+        }
+        lineNumber += 1
+        let line = SourceLine(start: start, end: p, number: lineNumber)
+        if p < count {
+            p += (bytes[p] == 0x0D && p + 1 < count && bytes[p + 1] == 0x0A) ? 2 : 1
+        }
+        position = p
+        return line
+    }
+
+    func containsArrow(_ line: SourceLine) -> Bool {
+        guard line.end - line.start >= 3 else { return false }
+        var p = line.start
+        let last = line.end - 2
+        while p < last {
+            if bytes[p] == 0x2D, bytes[p + 1] == 0x2D, bytes[p + 2] == 0x3E { return true }
+            p += 1
+        }
+        return false
+    }
+
+    func hasKeyword(_ line: SourceLine, _ keyword: StaticString) -> Bool {
+        let count = keyword.utf8CodeUnitCount
+        guard line.end - line.start >= count else { return false }
+        let k = keyword.utf8Start
+        for i in 0..<count where bytes[line.start + i] != k[i] { return false }
+        if line.end - line.start == count { return true }
+        let next = bytes[line.start + count]
+        return next == 0x20 || next == 0x09
+    }
+
+    func text(_ line: SourceLine) -> String {
+        let slice = UnsafeRawBufferPointer(rebasing: bytes[line.start..<min(line.end, line.start + 240)])
+        return String(decoding: slice, as: UTF8.self)
+    }
+
+    func text(from start: Int, to end: Int) -> String {
+        String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+    }
+
+    // MARK: Header
+
+    mutating func parseHeader() throws(WebVTTParseError) {
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { position = 3 }
+        guard let first = nextLine(), hasKeyword(first, "WEBVTT") else {
+            throw WebVTTParseError(
+                WebVTTDiagnostic(
+                    kind: .missingHeader, line: 1, column: 1,
+                    message: "a WebVTT file must start with 'WEBVTT' followed by a space, a tab or a line break",
+                    snippet: text(SourceLine(start: 0, end: lineEnd(from: 0), number: 1))))
+        }
+        // Header lines run to the first blank line. A timing line there means the author forgot the blank line.
+        while let line = nextLine() {
+            if line.isEmpty { break }
+            if containsArrow(line) {
+                try report(.unexpectedBlock, line, column: 1, "a cue must be separated from the header by a blank line")
+                pending = line
+                break
+            }
+        }
+    }
+
+    func lineEnd(from start: Int) -> Int {
+        var p = start
+        while p < bytes.count, bytes[p] != 0x0A, bytes[p] != 0x0D { p += 1 }
+        return p
+    }
+
+    // MARK: Blocks
+
+    /// Collects the next block into `block`; returns false at the end of the input.
+    ///
+    /// As in the W3C parser, the timing line may be the first or second line of a block, and a later line that
+    /// holds `-->` starts the next cue even without a blank line before it.
+    mutating func collectBlock() -> Bool {
+        block.removeAll(keepingCapacity: true)
+        var sawTiming = false
+        while let line = nextLine() {
+            if line.isEmpty {
+                if block.isEmpty { continue }
+                break
+            }
+            if containsArrow(line) {
+                if !sawTiming, block.count < 2 {
+                    sawTiming = true
+                    block.append(line)
+                    continue
+                }
+                if sawTiming {
+                    pending = line
+                    break
+                }
+            }
+            block.append(line)
+        }
+        return !block.isEmpty
+    }
+
+    mutating func processBlock() throws(WebVTTParseError) {
+        let first = block[0]
+        let timingIndex: Int
+        if containsArrow(first) {
+            timingIndex = 0
+        } else if block.count > 1, containsArrow(block[1]) {
+            timingIndex = 1
+        } else {
+            if hasKeyword(first, "NOTE") { return }
+            if hasKeyword(first, "STYLE") || hasKeyword(first, "REGION") {
+                if !cues.isEmpty {
+                    try report(.misplacedBlock, first, column: 1, "STYLE and REGION blocks must come before the first cue")
+                }
+                return
+            }
+            if looksLikeTiming(first) {
+                // Probably a cue with a mistyped arrow: the timing parser says precisely where.
+                do throws(WebVTTParseError) {
+                    _ = try parseTiming(first)
+                } catch {
+                    try fail(error.diagnostic)
+                    return
+                }
+            }
+            try report(.unexpectedBlock, first, column: 1, "expected a cue timing line ('start --> end')")
+            return
+        }
+        let timing = block[timingIndex]
+        let range: (Int64, Int64)
+        do throws(WebVTTParseError) {
+            range = try parseTiming(timing)
+        } catch {
+            try fail(error.diagnostic)
+            return
+        }
+        guard range.1 > range.0 else {
+            diagnostics.append(
+                diagnostic(.emptyTimeRange, timing, column: 1, "the cue ends at or before its start; it is skipped"))
+            return
+        }
+        guard timingIndex + 1 < block.count else {
+            try report(.missingImageReference, timing, column: timing.end - timing.start + 1,
+                "the cue has no image reference after its timing line")
+            return
+        }
+        let payload = block[timingIndex + 1]
+        if timingIndex + 2 < block.count {
+            diagnostics.append(
+                diagnostic(.extraPayloadLines, block[timingIndex + 2], column: 1,
+                    "a thumbnail cue has one payload line; further lines are ignored"))
+        }
+        guard let (imageIndex, region) = try parseReference(payload) else { return }
+        let identifier: String? = timingIndex == 1 ? text(from: first.start, to: first.end) : nil
+        cues.append(
+            ThumbnailCue(
+                startMilliseconds: range.0, endMilliseconds: range.1, imageIndex: imageIndex, region: region,
+                identifier: identifier, line: Int32(truncatingIfNeeded: timing.number)))
+    }
+
+    // MARK: Timing
+
+    func parseTiming(_ line: SourceLine) throws(WebVTTParseError) -> (Int64, Int64) {
+        let raw = UnsafeRawBufferPointer(rebasing: bytes[line.start..<line.end])
+        var p = 0
+        skipSpaces(raw, &p)
+        let start: Int64
+        let end: Int64
+        do throws(TimestampParser.Failure) {
+            start = try TimestampParser.parse(raw, at: &p)
+        } catch {
+            throw parseError(.invalidTimestamp, line, column: error.offset + 1, "start time: " + error.message)
+        }
+        skipSpaces(raw, &p)
+        guard p + 3 <= raw.count, raw[p] == 0x2D, raw[p + 1] == 0x2D, raw[p + 2] == 0x3E else {
+            throw parseError(.invalidTimingLine, line, column: p + 1, "expected '-->' after the start time")
+        }
+        p += 3
+        skipSpaces(raw, &p)
+        do throws(TimestampParser.Failure) {
+            end = try TimestampParser.parse(raw, at: &p)
+        } catch {
+            throw parseError(.invalidTimestamp, line, column: error.offset + 1, "end time: " + error.message)
+        }
+        if p < raw.count, raw[p] != 0x20, raw[p] != 0x09 {
+            throw parseError(.invalidTimingLine, line, column: p + 1,
+                "expected a space or tab between the end time and the cue settings")
+        }
+        return (start, end)
+    }
+
+    /// A line that starts with `d:` or `dd:` after optional whitespace.
+    func looksLikeTiming(_ line: SourceLine) -> Bool {
+        var p = line.start
+        while p < line.end, bytes[p] == 0x20 || bytes[p] == 0x09 { p += 1 }
+        var digits = 0
+        while p < line.end, bytes[p] &- 48 < 10 {
+            digits += 1
+            p += 1
+        }
+        return digits > 0 && p < line.end && bytes[p] == UInt8(ascii: ":")
+    }
+
+    func skipSpaces(_ raw: UnsafeRawBufferPointer, _ p: inout Int) {
+        while p < raw.count, raw[p] == 0x20 || raw[p] == 0x09 { p += 1 }
+    }
+
+    // MARK: Image references
+
+    /// Resolves the payload to an image index and region; `nil` when the cue was skipped (lenient mode).
+    mutating func parseReference(_ line: SourceLine) throws(WebVTTParseError) -> (Int32, SpatialRegion?)? {
+        var start = line.start
+        var end = line.end
+        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
+        while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
+        var hash = start
+        while hash < end, bytes[hash] != 0x23 { hash += 1 }
+        let pathCount = hash - start
+        guard pathCount > 0 else {
+            try report(.invalidImageReference, line, column: start - line.start + 1,
+                "the image reference has no path before its fragment")
+            return nil
+        }
+        var region: SpatialRegion?
+        if hash < end {
+            switch MediaFragment.parse(UnsafeRawBufferPointer(rebasing: bytes[(hash + 1)..<end])) {
+            case .region(let value): region = value
+            case .none: break
+            case .invalid(let message):
+                diagnostics.append(
+                    diagnostic(.invalidFragment, line, column: hash - line.start + 1,
+                        "\(message); the whole image is used"))
+            }
+        }
+        if let last = lastPath, last.count == pathCount,
+            memcmp(bytes.baseAddress! + last.start, bytes.baseAddress! + start, pathCount) == 0
+        {
+            return (last.index, region)
+        }
+        let path = text(from: start, to: hash)
+        let index: Int32
+        if let known = imageIndexByPath[path] {
+            index = known
+        } else {
+            switch resolve(path, line: line, column: start - line.start + 1) {
+            case .failure(let problem):
+                try fail(problem.diagnostic)
+                return nil
+            case .success(let url):
+                index = Int32(images.count)
+                images.append(url)
+                imageIndexByPath[path] = index
+            }
+        }
+        lastPath = (start, pathCount, index)
+        return (index, region)
+    }
+
+    func resolve(_ path: String, line: SourceLine, column: Int) -> Result<URL, WebVTTParseError> {
+        var candidate = URL(string: path, relativeTo: trackURL)
+        if candidate == nil,
+            let encoded = path.addingPercentEncoding(withAllowedCharacters: Self.referenceCharacters)
+        {
+            candidate = URL(string: encoded, relativeTo: trackURL)
+        }
+        guard let url = candidate?.absoluteURL, let scheme = url.scheme?.lowercased() else {
+            return .failure(parseError(.invalidImageReference, line, column: column, "'\(path)' is not a valid URL"))
+        }
+        switch scheme {
+        case "http", "https":
+            return .success(url)
+        case "file":
+            guard trackIsLocal else {
+                return .failure(
+                    parseError(.localReferenceFromRemoteTrack, line, column: column,
+                        "a track loaded from \(trackURL.scheme ?? "the network") may not refer to the local file '\(path)'"))
+            }
+            return .success(url)
+        default:
+            return .failure(
+                parseError(.invalidImageReference, line, column: column,
+                    "unsupported URL scheme '\(scheme)' (only http, https and, for local tracks, file)"))
+        }
+    }
+
+    static let referenceCharacters: CharacterSet = {
+        var set = CharacterSet.urlPathAllowed
+        set.insert(charactersIn: "?=&:%")
+        return set
+    }()
+
+    // MARK: Reporting
+
+    func diagnostic(_ kind: WebVTTDiagnostic.Kind, _ line: SourceLine, column: Int, _ message: String)
+        -> WebVTTDiagnostic
+    {
+        WebVTTDiagnostic(kind: kind, line: line.number, column: column, message: message, snippet: text(line))
+    }
+
+    func parseError(_ kind: WebVTTDiagnostic.Kind, _ line: SourceLine, column: Int, _ message: String)
+        -> WebVTTParseError
+    {
+        WebVTTParseError(diagnostic(kind, line, column: column, message))
+    }
+
+    /// A malformed cue or block: thrown in strict mode, collected in lenient mode.
+    mutating func report(_ kind: WebVTTDiagnostic.Kind, _ line: SourceLine, column: Int, _ message: String)
+        throws(WebVTTParseError)
+    {
+        try fail(diagnostic(kind, line, column: column, message))
+    }
+
+    mutating func fail(_ problem: WebVTTDiagnostic) throws(WebVTTParseError) {
+        if mode == .strict { throw WebVTTParseError(problem) }
+        diagnostics.append(problem)
+    }
+}
+
+private func isSortedByStart(_ cues: [ThumbnailCue]) -> Bool {
+    var previous = Int64.min
+    for cue in cues {
+        if cue.startMilliseconds < previous { return false }
+        previous = cue.startMilliseconds
+    }
+    return true
+}

@@ -1,0 +1,236 @@
+public import Foundation
+import Crypto
+import Synchronization
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A directory of cached resources, one file per URL, named by the SHA-256 of the normalised URL.
+///
+/// - Writes are atomic: bytes go to a temporary file in the same directory, then `rename(2)` puts them in place, so
+///   a reader (in this or another process) sees the old entry, the new one, or none, never a partial file.
+/// - The total size is bounded; when a write goes over the limit the least recently used entries are removed.
+///   Recency is the file's modification time, touched on every read, so it survives restarts.
+/// - Entries are the raw bytes, so a cached image can be read or memory-mapped directly.
+public final class DiskCache: Sendable {
+    /// The directory holding the entries.
+    public let directory: URL
+    /// The most bytes kept. Default 512 MiB.
+    public let sizeLimit: Int
+
+    private struct Entry {
+        var size: Int
+        var lastUse: Double
+    }
+
+    private struct Index {
+        var entries: [String: Entry] = [:]
+        var total = 0
+    }
+
+    private let index = Mutex<Index?>(nil)
+
+    /// Opens (and creates if needed) a cache directory.
+    public init(directory: URL, sizeLimit: Int = 512 << 20) {
+        self.directory = directory.standardizedFileURL
+        self.sizeLimit = sizeLimit
+    }
+
+    /// The default cache directory: `$XDG_CACHE_HOME/filmstrip`, else `~/.cache/filmstrip` (on Apple platforms,
+    /// the user's Caches directory).
+    public static var defaultDirectory: URL {
+        #if os(Linux)
+            if let xdg = ProcessInfo.processInfo.environment["XDG_CACHE_HOME"], !xdg.isEmpty {
+                return URL(fileURLWithPath: xdg, isDirectory: true).appendingPathComponent("filmstrip", isDirectory: true)
+            }
+            return FileManager.default.homeDirectoryForCurrentUser
+                .appendingPathComponent(".cache", isDirectory: true)
+                .appendingPathComponent("filmstrip", isDirectory: true)
+        #else
+            let caches = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
+                ?? FileManager.default.temporaryDirectory
+            return caches.appendingPathComponent("filmstrip", isDirectory: true)
+        #endif
+    }
+
+    // MARK: Keys
+
+    /// The URL as the cache sees it: scheme and host lower-cased, default port and fragment removed, empty path `/`.
+    public static func normalizedKey(for url: URL) -> String {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
+            return url.absoluteString
+        }
+        components.fragment = nil
+        components.scheme = components.scheme?.lowercased()
+        components.host = components.host?.lowercased()
+        if (components.scheme == "http" && components.port == 80)
+            || (components.scheme == "https" && components.port == 443)
+        {
+            components.port = nil
+        }
+        if components.path.isEmpty, components.host != nil { components.path = "/" }
+        return components.string ?? url.absoluteString
+    }
+
+    /// The file name of the entry for `url`: 64 hex digits.
+    public static func fileName(for url: URL) -> String {
+        let digest = SHA256.hash(data: Data(normalizedKey(for: url).utf8))
+        return digest.map { byte in
+            let hex = Array("0123456789abcdef".utf8)
+            return String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 15)]], as: UTF8.self)
+        }.joined()
+    }
+
+    /// Where the entry for `url` lives (whether or not it exists).
+    public func fileURL(for url: URL) -> URL {
+        directory.appendingPathComponent(Self.fileName(for: url), isDirectory: false)
+    }
+
+    // MARK: Reading
+
+    /// The path of the stored entry for `url`, marking it recently used; `nil` when not cached.
+    public func cachedFileURL(for url: URL) -> URL? {
+        let file = fileURL(for: url)
+        let name = file.lastPathComponent
+        guard utimes(file.path, nil) == 0 else {
+            withIndex { index in
+                if let entry = index.entries.removeValue(forKey: name) { index.total -= entry.size }
+            }
+            return nil
+        }
+        withIndex { index in
+            if index.entries[name] != nil {
+                index.entries[name]!.lastUse = Date().timeIntervalSince1970
+            } else if let size = Self.fileSize(file) {
+                index.entries[name] = Entry(size: size, lastUse: Date().timeIntervalSince1970)
+                index.total += size
+            }
+        }
+        return file
+    }
+
+    /// Whether an entry for `url` exists (without marking it used).
+    public func contains(_ url: URL) -> Bool {
+        FileManager.default.fileExists(atPath: fileURL(for: url).path)
+    }
+
+    /// The stored bytes for `url`, marking the entry recently used; `nil` when not cached.
+    public func data(for url: URL) throws(LoadingError) -> Data? {
+        guard let file = cachedFileURL(for: url) else { return nil }
+        do {
+            return try Data(contentsOf: file)
+        } catch {
+            if !FileManager.default.fileExists(atPath: file.path) { return nil }
+            throw LoadingError(.cacheIO, url: url, "cannot read the cache entry \(file.path)", underlying: error)
+        }
+    }
+
+    // MARK: Writing
+
+    /// Stores `data` for `url` atomically, then evicts least recently used entries past the size limit.
+    ///
+    /// An entry larger than the whole limit is not stored.
+    public func store(_ data: Data, for url: URL) throws(LoadingError) {
+        guard data.count <= sizeLimit else { return }
+        let file = fileURL(for: url)
+        let temporary = directory.appendingPathComponent(".tmp-\(UUID().uuidString)", isDirectory: false)
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try data.write(to: temporary)
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw LoadingError(.cacheIO, url: url, "cannot write to the cache directory \(directory.path)", underlying: error)
+        }
+        guard rename(temporary.path, file.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(at: temporary)
+            throw LoadingError(.cacheIO, url: url, "cannot move the cache entry into place: \(reason)")
+        }
+        let name = file.lastPathComponent
+        let victims = withIndex { index -> [String] in
+            if let old = index.entries[name] { index.total -= old.size }
+            index.entries[name] = Entry(size: data.count, lastUse: Date().timeIntervalSince1970)
+            index.total += data.count
+            guard index.total > sizeLimit else { return [] }
+            var victims: [String] = []
+            for (key, entry) in index.entries.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
+                guard index.total > sizeLimit else { break }
+                if key == name { continue }
+                index.total -= entry.size
+                index.entries[key] = nil
+                victims.append(key)
+            }
+            return victims
+        }
+        for victim in victims {
+            unlink(directory.appendingPathComponent(victim, isDirectory: false).path)
+        }
+    }
+
+    /// Removes the entry for `url`, if any (for example after it failed to decode).
+    public func remove(_ url: URL) {
+        let file = fileURL(for: url)
+        unlink(file.path)
+        withIndex { index in
+            if let entry = index.entries.removeValue(forKey: file.lastPathComponent) { index.total -= entry.size }
+        }
+    }
+
+    /// Removes every entry.
+    public func removeAll() throws(LoadingError) {
+        let manager = FileManager.default
+        if let names = try? manager.contentsOfDirectory(atPath: directory.path) {
+            for name in names where Self.isEntryName(name) || name.hasPrefix(".tmp-") {
+                unlink(directory.appendingPathComponent(name).path)
+            }
+        }
+        index.withLock { $0 = Index() }
+    }
+
+    /// Total bytes stored.
+    public var totalSize: Int { withIndex { $0.total } }
+    /// Number of entries.
+    public var entryCount: Int { withIndex { $0.entries.count } }
+
+    // MARK: Index
+
+    private func withIndex<R>(_ body: (inout Index) -> R) -> R {
+        index.withLock { stored in
+            if stored == nil { stored = scan() }
+            return body(&stored!)
+        }
+    }
+
+    /// Reads sizes and recency from the directory, and removes temporary files that a crashed writer left behind.
+    private func scan() -> Index {
+        var result = Index()
+        let manager = FileManager.default
+        guard let names = try? manager.contentsOfDirectory(atPath: directory.path) else { return result }
+        let staleBefore = Date().addingTimeInterval(-3600)
+        for name in names {
+            let path = directory.appendingPathComponent(name).path
+            guard let attributes = try? manager.attributesOfItem(atPath: path) else { continue }
+            let modified = (attributes[.modificationDate] as? Date) ?? Date.distantPast
+            if name.hasPrefix(".tmp-") {
+                if modified < staleBefore { unlink(path) }
+                continue
+            }
+            guard Self.isEntryName(name), let size = (attributes[.size] as? NSNumber)?.intValue else { continue }
+            result.entries[name] = Entry(size: size, lastUse: modified.timeIntervalSince1970)
+            result.total += size
+        }
+        return result
+    }
+
+    private static func isEntryName(_ name: String) -> Bool {
+        name.utf8.count == 64 && name.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }
+    }
+
+    private static func fileSize(_ file: URL) -> Int? {
+        var info = stat()
+        guard stat(file.path, &info) == 0 else { return nil }
+        return Int(info.st_size)
+    }
+}

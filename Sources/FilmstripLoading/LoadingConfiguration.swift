@@ -1,0 +1,54 @@
+/// Limits, timeouts and retries for loading.
+public struct LoadingConfiguration: Sendable, Hashable {
+    /// The largest body accepted, in bytes; a larger transfer is stopped as soon as it is known. Default 64 MiB.
+    public var maximumResponseSize: Int
+    /// Seconds without a byte arriving before the request fails. Default 15.
+    public var requestTimeout: Double
+    /// Seconds the whole transfer may take. Default 60.
+    public var resourceTimeout: Double
+    /// Retries for transient failures.
+    public var retry: RetryPolicy
+    /// Extra HTTP headers sent with every request.
+    public var additionalHeaders: [String: String]
+
+    /// Creates a configuration; every argument has the documented default.
+    public init(
+        maximumResponseSize: Int = 64 << 20, requestTimeout: Double = 15, resourceTimeout: Double = 60,
+        retry: RetryPolicy = RetryPolicy(), additionalHeaders: [String: String] = [:]
+    ) {
+        self.maximumResponseSize = maximumResponseSize
+        self.requestTimeout = requestTimeout
+        self.resourceTimeout = resourceTimeout
+        self.retry = retry
+        self.additionalHeaders = additionalHeaders
+    }
+}
+
+/// Retries with exponential backoff for transient failures (HTTP 408, 429 and 5xx, connection resets,
+/// truncated bodies). Timeouts are not retried: a server that is too slow once is usually too slow again, and the
+/// caller has already waited the full timeout.
+public struct RetryPolicy: Sendable, Hashable {
+    /// Total attempts including the first. Default 3.
+    public var maximumAttempts: Int
+    /// Delay before the first retry, in seconds. Default 0.2; it doubles per retry, with ±20 % jitter.
+    public var baseDelay: Double
+    /// The longest delay between attempts, in seconds (also caps `Retry-After`). Default 4.
+    public var maximumDelay: Double
+
+    /// Creates a policy.
+    public init(maximumAttempts: Int = 3, baseDelay: Double = 0.2, maximumDelay: Double = 4) {
+        self.maximumAttempts = max(1, maximumAttempts)
+        self.baseDelay = baseDelay
+        self.maximumDelay = maximumDelay
+    }
+
+    /// No retries.
+    public static let none = RetryPolicy(maximumAttempts: 1)
+
+    /// The delay before attempt `attempt + 1` (attempt counts from 1), honouring a server's `Retry-After` seconds.
+    public func delay(afterAttempt attempt: Int, retryAfter: Double? = nil) -> Double {
+        if let retryAfter { return min(maximumDelay, max(0, retryAfter)) }
+        let exponential = baseDelay * Double(1 << min(attempt - 1, 16))
+        return min(maximumDelay, exponential * Double.random(in: 0.8...1.2))
+    }
+}

@@ -1,0 +1,193 @@
+public import Foundation
+#if canImport(FoundationNetworking)
+    public import FoundationNetworking
+#endif
+import Synchronization
+
+/// The default HTTP transport: one `URLSession` with a delegate that enforces the size limit while bytes arrive,
+/// detects truncated bodies and maps failures to ``LoadingError``.
+public final class URLSessionDataLoader: DataLoading {
+    private let session: URLSession
+    private let delegate: SessionDelegate
+
+    /// Creates a loader over a session built from `sessionConfiguration` (default: ephemeral, no URL cache; the
+    /// disk cache is Filmstrip's own).
+    public init(sessionConfiguration: URLSessionConfiguration? = nil) {
+        let configuration = sessionConfiguration ?? {
+            let c = URLSessionConfiguration.ephemeral
+            c.urlCache = nil
+            c.requestCachePolicy = .reloadIgnoringLocalCacheData
+            c.httpMaximumConnectionsPerHost = 6
+            return c
+        }()
+        delegate = SessionDelegate()
+        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+    }
+
+    deinit {
+        session.invalidateAndCancel()
+    }
+
+    public func load(_ url: URL, configuration: LoadingConfiguration) async throws -> LoadResponse {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw LoadingError(.unsupportedURL, url: url, "only http and https URLs can be fetched over the network")
+        }
+        var request = URLRequest(url: url)
+        request.timeoutInterval = configuration.requestTimeout
+        for (name, value) in configuration.additionalHeaders { request.setValue(value, forHTTPHeaderField: name) }
+        let task = session.dataTask(with: request)
+        let limit = configuration.maximumResponseSize
+        let deadline = configuration.resourceTimeout
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<LoadResponse, any Error>) in
+                delegate.register(task, url: url, limit: limit, continuation: continuation)
+                task.resume()
+                // URLSession's resource timeout is per session; a per-request deadline needs its own timer.
+                delegate.armDeadline(task, seconds: deadline)
+            }
+        } onCancel: {
+            task.cancel()
+        }
+    }
+}
+
+/// Per-task state lives in a `Mutex`; URLSession calls the delegate on its own serial queue, and `load` registers
+/// tasks from any thread.
+private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
+    struct Transfer {
+        var url: URL
+        var limit: Int
+        var continuation: CheckedContinuation<LoadResponse, any Error>
+        var data = Data()
+        var response: HTTPURLResponse?
+        var failure: LoadingError?
+    }
+
+    private let transfers = Mutex<[Int: Transfer]>([:])
+
+    func register(
+        _ task: URLSessionTask, url: URL, limit: Int, continuation: CheckedContinuation<LoadResponse, any Error>
+    ) {
+        transfers.withLock { $0[task.taskIdentifier] = Transfer(url: url, limit: limit, continuation: continuation) }
+    }
+
+    func armDeadline(_ task: URLSessionTask, seconds: Double) {
+        guard seconds > 0, seconds.isFinite else { return }
+        let id = task.taskIdentifier
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak self, weak task] in
+            guard let self, let task else { return }
+            let stopped = self.transfers.withLock { transfers -> Bool in
+                guard let url = transfers[id]?.url, transfers[id]?.failure == nil else { return false }
+                transfers[id]?.failure = LoadingError(
+                    .timedOut, url: url, "the transfer did not finish within \(seconds) s")
+                return true
+            }
+            if stopped { task.cancel() }
+        }
+    }
+
+    private func stop(_ task: URLSessionTask, _ failure: LoadingError) {
+        transfers.withLock { $0[task.taskIdentifier]?.failure = failure }
+        task.cancel()
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
+        let http = response as? HTTPURLResponse
+        let verdict = transfers.withLock { transfers -> LoadingError? in
+            guard var transfer = transfers[dataTask.taskIdentifier] else { return nil }
+            transfer.response = http
+            let expected = response.expectedContentLength
+            if expected > 0 {
+                transfer.data.reserveCapacity(Int(min(expected, Int64(transfer.limit))))
+            }
+            transfers[dataTask.taskIdentifier] = transfer
+            if let status = http?.statusCode, !(200...299).contains(status) { return nil }
+            if expected > Int64(transfer.limit) {
+                return LoadingError(
+                    .tooLarge(limit: transfer.limit), url: transfer.url,
+                    "the server announced \(expected) bytes; the limit is \(transfer.limit)")
+            }
+            return nil
+        }
+        if let verdict {
+            transfers.withLock { $0[dataTask.taskIdentifier]?.failure = verdict }
+            completionHandler(.cancel)
+        } else {
+            completionHandler(.allow)
+        }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let overflow = transfers.withLock { transfers -> LoadingError? in
+            guard var transfer = transfers[dataTask.taskIdentifier] else { return nil }
+            let status = transfer.response?.statusCode ?? 200
+            // Error bodies are not kept beyond a small prefix; success bodies up to the limit.
+            let limit = (200...299).contains(status) ? transfer.limit : 4096
+            if transfer.data.count + data.count > limit {
+                if (200...299).contains(status) {
+                    return LoadingError(
+                        .tooLarge(limit: limit), url: transfer.url, "the body is larger than the limit of \(limit) bytes")
+                }
+                return nil
+            }
+            transfer.data.append(data)
+            transfers[dataTask.taskIdentifier] = transfer
+            return nil
+        }
+        if let overflow { stop(dataTask, overflow) }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        transfer.continuation.resume(with: Self.outcome(transfer, error: error))
+    }
+
+    private static func outcome(_ transfer: Transfer, error: (any Error)?) -> Result<LoadResponse, any Error> {
+        let url = transfer.url
+        if let failure = transfer.failure { return .failure(failure) }
+        if let error {
+            let code = (error as? URLError)?.code
+            switch code {
+            case .timedOut?:
+                return .failure(LoadingError(.timedOut, url: url, "no data arrived within the request timeout", underlying: error))
+            case .cancelled?:
+                return .failure(LoadingError(.cancelled, url: url, "the request was cancelled", underlying: error))
+            default:
+                if transfer.response != nil, let expected = transfer.response?.expectedContentLength, expected > 0,
+                    Int64(transfer.data.count) < expected
+                {
+                    return .failure(
+                        LoadingError(
+                            .truncated(expected: Int(expected), received: transfer.data.count), url: url,
+                            "the connection closed after \(transfer.data.count) of \(expected) bytes", underlying: error))
+                }
+                return .failure(
+                    LoadingError(.transport, url: url, "the connection failed: \(error.localizedDescription)", underlying: error))
+            }
+        }
+        guard let response = transfer.response else {
+            return .failure(LoadingError(.transport, url: url, "the server sent no HTTP response"))
+        }
+        guard (200...299).contains(response.statusCode) else {
+            return .failure(
+                LoadingError(
+                    .httpStatus(response.statusCode), url: url,
+                    "HTTP \(response.statusCode) \(HTTPURLResponse.localizedString(forStatusCode: response.statusCode))"))
+        }
+        let expected = response.expectedContentLength
+        if expected >= 0, Int64(transfer.data.count) != expected {
+            return .failure(
+                LoadingError(
+                    .truncated(expected: Int(expected), received: transfer.data.count), url: url,
+                    "the body ended after \(transfer.data.count) of \(expected) bytes"))
+        }
+        var headers: [String: String] = [:]
+        for (name, value) in response.allHeaderFields {
+            if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
+        }
+        return .success(LoadResponse(data: transfer.data, statusCode: response.statusCode, headers: headers))
+    }
+}

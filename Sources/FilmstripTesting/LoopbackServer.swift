@@ -1,0 +1,302 @@
+public import Foundation
+import Synchronization
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A real HTTP/1.1 server on 127.0.0.1 (port chosen by the kernel) for tests and benchmarks, with fault injection.
+///
+/// It speaks just enough HTTP for a client library: GET and HEAD, keep-alive, `Content-Length` bodies. Faults are
+/// queued per path and consumed one per request, so "500 then 200" is `fail(path, with: [.status(500)])`.
+/// Every request is recorded with its headers.
+///
+/// It is written on sockets rather than on an HTTP framework because the faults tests need (a TCP reset, a body
+/// cut short of its `Content-Length`, bytes dripping slower than a timeout) are exactly what a well-behaved
+/// framework refuses to produce.
+public final class LoopbackServer: Sendable {
+    /// One injected misbehaviour, used for one request.
+    public enum Fault: Sendable, Hashable {
+        /// Answer with this status and a short text body.
+        case status(Int)
+        /// Wait this many seconds before answering (normally afterwards).
+        case delay(Double)
+        /// Announce the full length, send only this many body bytes, then close.
+        case truncate(afterBytes: Int)
+        /// Reset the connection (TCP RST) without answering.
+        case reset
+        /// Send the body at this many bytes per second.
+        case throttle(bytesPerSecond: Int)
+    }
+
+    /// A request as the server received it.
+    public struct Request: Sendable, Hashable {
+        /// `GET`, `HEAD`, …
+        public var method: String
+        /// The path with its query.
+        public var target: String
+        /// Header names lower-cased.
+        public var headers: [String: String]
+    }
+
+    private struct Resource {
+        var body: [UInt8]
+        var contentType: String
+    }
+
+    private struct State {
+        var resources: [String: Resource] = [:]
+        var faults: [String: [Fault]] = [:]
+        var requests: [Request] = []
+        var connections: Set<Int32> = []
+        var stopped = false
+    }
+
+    private let state = Mutex(State())
+    private let listener: Int32
+    /// The port the server listens on.
+    public let port: Int
+
+    /// Starts a server on a free loopback port.
+    public init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw ServerError("socket() failed: \(String(cString: strerror(errno)))") }
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 128) == 0 else {
+            close(fd)
+            throw ServerError("cannot listen on 127.0.0.1: \(String(cString: strerror(errno)))")
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        listener = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+        let thread = Thread { [self] in acceptLoop() }
+        thread.name = "LoopbackServer.accept"
+        thread.start()
+    }
+
+    deinit { stop() }
+
+    /// `http://127.0.0.1:<port>/`.
+    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)/")! }
+
+    /// The absolute URL of a path on this server.
+    public func url(_ path: String) -> URL {
+        URL(string: "http://127.0.0.1:\(port)" + (path.hasPrefix("/") ? path : "/" + path))!
+    }
+
+    /// Serves `body` at `path` (which may include a query).
+    public func serve(_ path: String, body: [UInt8], contentType: String = "application/octet-stream") {
+        let key = Self.normalize(path)
+        state.withLock { $0.resources[key] = Resource(body: body, contentType: contentType) }
+    }
+
+    /// Serves text at `path`.
+    public func serve(_ path: String, text: String, contentType: String = "text/vtt; charset=utf-8") {
+        serve(path, body: Array(text.utf8), contentType: contentType)
+    }
+
+    /// Stops serving `path` (requests get 404).
+    public func remove(_ path: String) {
+        _ = state.withLock { $0.resources.removeValue(forKey: Self.normalize(path)) }
+    }
+
+    /// Queues faults for the next requests to `path`, one per request.
+    public func fail(_ path: String, with faults: [Fault]) {
+        state.withLock { $0.faults[Self.normalize(path), default: []].append(contentsOf: faults) }
+    }
+
+    /// Every request received so far.
+    public var requests: [Request] { state.withLock { $0.requests } }
+
+    /// How many requests asked for `path`.
+    public func requestCount(_ path: String) -> Int {
+        let key = Self.normalize(path)
+        return state.withLock { $0.requests.filter { $0.target == key }.count }
+    }
+
+    /// Stops listening and closes every open connection. Later requests fail to connect.
+    public func stop() {
+        let (wasStopped, open) = state.withLock { s -> (Bool, Set<Int32>) in
+            defer { s.stopped = true }
+            return (s.stopped, s.connections)
+        }
+        guard !wasStopped else { return }
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+        for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
+    }
+
+    private static func normalize(_ path: String) -> String { path.hasPrefix("/") ? path : "/" + path }
+
+    // MARK: Serving
+
+    private func acceptLoop() {
+        while true {
+            let client = accept(listener, nil, nil)
+            if client < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            let accepted = state.withLock { s -> Bool in
+                guard !s.stopped else { return false }
+                s.connections.insert(client)
+                return true
+            }
+            guard accepted else {
+                close(client)
+                return
+            }
+            var one: Int32 = 1
+            setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            let thread = Thread { [self] in
+                handle(client)
+                state.withLock { _ = $0.connections.remove(client) }
+                close(client)
+            }
+            thread.start()
+        }
+    }
+
+    private func handle(_ fd: Int32) {
+        var buffer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            // Read until the end of the request head.
+            var headEnd: Int?
+            while headEnd == nil {
+                headEnd = Self.find(buffer, [13, 10, 13, 10])
+                if headEnd != nil { break }
+                let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                if n <= 0 { return }
+                buffer.append(contentsOf: chunk[0..<n])
+                if buffer.count > 64 * 1024 { return }
+            }
+            let head = String(decoding: buffer[0..<headEnd!], as: UTF8.self)
+            buffer.removeFirst(headEnd! + 4)
+            guard let request = Self.parse(head) else { return }
+            let keepAlive = respond(to: request, on: fd)
+            if !keepAlive { return }
+        }
+    }
+
+    /// Answers one request; returns whether the connection stays open.
+    private func respond(to request: Request, on fd: Int32) -> Bool {
+        let (resource, fault) = state.withLock { s -> (Resource?, Fault?) in
+            s.requests.append(request)
+            var fault: Fault?
+            if var queue = s.faults[request.target], !queue.isEmpty {
+                fault = queue.removeFirst()
+                s.faults[request.target] = queue
+            }
+            return (s.resources[request.target], fault)
+        }
+        var bytesPerSecond: Int?
+        switch fault {
+        case .reset?:
+            var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+            setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+            return false
+        case .status(let code)?:
+            let body = Array("injected status \(code)\n".utf8)
+            return send(fd, status: code, contentType: "text/plain", body: body, head: request.method == "HEAD")
+        case .delay(let seconds)?:
+            Thread.sleep(forTimeInterval: seconds)
+        case .throttle(let rate)?:
+            bytesPerSecond = rate
+        case .truncate(let count)?:
+            guard let resource else { break }
+            let header = Self.header(status: 200, contentType: resource.contentType, length: resource.body.count)
+            _ = writeAll(fd, header + resource.body.prefix(count))
+            return false
+        case nil:
+            break
+        }
+        guard let resource else {
+            return send(fd, status: 404, contentType: "text/plain", body: Array("not found\n".utf8), head: request.method == "HEAD")
+        }
+        return send(
+            fd, status: 200, contentType: resource.contentType, body: resource.body, head: request.method == "HEAD",
+            bytesPerSecond: bytesPerSecond)
+    }
+
+    private func send(
+        _ fd: Int32, status: Int, contentType: String, body: [UInt8], head: Bool, bytesPerSecond: Int? = nil
+    ) -> Bool {
+        let header = Self.header(status: status, contentType: contentType, length: body.count)
+        guard writeAll(fd, header) else { return false }
+        if head { return true }
+        guard let rate = bytesPerSecond, rate > 0 else { return writeAll(fd, body) }
+        // Drip the body in 10 slices a second.
+        let slice = max(1, rate / 10)
+        var offset = 0
+        while offset < body.count {
+            let end = min(body.count, offset + slice)
+            guard writeAll(fd, Array(body[offset..<end])) else { return false }
+            offset = end
+            if offset < body.count { Thread.sleep(forTimeInterval: 0.1) }
+            if state.withLock({ $0.stopped }) { return false }
+        }
+        return true
+    }
+
+    private func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { raw in
+                Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+            }
+            if n <= 0 { return false }
+            offset += n
+        }
+        return true
+    }
+
+    private static func header(status: Int, contentType: String, length: Int) -> [UInt8] {
+        let reasons = [200: "OK", 404: "Not Found", 500: "Internal Server Error", 503: "Service Unavailable"]
+        let reason = reasons[status] ?? "Status"
+        let text = "HTTP/1.1 \(status) \(reason)\r\nContent-Type: \(contentType)\r\nContent-Length: \(length)\r\n"
+            + "Connection: keep-alive\r\n\r\n"
+        return Array(text.utf8)
+    }
+
+    private static func parse(_ head: String) -> Request? {
+        var lines = head.split(separator: "\r\n", omittingEmptySubsequences: false)
+        guard !lines.isEmpty else { return nil }
+        let requestLine = lines.removeFirst().split(separator: " ")
+        guard requestLine.count >= 2 else { return nil }
+        var headers: [String: String] = [:]
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let name = line[..<colon].lowercased()
+            headers[name] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return Request(method: String(requestLine[0]), target: String(requestLine[1]), headers: headers)
+    }
+
+    private static func find(_ haystack: [UInt8], _ needle: [UInt8]) -> Int? {
+        guard haystack.count >= needle.count else { return nil }
+        for i in 0...(haystack.count - needle.count) where haystack[i] == needle[0] {
+            if Array(haystack[i..<(i + needle.count)]) == needle { return i }
+        }
+        return nil
+    }
+}
+
+/// A failure to start the loopback server.
+public struct ServerError: Error, CustomStringConvertible {
+    /// What went wrong.
+    public var description: String
+    init(_ description: String) { self.description = description }
+}

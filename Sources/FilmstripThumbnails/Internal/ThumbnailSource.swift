@@ -1,0 +1,110 @@
+import FilmstripFormats
+import FilmstripImaging
+import Foundation
+
+/// What a loaded track or grid answers for a time: which sheet, where in it, and the cue's time range.
+struct ThumbnailEntry: Sendable, Hashable {
+    enum Placement: Sendable, Hashable {
+        case whole
+        case region(SpatialRegion)
+        case gridCell(column: Int, row: Int, columns: Int, rows: Int)
+    }
+
+    /// Cue index (tracks) or cell number (grids): unique within a source.
+    var key: Int
+    var sheet: Int
+    var startMilliseconds: Int64
+    var endMilliseconds: Int64
+    var placement: Placement
+
+    /// The pixel rectangle in a sheet of the given size; `nil` for the whole image. Throws when the region lies
+    /// outside the sheet.
+    func rect(sheetWidth: Int, sheetHeight: Int) throws(ImagingError) -> PixelRect? {
+        switch placement {
+        case .whole:
+            return nil
+        case .region(let region):
+            guard let rect = region.resolved(imageWidth: sheetWidth, imageHeight: sheetHeight) else {
+                throw ImagingError(
+                    .invalidGeometry, "the region \(region) lies outside the \(sheetWidth)x\(sheetHeight) image")
+            }
+            return rect
+        case .gridCell(let column, let row, let columns, let rows):
+            let w = sheetWidth / columns
+            let h = sheetHeight / rows
+            guard w > 0, h > 0 else {
+                throw ImagingError(
+                    .invalidGeometry, "a \(sheetWidth)x\(sheetHeight) sheet cannot hold a \(columns)x\(rows) grid")
+            }
+            return PixelRect(x: column * w, y: row * h, width: w, height: h)
+        }
+    }
+}
+
+/// A loaded track or grid, immutable once built.
+struct ThumbnailSource: Sendable {
+    enum Kind: Sendable {
+        case track(ThumbnailTrack, ThumbnailIndex)
+        case grid(GridThumbnail)
+    }
+
+    let kind: Kind
+    /// Distinct images, by sheet number.
+    let sheets: [URL]
+    /// Bumped on every load, so caches never mix entries of two sources.
+    let generation: Int
+
+    init(track: ThumbnailTrack, generation: Int) {
+        kind = .track(track, ThumbnailIndex(cues: track.cues))
+        sheets = track.images
+        self.generation = generation
+    }
+
+    init(grid: GridThumbnail, generation: Int) {
+        kind = .grid(grid)
+        sheets = grid.sheetURLs
+        self.generation = generation
+    }
+
+    var entryCount: Int {
+        switch kind {
+        case .track(let track, _): track.cues.count
+        case .grid(let grid): grid.cellCount
+        }
+    }
+
+    func entry(at t: Double, policy: ThumbnailLookupPolicy) -> ThumbnailEntry? {
+        switch kind {
+        case .track(let track, let index):
+            guard let i = index.lookup(t, policy: policy) else { return nil }
+            return entry(cue: i, in: track)
+        case .grid(let grid):
+            guard let cell = grid.cell(at: t, policy: policy) else { return nil }
+            return entry(cell: cell, in: grid)
+        }
+    }
+
+    /// Every entry, in time order.
+    func allEntries() -> [ThumbnailEntry] {
+        switch kind {
+        case .track(let track, _):
+            return track.cues.indices.map { entry(cue: $0, in: track) }
+        case .grid(let grid):
+            return (0..<grid.cellCount).compactMap { grid.cell(number: $0).map { entry(cell: $0, in: grid) } }
+        }
+    }
+
+    private func entry(cue i: Int, in track: ThumbnailTrack) -> ThumbnailEntry {
+        let cue = track.cues[i]
+        return ThumbnailEntry(
+            key: i, sheet: Int(cue.imageIndex), startMilliseconds: cue.startMilliseconds,
+            endMilliseconds: cue.endMilliseconds, placement: cue.region.map { .region($0) } ?? .whole)
+    }
+
+    private func entry(cell: GridCell, in grid: GridThumbnail) -> ThumbnailEntry {
+        ThumbnailEntry(
+            key: cell.number, sheet: cell.sheetIndex - grid.firstIndex, startMilliseconds: cell.startMilliseconds,
+            endMilliseconds: cell.endMilliseconds,
+            placement: .gridCell(column: cell.column, row: cell.row, columns: grid.gridWidth, rows: grid.gridHeight))
+    }
+}

@@ -1,0 +1,47 @@
+public import FilmstripFormats
+public import FilmstripImaging
+public import FilmstripLoading
+public import Foundation
+public import Logging
+
+/// Settings of a thumbnails API. Every property has a documented default.
+public struct ThumbnailsConfiguration: Sendable {
+    /// When a load completes.
+    public enum LoadingMode: String, Sendable, Hashable {
+        /// After the track is parsed and every referenced image is in the local cache (the default).
+        case eager
+        /// As soon as the track is parsed; images are fetched when first asked for.
+        case lazy
+    }
+
+    /// When a load completes. Default ``LoadingMode/eager``.
+    public var loadingMode: LoadingMode = .eager
+    /// How a time maps to a cue. Default ``ThumbnailLookupPolicy/containing``.
+    public var lookupPolicy: ThumbnailLookupPolicy = .containing
+    /// Strict (default) or lenient WebVTT parsing.
+    public var parsingMode: WebVTTThumbnailParser.Mode = .strict
+    /// The disk cache directory; `nil` disables the disk cache (remote images then live only in memory).
+    /// Default: ``DiskCache/defaultDirectory``.
+    public var cacheDirectory: URL? = DiskCache.defaultDirectory
+    /// The disk cache size limit in bytes. Default 512 MiB.
+    public var diskCacheLimit: Int = 512 << 20
+    /// Use only the disk cache, never the network. Default `false`.
+    public var offline = false
+    /// Bytes of decoded sprite sheets kept in memory. Default 48 MiB (eleven 1600x900 sheets).
+    public var decodedSheetMemoryLimit: Int = 48 << 20
+    /// Bytes of encoded thumbnails kept in memory. Default 16 MiB.
+    public var thumbnailMemoryLimit: Int = 16 << 20
+    /// JPEG quality of thumbnails cropped out of JPEG sheets. Default 90.
+    public var jpegQuality: Int = 90
+    /// Images declaring more pixels than this are refused before decoding. Default 50 megapixels.
+    public var imageLimits = ImageLimits.default
+    /// Timeouts, size limit, retries and headers for fetching.
+    public var loading = LoadingConfiguration(maximumResponseSize: 32 << 20)
+    /// How many images an eager load fetches at once. Default 6.
+    public var maximumConcurrentDownloads = 6
+    /// Where the engine logs; nothing is logged by default.
+    public var logger: Logger?
+
+    /// The defaults.
+    public init() {}
+}

@@ -1,0 +1,87 @@
+import FilmstripFormats
+import FilmstripImaging
+import FilmstripLoading
+public import Foundation
+
+/// Why a thumbnails operation failed: a category, a message, and the underlying cause.
+public struct ThumbnailsError: Error, Sendable, CustomStringConvertible {
+    /// The category of failure.
+    public enum Category: String, Sendable, Hashable {
+        /// Fetching failed: HTTP status, connection, timeout, size limit, truncated body.
+        case network
+        /// The track is malformed (``ThumbnailsError/line`` and ``ThumbnailsError/column`` say where).
+        case parse
+        /// An image could not be decoded or is too large.
+        case decode
+        /// The disk cache could not be read or written, or (offline) does not hold what is needed.
+        case cacheIO
+        /// The operation was cancelled (for example by `reset()`).
+        case cancelled
+        /// The input is of a kind Filmstrip does not handle (a URL scheme, a grid definition).
+        case unsupported
+        /// No track has been loaded.
+        case notLoaded
+    }
+
+    /// The category of failure.
+    public var category: Category
+    /// A human-readable explanation.
+    public var message: String
+    /// The URL concerned, if any.
+    public var url: URL?
+    /// For parse errors, the 1-based line.
+    public var line: Int?
+    /// For parse errors, the 1-based column.
+    public var column: Int?
+    /// The underlying error.
+    public var underlying: (any Error)?
+
+    /// Creates an error.
+    public init(
+        _ category: Category, _ message: String, url: URL? = nil, line: Int? = nil, column: Int? = nil,
+        underlying: (any Error)? = nil
+    ) {
+        self.category = category
+        self.message = message
+        self.url = url
+        self.line = line
+        self.column = column
+        self.underlying = underlying
+    }
+
+    /// The message, with the position for parse errors and the URL for others.
+    public var description: String {
+        if let line, let column { return "\(line):\(column): \(message)" }
+        if let url { return "\(message) (\(url.absoluteString))" }
+        return message
+    }
+
+    /// Wraps any error from the lower layers into a ``ThumbnailsError``.
+    static func wrap(_ error: any Error, url: URL? = nil) -> ThumbnailsError {
+        switch error {
+        case let error as ThumbnailsError:
+            return error
+        case let error as WebVTTParseError:
+            return ThumbnailsError(
+                .parse, error.message, url: url, line: error.line, column: error.column, underlying: error)
+        case let error as LoadingError:
+            let category: Category
+            switch error.kind {
+            case .cacheIO, .notCached: category = .cacheIO
+            case .cancelled: category = .cancelled
+            case .unsupportedURL: category = .unsupported
+            case .invalidContent: category = .decode
+            default: category = .network
+            }
+            return ThumbnailsError(category, error.message, url: error.url, underlying: error)
+        case let error as ImagingError:
+            return ThumbnailsError(.decode, error.message, url: url, underlying: error)
+        case let error as GridThumbnailError:
+            return ThumbnailsError(.unsupported, error.description, url: url, underlying: error)
+        case is CancellationError:
+            return ThumbnailsError(.cancelled, "the operation was cancelled", url: url, underlying: error)
+        default:
+            return ThumbnailsError(.network, "\(error)", url: url, underlying: error)
+        }
+    }
+}

@@ -1,0 +1,363 @@
+public import FilmstripFormats
+import FilmstripImaging
+public import FilmstripLoading
+public import Foundation
+import Logging
+import Synchronization
+
+/// The `.tracks` thumbnails engine: loads WebVTT thumbnail tracks and grid templates, keeps their images in a disk
+/// cache, and answers "which thumbnail at second t" from memory in microseconds.
+///
+/// ```swift
+/// let thumbnails = Filmstrip.shared.thumbnails()
+/// try await thumbnails.load(webVTTTrack: URL(string: "https://cdn.example/movie/thumbs.vtt")!)
+/// if let thumbnail = thumbnails.getThumbnail(atTimestamp: 12.0) {
+///     show(thumbnail.imageData, from: thumbnail.timeStampStart, to: thumbnail.timeStampEnd)
+/// }
+/// ```
+///
+/// Memory is bounded by bytes, not by a thumbnail count: decoded sheets and encoded thumbnails live in
+/// least-recently-used caches (``ThumbnailsConfiguration/decodedSheetMemoryLimit`` and
+/// ``ThumbnailsConfiguration/thumbnailMemoryLimit``); ``purgeMemory()`` empties them.
+public final class TrackThumbnails: Sendable {
+    /// The configuration the engine was made with.
+    public let configuration: ThumbnailsConfiguration
+    /// The loader used for tracks and images.
+    public let loader: ResourceLoader
+
+    private struct State {
+        var source: ThumbnailSource?
+        var loadGeneration = 0
+        var policy: ThumbnailLookupPolicy
+        var completionTasks: [Int: Task<Void, Never>] = [:]
+    }
+
+    private let state: Mutex<State>
+    private let sheets: MemoryCache<SheetKey, DecodedSheet>
+    private let thumbnails: MemoryCache<ThumbnailKey, Thumbnail>
+    /// Striped locks so two callers never decode the same sheet at once (the second waits and finds it cached).
+    private let sheetLocks: [NSLock] = (0..<64).map { _ in NSLock() }
+    private let logger: Logger
+
+    /// Creates an engine. Without a `loader`, one is made from the configuration (its disk cache in
+    /// ``ThumbnailsConfiguration/cacheDirectory``).
+    public init(configuration: ThumbnailsConfiguration = ThumbnailsConfiguration(), loader: ResourceLoader? = nil) {
+        self.configuration = configuration
+        let logger = configuration.logger ?? Logger(label: "filmstrip.thumbnails", factory: { _ in SwiftLogNoOpLogHandler() })
+        self.logger = logger
+        self.loader = loader ?? ResourceLoader(
+            configuration: configuration.loading,
+            diskCache: configuration.cacheDirectory.map { DiskCache(directory: $0, sizeLimit: configuration.diskCacheLimit) },
+            logger: logger)
+        state = Mutex(State(policy: configuration.lookupPolicy))
+        sheets = MemoryCache(costLimit: configuration.decodedSheetMemoryLimit)
+        thumbnails = MemoryCache(costLimit: configuration.thumbnailMemoryLimit)
+    }
+
+    // MARK: State
+
+    /// How a time maps to a cue; starts as ``ThumbnailsConfiguration/lookupPolicy``.
+    public var lookupPolicy: ThumbnailLookupPolicy {
+        get { state.withLock { $0.policy } }
+        set { state.withLock { $0.policy = newValue } }
+    }
+
+    /// Whether a track or grid is loaded.
+    public var isLoaded: Bool { state.withLock { $0.source != nil } }
+
+    /// The loaded WebVTT track, if the source is a track.
+    public var track: ThumbnailTrack? {
+        guard case .track(let track, _)? = state.withLock({ $0.source?.kind }) else { return nil }
+        return track
+    }
+
+    /// The loaded grid, if the source is a grid.
+    public var grid: GridThumbnail? {
+        guard case .grid(let grid)? = state.withLock({ $0.source?.kind }) else { return nil }
+        return grid
+    }
+
+    /// Identifies the loaded source; changes with every load and reset.
+    var sourceGeneration: Int? { state.withLock { $0.source?.generation } }
+
+    /// The distinct images of the loaded source.
+    public var imageURLs: [URL] { state.withLock { $0.source?.sheets ?? [] } }
+
+    /// Bytes held in memory by decoded sheets and encoded thumbnails.
+    public var memoryUsage: Int { sheets.totalCost + thumbnails.totalCost }
+
+    // MARK: Loading
+
+    /// Loads a WebVTT thumbnail track. In eager mode (the default) this returns after every image the track refers
+    /// to is in the local cache; in lazy mode, after the track is parsed.
+    ///
+    /// A track fetched over http(s) may not refer to `file:` URLs: strict parsing fails, lenient parsing skips the
+    /// cue with a diagnostic (see ``track``).
+    public func load(webVTTTrack url: URL) async throws {
+        let generation = beginLoad()
+        do {
+            let policy: ResourceLoader.CachePolicy = configuration.offline ? .cacheOnly : .networkFirst
+            let bytes = try await loader.data(for: url, policy: policy)
+            let parser = WebVTTThumbnailParser(mode: configuration.parsingMode)
+            let track = try parser.parse(bytes, trackURL: url)
+            for diagnostic in track.diagnostics {
+                logger.notice("track diagnostic", metadata: ["url": "\(url)", "diagnostic": "\(diagnostic)"])
+            }
+            try await install(ThumbnailSource(track: track, generation: generation))
+        } catch {
+            throw ThumbnailsError.wrap(error, url: url)
+        }
+    }
+
+    /// Loads a grid template. In eager mode every sheet from the first index to `maxIndex` is fetched first.
+    public func load(gridThumbnail grid: GridThumbnail) async throws {
+        let generation = beginLoad()
+        do {
+            try await install(ThumbnailSource(grid: grid, generation: generation))
+        } catch {
+            throw ThumbnailsError.wrap(error, url: grid.baseUrl)
+        }
+    }
+
+    /// Loads a WebVTT thumbnail track and calls `completion` once: with `nil` when ready, or with the error.
+    public func loadThumbnailsFrom(webVTTtrack url: URL, completion: @escaping @Sendable ((any Error)?) -> Void) {
+        runWithCompletion(completion) { try await $0.load(webVTTTrack: url) }
+    }
+
+    /// Loads a grid template and calls `completion` once: with `nil` when ready, or with the error.
+    public func loadThumbnailsFrom(gridThumbnail grid: GridThumbnail, completion: @escaping @Sendable ((any Error)?) -> Void) {
+        runWithCompletion(completion) { try await $0.load(gridThumbnail: grid) }
+    }
+
+    private func runWithCompletion(
+        _ completion: @escaping @Sendable ((any Error)?) -> Void,
+        _ body: @escaping @Sendable (TrackThumbnails) async throws -> Void
+    ) {
+        let id = state.withLock { $0.loadGeneration + 1 }
+        let task = Task { [self] in
+            defer { _ = state.withLock { $0.completionTasks.removeValue(forKey: id) } }
+            do {
+                try await body(self)
+                completion(nil)
+            } catch {
+                completion(error)
+            }
+        }
+        state.withLock { $0.completionTasks[id] = task }
+    }
+
+    private func beginLoad() -> Int {
+        state.withLock { s in
+            s.loadGeneration += 1
+            return s.loadGeneration
+        }
+    }
+
+    private func ensureCurrent(_ generation: Int) throws {
+        let current = state.withLock { $0.loadGeneration }
+        guard current == generation else {
+            throw ThumbnailsError(.cancelled, "a newer load or reset() replaced this load")
+        }
+        try Task.checkCancellation()
+    }
+
+    private func install(_ source: ThumbnailSource) async throws {
+        try ensureCurrent(source.generation)
+        if configuration.loadingMode == .eager {
+            try await fetchAllSheets(source)
+        }
+        try ensureCurrent(source.generation)
+        state.withLock { $0.source = source }
+        sheets.removeAll()
+        thumbnails.removeAll()
+    }
+
+    /// Fetches every sheet into the local cache with bounded concurrency; the first failure fails the load.
+    private func fetchAllSheets(_ source: ThumbnailSource) async throws {
+        let urls = source.sheets
+        let width = max(1, configuration.maximumConcurrentDownloads)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            var next = 0
+            func addNext() {
+                guard next < urls.count else { return }
+                let url = urls[next]
+                next += 1
+                group.addTask { [self] in
+                    try ensureCurrent(source.generation)
+                    _ = try await fetchSheet(url)
+                }
+            }
+            for _ in 0..<width { addNext() }
+            while try await group.next() != nil { addNext() }
+        }
+    }
+
+    /// The bytes of a sheet: from disk for `file:` URLs, otherwise through the cache (or only the cache offline).
+    /// Bytes that are not a JPEG or PNG within the size limit are refused and never stored.
+    private func fetchSheet(_ url: URL) async throws -> Data {
+        let limits = configuration.imageLimits
+        let policy: ResourceLoader.CachePolicy = configuration.offline ? .cacheOnly : .cacheFirst
+        return try await loader.data(for: url, policy: policy) { data in
+            try limits.validateHeader(ImageCodec.info(data))
+        }
+    }
+
+    // MARK: Lookup
+
+    /// The thumbnail for `timestamp` (seconds) under ``lookupPolicy``, from memory or the local cache.
+    ///
+    /// Returns `nil` when no cue applies, when nothing is loaded, or (lazy mode) when the image is not local yet;
+    /// in that case its download starts, and ``thumbnail(at:)`` waits for it.
+    public func getThumbnail(atTimestamp timestamp: Double) -> Thumbnail? {
+        let (source, policy) = state.withLock { ($0.source, $0.policy) }
+        guard let source, let entry = source.entry(at: timestamp, policy: policy) else { return nil }
+        if let cached = thumbnails.value(for: ThumbnailKey(generation: source.generation, entry: entry.key)) {
+            return cached
+        }
+        do {
+            if let thumbnail = try render(entry, source: source, data: nil) { return thumbnail }
+        } catch {
+            logger.warning(
+                "thumbnail unavailable", metadata: ["time": "\(timestamp)", "error": "\(error)"])
+            return nil
+        }
+        startBackgroundFetch(source.sheets[entry.sheet], source: source, sheet: entry.sheet)
+        return nil
+    }
+
+    /// The thumbnail for `timestamp`, fetching its image first if it is not local.
+    ///
+    /// - Returns: `nil` when no cue applies.
+    /// - Throws: ``ThumbnailsError`` when nothing is loaded or the image cannot be fetched or decoded.
+    public func thumbnail(at timestamp: Double) async throws -> Thumbnail? {
+        let (source, policy) = state.withLock { ($0.source, $0.policy) }
+        guard let source else { throw ThumbnailsError(.notLoaded, "no thumbnail track or grid is loaded") }
+        guard let entry = source.entry(at: timestamp, policy: policy) else { return nil }
+        let url = source.sheets[entry.sheet]
+        do {
+            if let thumbnail = try render(entry, source: source, data: nil) { return thumbnail }
+            let data = try await fetchSheet(url)
+            return try render(entry, source: source, data: data)
+        } catch {
+            throw ThumbnailsError.wrap(error, url: url)
+        }
+    }
+
+    /// Fetches and decodes a sheet in the background after a synchronous miss (lazy mode).
+    private func startBackgroundFetch(_ url: URL, source: ThumbnailSource, sheet: Int) {
+        Task.detached(priority: .utility) { [self] in
+            do {
+                let data = try await fetchSheet(url)
+                if loader.diskCache == nil || url.isFileURL {
+                    _ = try decodedSheet(source: source, sheet: sheet, data: data)
+                }
+            } catch {
+                logger.warning("background fetch failed", metadata: ["url": "\(url)", "error": "\(error)"])
+            }
+        }
+    }
+
+    /// Crops and encodes the entry's thumbnail; `nil` when the sheet is neither decoded, nor local, nor given.
+    private func render(_ entry: ThumbnailEntry, source: ThumbnailSource, data: Data?) throws -> Thumbnail? {
+        let key = ThumbnailKey(generation: source.generation, entry: entry.key)
+        if let cached = thumbnails.value(for: key) { return cached }
+        let url = source.sheets[entry.sheet]
+        let start = Double(entry.startMilliseconds) / 1000
+        let end = Double(entry.endMilliseconds) / 1000
+        let thumbnail: Thumbnail
+        if case .whole = entry.placement {
+            // A whole-image cue: hand over the file as it is, no decode and re-encode.
+            guard let bytes = try data ?? localBytes(url) else { return nil }
+            let info = try ImageCodec.info(bytes)
+            try configuration.imageLimits.validateHeader(info)
+            thumbnail = Thumbnail(
+                imageData: bytes, format: info.format, timeStampStart: start, timeStampEnd: end, sourceURL: url,
+                region: nil, width: info.width, height: info.height)
+        } else {
+            guard let sheet = try decodedSheet(source: source, sheet: entry.sheet, data: data) else { return nil }
+            let rect = try entry.rect(sheetWidth: sheet.pixels.width, sheetHeight: sheet.pixels.height)!
+            let crop = try sheet.pixels.cropped(x: rect.x, y: rect.y, width: rect.width, height: rect.height)
+            let encoded = try ImageCodec.encode(crop, as: sheet.format, quality: configuration.jpegQuality)
+            thumbnail = Thumbnail(
+                imageData: Data(encoded), format: sheet.format, timeStampStart: start, timeStampEnd: end,
+                sourceURL: url, region: rect, width: rect.width, height: rect.height)
+        }
+        thumbnails.insert(thumbnail, for: key, cost: thumbnail.imageData.count + 256)
+        return thumbnail
+    }
+
+    private func localBytes(_ url: URL) throws -> Data? {
+        guard let file = loader.localFile(for: url) else { return nil }
+        do {
+            return try Data(contentsOf: file)
+        } catch {
+            return nil
+        }
+    }
+
+    /// The decoded sheet from memory, else decoded from `data` or the local file; `nil` when there are no bytes.
+    private func decodedSheet(source: ThumbnailSource, sheet: Int, data: Data?) throws -> DecodedSheet? {
+        let key = SheetKey(generation: source.generation, sheet: sheet)
+        if let decoded = sheets.value(for: key) { return decoded }
+        let lock = sheetLocks[sheet & 63]
+        lock.lock()
+        defer { lock.unlock() }
+        if let decoded = sheets.value(for: key) { return decoded }
+        let url = source.sheets[sheet]
+        guard let bytes = try data ?? localBytes(url) else { return nil }
+        let decoded: DecodedSheet
+        do {
+            let (pixels, format) = try ImageCodec.decode(bytes, limits: configuration.imageLimits)
+            decoded = DecodedSheet(pixels: pixels, format: format)
+        } catch {
+            // A damaged cache entry is dropped so the next request fetches the image again.
+            if !url.isFileURL { loader.diskCache?.remove(url) }
+            throw ThumbnailsError.wrap(error, url: url)
+        }
+        sheets.insert(decoded, for: key, cost: decoded.pixels.byteCount)
+        return decoded
+    }
+
+    // MARK: Memory and cache
+
+    /// Removes every stored track and image from this engine's disk cache, and empties its memory caches.
+    public func deleteLocalCache() {
+        do {
+            try loader.diskCache?.removeAll()
+        } catch {
+            logger.error("cannot empty the disk cache", metadata: ["error": "\(error)"])
+        }
+        purgeMemory()
+    }
+
+    /// Frees decoded sheets and encoded thumbnails (call on memory pressure). The track stays loaded; images are
+    /// decoded again from the disk cache when next asked for.
+    public func purgeMemory() {
+        sheets.removeAll()
+        thumbnails.removeAll()
+    }
+
+    /// Stops any load under way, unloads the track and frees memory. The disk cache is kept.
+    public func reset() {
+        let tasks = state.withLock { s -> [Task<Void, Never>] in
+            s.loadGeneration += 1
+            s.source = nil
+            defer { s.completionTasks.removeAll() }
+            return Array(s.completionTasks.values)
+        }
+        for task in tasks { task.cancel() }
+        purgeMemory()
+    }
+}
+
+extension ImageLimits {
+    /// Refuses an image whose header declares more pixels than the limit.
+    func validateHeader(_ info: ImageInfo) throws(ImagingError) {
+        guard info.width > 0, info.height > 0,
+            info.width.multipliedReportingOverflow(by: info.height).partialValue <= maximumPixelCount
+        else {
+            throw ImagingError(
+                .tooLarge, "the image is \(info.width)x\(info.height); the limit is \(maximumPixelCount) pixels")
+        }
+    }
+}
