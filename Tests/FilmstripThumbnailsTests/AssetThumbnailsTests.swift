@@ -1,0 +1,104 @@
+import Filmstrip
+import FilmstripTesting
+import Foundation
+import Synchronization
+import Testing
+
+final class RecordingDelegate: ThumbnailsDelegate {
+    enum Event: Equatable {
+        case prepared
+        case failed(ThumbnailsError.Category)
+    }
+    private let events = Mutex<[Event]>([])
+    private let waiter = Mutex<CheckedContinuation<Void, Never>?>(nil)
+
+    var recorded: [Event] { events.withLock { $0 } }
+
+    func prepared() { record(.prepared) }
+    func failed(error: ThumbnailsError, message: String) {
+        #expect(!message.isEmpty)
+        record(.failed(error.category))
+    }
+
+    private func record(_ event: Event) {
+        events.withLock { $0.append(event) }
+        waiter.withLock { $0?.resume(); $0 = nil }
+    }
+
+    func next() async {
+        await withCheckedContinuation { continuation in
+            let done = events.withLock { !$0.isEmpty }
+            if done { continuation.resume() } else { waiter.withLock { $0 = continuation } }
+        }
+    }
+}
+
+@Suite("Delegate-style adapter")
+struct AssetThumbnailsTests {
+    @Test("prepared(), then thumbnails() hands over sorted start times and images once")
+    func prepared() async throws {
+        let fixture = try SpriteServer(count: 200, columns: 10, rows: 10)
+        defer { fixture.cache.remove() }
+        let adapter = AssetThumbnails(configuration: fixture.configuration())
+        #expect(adapter.thumbnails() == nil)
+        let delegate = RecordingDelegate()
+        adapter.prepareThumbnails(delegate: delegate, url: fixture.trackURL)
+        await delegate.next()
+        #expect(delegate.recorded == [.prepared])
+        let prepared = try #require(adapter.thumbnails())
+        #expect(prepared.startTimes.count == 200)  // no 150-thumbnail cap
+        #expect(prepared.startTimes == prepared.startTimes.sorted())
+        #expect(prepared.startTimes[3] == 3000)
+        let image = try #require(prepared.thumbnailDictionary[3000])
+        #expect(try cellShown(by: Thumbnail(
+            imageData: image, format: .jpeg, timeStampStart: 3, timeStampEnd: 4, sourceURL: fixture.trackURL,
+            region: nil, width: 32, height: 18)) == 3)
+        #expect(prepared.thumbnailDictionary[3001] == nil)
+        #expect(adapter.thumbnails() == nil)  // handed over once
+        adapter.reset()
+        #expect(prepared.thumbnailDictionary[3000] == nil)
+    }
+
+    @Test("failed(error:message:) on a missing track")
+    func failed() async throws {
+        let fixture = try SpriteServer()
+        defer { fixture.cache.remove() }
+        let adapter = AssetThumbnails(configuration: fixture.configuration())
+        let delegate = RecordingDelegate()
+        adapter.prepareThumbnails(delegate: delegate, url: fixture.server.url("/missing.vtt"))
+        await delegate.next()
+        #expect(delegate.recorded == [.failed(.network)])
+    }
+
+    @Test("reset() during preparation stops it: no callback arrives")
+    func resetDuringPreparation() async throws {
+        let fixture = try SpriteServer()
+        defer { fixture.cache.remove() }
+        fixture.server.fail(fixture.sheetPath(2), with: [.delay(0.6)])
+        let adapter = AssetThumbnails(configuration: fixture.configuration())
+        let delegate = RecordingDelegate()
+        adapter.prepareThumbnails(delegate: delegate, url: fixture.trackURL)
+        try await Task.sleep(nanoseconds: 150_000_000)
+        adapter.reset()
+        try await Task.sleep(nanoseconds: 900_000_000)
+        #expect(delegate.recorded.isEmpty)
+        #expect(adapter.thumbnails() == nil)
+    }
+}
+
+@Suite("SDK entry point")
+struct SDKTests {
+    @Test("Filmstrip.shared hands out track engines that share a loader per cache directory")
+    func shared() async throws {
+        let fixture = try SpriteServer()
+        defer { fixture.cache.remove() }
+        let sdk = Filmstrip()
+        let a = sdk.thumbnails(configuration: fixture.configuration())
+        let b = sdk.thumbnails(engine: .tracks, configuration: fixture.configuration())
+        #expect(a.loader === b.loader)
+        try await a.load(webVTTTrack: fixture.trackURL)
+        try await b.load(webVTTTrack: fixture.trackURL)
+        #expect(fixture.server.requestCount(fixture.sheetPath(1)) == 1)
+        #expect(b.getThumbnail(atTimestamp: 10)?.timeStampStart == 10)
+    }
+}
