@@ -1,4 +1,5 @@
 // swift-tools-version: 6.1
+import Foundation
 import PackageDescription
 
 let package = Package(
@@ -83,10 +84,13 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-// One settings loop for every Swift target.
+// One settings loop for every Swift target. `make test` (and so CI) sets FILMSTRIP_WARNINGS_AS_ERRORS=1, which
+// turns warnings into errors for this package's own targets only, never for dependencies.
+let warningsAsErrors = ProcessInfo.processInfo.environment["FILMSTRIP_WARNINGS_AS_ERRORS"] == "1"
 for target in package.targets where target.type != .system {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
+    if warningsAsErrors { settings.append(.unsafeFlags(["-warnings-as-errors"])) }
     target.swiftSettings = settings
 }

@@ -1,0 +1,28 @@
+# Filmstrip — `make demo` and `make test` work on a fresh Debian machine with Swift installed.
+SWIFT ?= swift
+# Warnings are errors for the package's own targets (see Package.swift).
+export FILMSTRIP_WARNINGS_AS_ERRORS ?= 1
+
+.PHONY: deps build demo test bench clean
+
+deps:
+	@Scripts/deps.sh
+
+build: deps
+	$(SWIFT) build
+
+demo: deps
+	$(SWIFT) build --product filmstrip
+	@Scripts/demo.sh
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+bench: deps
+	@Scripts/deps.sh --bench
+	$(SWIFT) build -c release --product FilmstripBench
+	@Benchmarks/run.sh
+
+clean:
+	rm -rf .build demo-output bench-output

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Installs what Filmstrip needs and is missing: pkg-config, libjpeg-turbo (TurboJPEG API) and libpng headers.
+# Debian/Ubuntu use apt-get (with sudo when not root); macOS uses Homebrew. Prints nothing when all is present.
+# With --bench it also installs the comparison tools the benchmarks run against (Python's webvtt-py).
+set -euo pipefail
+
+if ! command -v swift >/dev/null 2>&1; then
+    echo "deps: Swift 6.1 or later is required (https://www.swift.org/install/)" >&2
+    exit 1
+fi
+
+missing=()
+case "$(uname -s)" in
+Linux)
+    command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+    pkg-config --exists libturbojpeg 2>/dev/null || missing+=(libturbojpeg0-dev)
+    pkg-config --exists libpng 2>/dev/null || missing+=(libpng-dev)
+    if ((${#missing[@]})); then
+        if ! command -v apt-get >/dev/null 2>&1; then
+            echo "deps: please install: ${missing[*]} (or your distribution's equivalents)" >&2
+            exit 1
+        fi
+        sudo=""
+        [ "$(id -u)" -eq 0 ] || sudo="sudo"
+        echo "deps: installing ${missing[*]}"
+        $sudo apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    fi
+    ;;
+Darwin)
+    for formula in pkg-config jpeg-turbo libpng; do
+        brew list --versions "$formula" >/dev/null 2>&1 || missing+=("$formula")
+    done
+    if ((${#missing[@]})); then
+        echo "deps: installing ${missing[*]}"
+        brew install "${missing[@]}"
+    fi
+    ;;
+*)
+    echo "deps: unsupported system $(uname -s); install pkg-config, libjpeg-turbo and libpng" >&2
+    exit 1
+    ;;
+esac
+
+if [ "${1:-}" = "--bench" ]; then
+    if ! python3 -c 'import webvtt' >/dev/null 2>&1; then
+        echo "deps: installing webvtt-py (benchmark comparison)"
+        python3 -m pip install --quiet --disable-pip-version-check webvtt-py 2>/dev/null \
+            || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages webvtt-py
+    fi
+fi
