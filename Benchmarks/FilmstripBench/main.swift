@@ -1,1 +1,36 @@
-print("bench")
+import Filmstrip
+import FilmstripTesting
+import Foundation
+
+// The benchmark for `make bench` (release build). Run from the package root:
+//   .build/release/FilmstripBench            all figures (prints a report)
+//   .build/release/FilmstripBench rss-client TRACK-URL CACHE-DIR   (used internally for the RSS figure)
+
+let arguments = CommandLine.arguments.dropFirst()
+if arguments.first == "rss-client" {
+    let values = Array(arguments.dropFirst())
+    try await RSSClient.run(trackURL: URL(string: values[0])!, cacheDirectory: URL(fileURLWithPath: values[1]))
+    exit(0)
+}
+
+if arguments.first == "parse-only" {
+    // For profilers: parse the 10,800-cue track 20 times and nothing else.
+    let text = TrackFixture.sprites(count: BenchFixture.cueCount, sheetName: { "sheets/sprite-\($0).jpg" })
+    let bytes = Array(text.utf8)
+    var cues = 0
+    for _ in 0..<20 {
+        cues += try WebVTTThumbnailParser().parse(bytes, trackURL: URL(fileURLWithPath: "/tmp/t.vtt")).cues.count
+    }
+    print(cues)
+    exit(0)
+}
+
+let work = try TemporaryDirectory(prefix: "filmstrip-bench")
+defer { work.remove() }
+print("Filmstrip benchmarks (release build, \(ProcessInfo.processInfo.activeProcessorCount) cores)")
+print("")
+let fixture = try BenchFixture(directory: work)
+try ParseBenchmark.run(fixture)
+LookupBenchmark.run(fixture)
+try await ThumbnailBenchmark.run(fixture)
+try RSSBenchmark.run(fixture)

@@ -55,44 +55,42 @@ public enum MediaFragment {
         return .none
     }
 
-    private static func parseFour(_ bytes: UnsafeRawBufferPointer, unit: SpatialRegion.Unit, context: String)
+    private static func parseFour(_ bytes: UnsafeRawBufferPointer, unit: SpatialRegion.Unit, context: StaticString)
         -> ParseResult
     {
         var values: (Int32, Int32, Int32, Int32) = (0, 0, 0, 0)
-        var index = 0
         var position = 0
-        while index < 4 {
+        let count = bytes.count
+        // Reads one non-negative integer; -1 when there is none, -2 when it overflows Int32.
+        @inline(__always) func number() -> Int64 {
             var value: Int64 = 0
-            var digits = 0
-            while position < bytes.count, isDigit(bytes[position]) {
-                value = value * 10 + Int64(bytes[position] &- 48)
-                digits += 1
-                position += 1
-                if value > Int64(Int32.max) { return .invalid("\(context) value is too large") }
-            }
-            guard digits > 0 else {
-                return .invalid("\(context) needs four non-negative integers x,y,w,h")
-            }
-            switch index {
-            case 0: values.0 = Int32(value)
-            case 1: values.1 = Int32(value)
-            case 2: values.2 = Int32(value)
-            default: values.3 = Int32(value)
-            }
-            index += 1
-            if index < 4 {
-                guard position < bytes.count, bytes[position] == UInt8(ascii: ",") else {
-                    return .invalid("\(context) needs four non-negative integers x,y,w,h")
-                }
+            let start = position
+            while position < count {
+                let d = bytes[position] &- 48
+                guard d < 10 else { break }
+                value = value * 10 + Int64(d)
+                if value > Int64(Int32.max) { return -2 }
                 position += 1
             }
+            return position == start ? -1 : value
         }
-        guard position == bytes.count else {
-            return .invalid("\(context) has trailing characters after x,y,w,h")
+        @inline(__always) func comma() -> Bool {
+            guard position < count, bytes[position] == 0x2C else { return false }
+            position += 1
+            return true
         }
-        guard values.2 > 0, values.3 > 0 else {
-            return .invalid("\(context) width and height must be greater than zero")
-        }
+        let x = number()
+        let ok1 = x >= 0 && comma()
+        let y = ok1 ? number() : -1
+        let ok2 = y >= 0 && comma()
+        let w = ok2 ? number() : -1
+        let ok3 = w >= 0 && comma()
+        let h = ok3 ? number() : -1
+        if x == -2 || y == -2 || w == -2 || h == -2 { return .invalid("\(context) value is too large") }
+        guard h >= 0 else { return .invalid("\(context) needs four non-negative integers x,y,w,h") }
+        guard position == count else { return .invalid("\(context) has trailing characters after x,y,w,h") }
+        guard w > 0, h > 0 else { return .invalid("\(context) width and height must be greater than zero") }
+        values = (Int32(x), Int32(y), Int32(w), Int32(h))
         return .region(SpatialRegion(unit: unit, x: values.0, y: values.1, width: values.2, height: values.3))
     }
 

@@ -21,10 +21,10 @@ public enum SpriteSheetFixture {
     }
 
     /// The pixels of a sheet: `columns x rows` cells of `cellWidth x cellHeight`, cell `k` coloured
-    /// `color(ofCell: firstCell + k)`. With `texture`, each cell gets a fine pattern that keeps its mean colour
-    /// but makes the JPEG about as large as a real picture's.
+    /// `color(ofCell: firstCell + k)`. A non-zero `texture` adds noise of that amplitude (keeping each cell's mean
+    /// colour), which makes the JPEG about as hard to compress as a real picture; 0 gives flat cells.
     public static func pixels(
-        columns: Int, rows: Int, cellWidth: Int, cellHeight: Int, firstCell: Int = 0, texture: Bool = false
+        columns: Int, rows: Int, cellWidth: Int, cellHeight: Int, firstCell: Int = 0, texture: Int = 0
     ) -> PixelBuffer {
         let width = columns * cellWidth
         let height = rows * cellHeight
@@ -36,9 +36,9 @@ public enum SpriteSheetFixture {
                 let column = x / cellWidth
                 let (r, g, b) = color(ofCell: firstCell + row * columns + column)
                 var delta = 0
-                if texture {
+                if texture > 0 {
                     seed = seed &* 1_664_525 &+ 1_013_904_223
-                    delta = Int(seed >> 28) - 8  // -8...7, mean about zero
+                    delta = Int(seed >> 16) % (2 * texture + 1) - texture  // mean zero
                 }
                 let i = (y * width + x) * 3
                 bytes[i] = UInt8(clamping: Int(r) + delta)
@@ -52,7 +52,7 @@ public enum SpriteSheetFixture {
     /// An encoded sheet (see ``pixels(columns:rows:cellWidth:cellHeight:firstCell:texture:)``).
     public static func encoded(
         columns: Int, rows: Int, cellWidth: Int, cellHeight: Int, firstCell: Int = 0, format: ImageFormat = .jpeg,
-        quality: Int = 90, texture: Bool = false
+        quality: Int = 90, texture: Int = 0
     ) throws -> [UInt8] {
         let sheet = pixels(
             columns: columns, rows: rows, cellWidth: cellWidth, cellHeight: cellHeight, firstCell: firstCell,

@@ -105,11 +105,11 @@ struct ImagingTests {
 
     @Test("truncated and damaged images are errors, not crashes")
     func damaged() throws {
-        let jpeg = try SpriteSheetFixture.encoded(columns: 4, rows: 4, cellWidth: 32, cellHeight: 32, texture: true)
+        let jpeg = try SpriteSheetFixture.encoded(columns: 4, rows: 4, cellWidth: 32, cellHeight: 32, texture: 8)
         #expect {
             _ = try ImageCodec.decode(Array(jpeg.prefix(jpeg.count / 2)))
         } throws: { ($0 as? ImagingError)?.kind == .corrupt }
-        let png = try SpriteSheetFixture.encoded(columns: 4, rows: 4, cellWidth: 32, cellHeight: 32, format: .png, texture: true)
+        let png = try SpriteSheetFixture.encoded(columns: 4, rows: 4, cellWidth: 32, cellHeight: 32, format: .png, texture: 8)
         #expect {
             _ = try ImageCodec.decode(Array(png.prefix(png.count / 2)))
         } throws: { ($0 as? ImagingError)?.kind == .corrupt }

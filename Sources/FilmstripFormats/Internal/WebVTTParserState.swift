@@ -15,11 +15,15 @@ struct WebVTTParserState {
     let trackURL: URL
     let trackIsLocal: Bool
     let mode: WebVTTThumbnailParser.Mode
+    /// Files without CR (the common case) split lines with `memchr`.
+    let hasCarriageReturns: Bool
 
     var position = 0
     var lineNumber = 0
     var pending: SourceLine?
     var block: [SourceLine] = []
+    /// Index in `block` of the line holding `-->` (0 or 1), or -1.
+    var timingIndex = -1
     var cues: [ThumbnailCue] = []
     var images: [URL] = []
     var imageIndexByPath: [String: Int32] = [:]
@@ -28,6 +32,7 @@ struct WebVTTParserState {
 
     init(bytes: UnsafeRawBufferPointer, trackURL: URL, mode: WebVTTThumbnailParser.Mode) {
         self.bytes = bytes
+        hasCarriageReturns = bytes.count > 0 && memchr(bytes.baseAddress!, 0x0D, bytes.count) != nil
         self.trackURL = trackURL
         self.trackIsLocal = trackURL.isFileURL
         self.mode = mode
@@ -56,12 +61,20 @@ struct WebVTTParserState {
         }
         let count = bytes.count
         guard position < count else { return nil }
+        let base = bytes.baseAddress!
         let start = position
-        var p = position
-        while p < count {
-            let byte = bytes[p]
-            if byte == 0x0A || byte == 0x0D { break }
-            p += 1
+        var p: Int
+        if hasCarriageReturns {
+            p = position
+            while p < count {
+                let byte = base.load(fromByteOffset: p, as: UInt8.self)
+                if byte == 0x0A || byte == 0x0D { break }
+                p += 1
+            }
+        } else if let newline = memchr(base + position, 0x0A, count - position) {
+            p = base.distance(to: UnsafeRawPointer(newline))
+        } else {
+            p = count
         }
         lineNumber += 1
         let line = SourceLine(start: start, end: p, number: lineNumber)
@@ -72,13 +85,17 @@ struct WebVTTParserState {
         return line
     }
 
+    /// Whether the line holds `-->`. Searches for `>` (rare in image references) and looks behind it.
     func containsArrow(_ line: SourceLine) -> Bool {
         guard line.end - line.start >= 3 else { return false }
-        var p = line.start
-        let last = line.end - 2
-        while p < last {
-            if bytes[p] == 0x2D, bytes[p + 1] == 0x2D, bytes[p + 2] == 0x3E { return true }
-            p += 1
+        let base = bytes.baseAddress!
+        var from = line.start + 2
+        while from < line.end,
+            let found = memchr(base + from, 0x3E, line.end - from)
+        {
+            let p = base.distance(to: UnsafeRawPointer(found))
+            if bytes[p - 1] == 0x2D, bytes[p - 2] == 0x2D { return true }
+            from = p + 1
         }
         return false
     }
@@ -138,6 +155,7 @@ struct WebVTTParserState {
     /// holds `-->` starts the next cue even without a blank line before it.
     mutating func collectBlock() -> Bool {
         block.removeAll(keepingCapacity: true)
+        timingIndex = -1
         var sawTiming = false
         while let line = nextLine() {
             if line.isEmpty {
@@ -147,6 +165,7 @@ struct WebVTTParserState {
             if containsArrow(line) {
                 if !sawTiming, block.count < 2 {
                     sawTiming = true
+                    timingIndex = block.count
                     block.append(line)
                     continue
                 }
@@ -162,12 +181,7 @@ struct WebVTTParserState {
 
     mutating func processBlock() throws(WebVTTParseError) {
         let first = block[0]
-        let timingIndex: Int
-        if containsArrow(first) {
-            timingIndex = 0
-        } else if block.count > 1, containsArrow(block[1]) {
-            timingIndex = 1
-        } else {
+        if timingIndex < 0 {
             if hasKeyword(first, "NOTE") { return }
             if hasKeyword(first, "STYLE") || hasKeyword(first, "REGION") {
                 if !cues.isEmpty {
