@@ -16,16 +16,22 @@ enum ParseBenchmark {
         let seconds = median(times)
         let megabytes = Double(bytes.count) / 1e6
         print("WebVTT parse: \(cues) cues, \(format(megabytes, 2)) MB")
-        print("  Filmstrip     \(format(seconds * 1000, 2)) ms/parse  \(format(megabytes / seconds)) MB/s  \(format(Double(cues) / seconds / 1e6, 2)) M cues/s")
+        print(
+            "  Filmstrip     \(format(seconds * 1000, 2)) ms/parse  \(format(megabytes / seconds)) MB/s  \(format(Double(cues) / seconds / 1e6, 2)) M cues/s"
+        )
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("webvtt_py_parse.py").path
         do {
             let output = try Benchmarks.run("/usr/bin/env", ["python3", script, fixture.trackFile.path, "5"])
             let fields = output.split(separator: " ")
-            guard let python = Double(fields.first ?? ""), let pythonCues = Int(fields.last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") else {
+            guard let python = Double(fields.first ?? ""),
+                let pythonCues = Int(fields.last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "")
+            else {
                 throw BenchError("unexpected output from webvtt-py: \(output)")
             }
-            print("  webvtt-py     \(format(python * 1000, 1)) ms/parse  \(format(megabytes / python, 2)) MB/s  (\(pythonCues) cues)")
+            print(
+                "  webvtt-py     \(format(python * 1000, 1)) ms/parse  \(format(megabytes / python, 2)) MB/s  (\(pythonCues) cues)"
+            )
             print("  ratio         \(format(python / seconds, 0))x faster than webvtt-py")
         } catch {
             print("  webvtt-py     not run: \(error) (make bench installs it)")

@@ -16,8 +16,12 @@ enum ThumbnailBenchmark {
         try await thumbnails.load(webVTTTrack: server.url("/thumbnails.vtt"))
         let loadSeconds = Double(now() - loadStart) / 1e9
         server.stop()
-        print("getThumbnail, 1600x900 JPEG sheets (\(format(Double(fixture.sheetBytes) / Double(fixture.sheets.count) / 1000, 0)) KB each), 160x90 crops")
-        print("  eager load over loopback: \(BenchFixture.sheetCount) sheets, \(format(Double(fixture.sheetBytes) / 1e6, 1)) MB in \(format(loadSeconds, 2)) s")
+        print(
+            "getThumbnail, 1600x900 JPEG sheets (\(format(Double(fixture.sheetBytes) / Double(fixture.sheets.count) / 1000, 0)) KB each), 160x90 crops"
+        )
+        print(
+            "  eager load over loopback: \(BenchFixture.sheetCount) sheets, \(format(Double(fixture.sheetBytes) / 1e6, 1)) MB in \(format(loadSeconds, 2)) s"
+        )
 
         // Cold: the sheet is on disk (page cache), not decoded; memory is purged before every call.
         var cold: [Double] = []
@@ -29,7 +33,9 @@ enum ThumbnailBenchmark {
             cold.append(Double(now() - start) / 1e3)
         }
         cold.sort()
-        print("  cold (disk, not decoded)  p50 \(format(percentile(cold, 50) / 1000, 2)) ms   p99 \(format(percentile(cold, 99) / 1000, 2)) ms")
+        print(
+            "  cold (disk, not decoded)  p50 \(format(percentile(cold, 50) / 1000, 2)) ms   p99 \(format(percentile(cold, 99) / 1000, 2)) ms"
+        )
 
         // Warm: the thumbnail is in memory. Fill 1,000 thumbnails, then time random hits among them.
         thumbnails.purgeMemory()
@@ -45,7 +51,9 @@ enum ThumbnailBenchmark {
             if thumbnail == nil { throw BenchError("warm miss at \(t)") }
         }
         warm.sort()
-        print("  warm (memory)             p50 \(format(percentile(warm, 50), 2)) µs   p99 \(format(percentile(warm, 99), 2)) µs")
+        print(
+            "  warm (memory)             p50 \(format(percentile(warm, 50), 2)) µs   p99 \(format(percentile(warm, 99), 2)) µs"
+        )
 
         // Decoded sheet in memory, thumbnail not yet encoded: crop + encode only.
         var crop: [Double] = []
@@ -57,7 +65,9 @@ enum ThumbnailBenchmark {
             crop.append(Double(now() - start) / 1e3)
         }
         crop.sort()
-        print("  sheet decoded, crop+encode p50 \(format(percentile(crop, 50), 0)) µs   p99 \(format(percentile(crop, 99), 0)) µs")
+        print(
+            "  sheet decoded, crop+encode p50 \(format(percentile(crop, 50), 0)) µs   p99 \(format(percentile(crop, 99), 0)) µs"
+        )
         print("")
     }
 }

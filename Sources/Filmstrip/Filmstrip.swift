@@ -40,11 +40,14 @@ public final class Filmstrip: Sendable {
 
     /// A thumbnails API. Engines made with the same cache directory and loading settings share one loader (one
     /// URL session, one disk cache index, one set of in-flight downloads).
-    public func thumbnails(engine: ThumbnailEngine = .tracks, configuration: ThumbnailsConfiguration? = nil)
+    public func thumbnails(
+        engine: ThumbnailEngine = .tracks, configuration: ThumbnailsConfiguration? = nil
+    )
         -> TrackThumbnails
     {
         let configuration = configuration ?? thumbnailsConfiguration
-        let key = "\(configuration.cacheDirectory?.path ?? "-")|\(configuration.diskCacheLimit)|\(configuration.loading)"
+        let key =
+            "\(configuration.cacheDirectory?.path ?? "-")|\(configuration.diskCacheLimit)|\(configuration.loading)"
         let loader = loaders.withLock { loaders -> ResourceLoader in
             if let existing = loaders[key] { return existing }
             let made = ResourceLoader(

@@ -72,7 +72,8 @@ struct InspectCommand: AsyncParsableCommand {
             let inside: Bool
             switch region.unit {
             case .pixel:
-                inside = Int(region.x) + Int(region.width) <= info.width
+                inside =
+                    Int(region.x) + Int(region.width) <= info.width
                     && Int(region.y) + Int(region.height) <= info.height
             case .percent:
                 inside = Int(region.x) + Int(region.width) <= 100 && Int(region.y) + Int(region.height) <= 100
@@ -139,18 +140,44 @@ struct TrackSummary {
             ("end", .double(last)),
             ("covered", .double(coveredSeconds)),
             ("gaps", .array(gaps.map(span))),
-            ("overlaps", .array(overlaps.map { .object([("line", .int($0.line)), ("start", .double($0.span.start)), ("end", .double($0.span.end))]) })),
-            ("diagnostics", .array(track.diagnostics.map {
-                .object([("line", .int($0.line)), ("column", .int($0.column)), ("kind", .string($0.kind.rawValue)), ("message", .string($0.message))])
-            })),
+            (
+                "overlaps",
+                .array(
+                    overlaps.map {
+                        .object([
+                            ("line", .int($0.line)), ("start", .double($0.span.start)), ("end", .double($0.span.end)),
+                        ])
+                    })
+            ),
+            (
+                "diagnostics",
+                .array(
+                    track.diagnostics.map {
+                        .object([
+                            ("line", .int($0.line)), ("column", .int($0.column)), ("kind", .string($0.kind.rawValue)),
+                            ("message", .string($0.message)),
+                        ])
+                    })
+            ),
         ]
         if let problems {
-            members.append(("check", .object([
-                ("ok", .bool(problems.isEmpty)),
-                ("problems", .array(problems.map {
-                    .object([("line", $0.line.map(JSON.int) ?? .null), ("image", .string($0.image.absoluteString)), ("message", .string($0.message))])
-                })),
-            ])))
+            members.append(
+                (
+                    "check",
+                    .object([
+                        ("ok", .bool(problems.isEmpty)),
+                        (
+                            "problems",
+                            .array(
+                                problems.map {
+                                    .object([
+                                        ("line", $0.line.map(JSON.int) ?? .null),
+                                        ("image", .string($0.image.absoluteString)), ("message", .string($0.message)),
+                                    ])
+                                })
+                        ),
+                    ])
+                ))
         }
         return .object(members)
     }
@@ -167,13 +194,19 @@ struct TrackSummary {
         ]
         for gap in gaps.prefix(10) { lines.append(String(format: "  gap      %.3f – %.3f s", gap.start, gap.end)) }
         for overlap in overlaps.prefix(10) {
-            lines.append(String(format: "  overlap  line %d: %.3f – %.3f s", overlap.line, overlap.span.start, overlap.span.end))
+            lines.append(
+                String(format: "  overlap  line %d: %.3f – %.3f s", overlap.line, overlap.span.start, overlap.span.end))
         }
         for diagnostic in track.diagnostics.prefix(20) { lines.append("  \(diagnostic)") }
         if let problems {
-            lines.append(problems.isEmpty ? "check        ok: every image loads and every region fits" : "check        \(problems.count) problem(s)")
+            lines.append(
+                problems.isEmpty
+                    ? "check        ok: every image loads and every region fits"
+                    : "check        \(problems.count) problem(s)")
             for problem in problems.prefix(20) {
-                lines.append("  " + (problem.line.map { "line \($0): " } ?? "") + "\(problem.image.lastPathComponent): \(problem.message)")
+                lines.append(
+                    "  " + (problem.line.map { "line \($0): " } ?? "")
+                        + "\(problem.image.lastPathComponent): \(problem.message)")
             }
         }
         return lines.joined(separator: "\n")

@@ -57,7 +57,8 @@ struct ThumbnailCommand: AsyncParsableCommand {
     @Option(name: .customLong("duration-ms"), help: "Time covered by one grid cell, in milliseconds.")
     var durationMs: Int?
 
-    @Option(name: .customLong("max-index"), help: "Number of the last grid sheet (default: from the template's _N suffix).")
+    @Option(
+        name: .customLong("max-index"), help: "Number of the last grid sheet (default: from the template's _N suffix).")
     var maxIndex: Int?
 
     @Option(name: .customLong("first-index"), help: "Number of the first grid sheet: 1 (default) or 0.")
@@ -111,9 +112,10 @@ struct ThumbnailCommand: AsyncParsableCommand {
             written = file.path
         }
         if json {
-            let region: JSON = thumbnail.region.map {
-                .object([("x", .int($0.x)), ("y", .int($0.y)), ("w", .int($0.width)), ("h", .int($0.height))])
-            } ?? .null
+            let region: JSON =
+                thumbnail.region.map {
+                    .object([("x", .int($0.x)), ("y", .int($0.y)), ("w", .int($0.width)), ("h", .int($0.height))])
+                } ?? .null
             let object: JSON = .object([
                 ("start", .double(thumbnail.timeStampStart)),
                 ("end", .double(thumbnail.timeStampEnd)),
@@ -127,7 +129,8 @@ struct ThumbnailCommand: AsyncParsableCommand {
             let region = thumbnail.region.map { "region \($0)" } ?? "whole image"
             var line = String(format: "%.3f–%.3f s  ", thumbnail.timeStampStart, thumbnail.timeStampEnd)
             line += "\(thumbnail.sourceURL.absoluteString)  \(region)  "
-            line += "\(thumbnail.width)x\(thumbnail.height) \(thumbnail.format.rawValue), \(thumbnail.imageData.count) bytes"
+            line +=
+                "\(thumbnail.width)x\(thumbnail.height) \(thumbnail.format.rawValue), \(thumbnail.imageData.count) bytes"
             if let written { line += "  -> \(written)" }
             print(line)
         }

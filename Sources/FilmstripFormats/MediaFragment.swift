@@ -55,7 +55,9 @@ public enum MediaFragment {
         return .none
     }
 
-    private static func parseFour(_ bytes: UnsafeRawBufferPointer, unit: SpatialRegion.Unit, context: StaticString)
+    private static func parseFour(
+        _ bytes: UnsafeRawBufferPointer, unit: SpatialRegion.Unit, context: StaticString
+    )
         -> ParseResult
     {
         var values: (Int32, Int32, Int32, Int32) = (0, 0, 0, 0)

@@ -12,7 +12,9 @@ public enum ImageCodec {
     }
 
     /// Decodes a JPEG or PNG, refusing images larger than `limits` before allocating their pixels.
-    public static func decode(_ data: some ContiguousBytesLike, limits: ImageLimits = .default)
+    public static func decode(
+        _ data: some ContiguousBytesLike, limits: ImageLimits = .default
+    )
         throws(ImagingError) -> (PixelBuffer, ImageFormat)
     {
         try data.withBytes { raw throws(ImagingError) in
@@ -25,7 +27,9 @@ public enum ImageCodec {
     }
 
     /// Encodes pixels in the given format; `quality` (1–100) applies to JPEG.
-    public static func encode(_ image: PixelBuffer, as format: ImageFormat, quality: Int = 90) throws(ImagingError)
+    public static func encode(
+        _ image: PixelBuffer, as format: ImageFormat, quality: Int = 90
+    ) throws(ImagingError)
         -> [UInt8]
     {
         switch format {

@@ -29,7 +29,9 @@ public enum JPEGCodec {
     }
 
     /// Decodes a JPEG to RGB pixels. The header is checked against `limits` before pixel memory is allocated.
-    public static func decode(_ data: UnsafeRawBufferPointer, limits: ImageLimits = .default) throws(ImagingError)
+    public static func decode(
+        _ data: UnsafeRawBufferPointer, limits: ImageLimits = .default
+    ) throws(ImagingError)
         -> PixelBuffer
     {
         guard let handle = tjInitDecompress() else { throw ImagingError(.corrupt, "cannot create a JPEG decoder") }
@@ -55,7 +57,9 @@ public enum JPEGCodec {
     /// - Parameters:
     ///   - quality: 1 to 100.
     ///   - subsampling: chroma subsampling; 4:2:0 by default, the usual choice for photographic thumbnails.
-    public static func encode(_ image: PixelBuffer, quality: Int = 90, subsampling: ChromaSubsampling = .s420)
+    public static func encode(
+        _ image: PixelBuffer, quality: Int = 90, subsampling: ChromaSubsampling = .s420
+    )
         throws(ImagingError) -> [UInt8]
     {
         guard let handle = tjInitCompress() else { throw ImagingError(.encodingFailed, "cannot create a JPEG encoder") }

@@ -30,7 +30,9 @@ public enum PNGCodec {
 
     /// Decodes a PNG to RGB, or RGBA when the image has transparency. The header is checked against `limits`
     /// before pixel memory is allocated.
-    public static func decode(_ data: UnsafeRawBufferPointer, limits: ImageLimits = .default) throws(ImagingError)
+    public static func decode(
+        _ data: UnsafeRawBufferPointer, limits: ImageLimits = .default
+    ) throws(ImagingError)
         -> PixelBuffer
     {
         try withImage(data) { image throws(ImagingError) in
@@ -59,8 +61,9 @@ public enum PNGCodec {
         image.format = buffer.layout == .rgba ? filmstrip_png_format_rgba : filmstrip_png_format_rgb
         var size = 0
         let result: [UInt8]? = buffer.bytes.withUnsafeBufferPointer { pixels in
-            guard png_image_write_to_memory(&image, nil, &size, 0, pixels.baseAddress, Int32(buffer.bytesPerRow), nil)
-                != 0
+            guard
+                png_image_write_to_memory(&image, nil, &size, 0, pixels.baseAddress, Int32(buffer.bytesPerRow), nil)
+                    != 0
             else { return nil }
             return [UInt8](unsafeUninitializedCapacity: size) { out, initialized in
                 var written = size

@@ -54,7 +54,8 @@ extension PixelBuffer {
                     for x in 0..<w {
                         let i = 2 * x * c
                         for k in 0..<c {
-                            let sum = Int(s[r0 + i + k]) + Int(s[r0 + i + c + k]) + Int(s[r1 + i + k])
+                            let sum =
+                                Int(s[r0 + i + k]) + Int(s[r0 + i + c + k]) + Int(s[r1 + i + k])
                                 + Int(s[r1 + i + c + k])
                             buffer[o] = UInt8((sum + 2) >> 2)
                             o += 1

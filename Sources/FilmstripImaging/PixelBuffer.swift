@@ -57,7 +57,8 @@ public struct PixelBuffer: Sendable, Hashable {
     }
 
     /// The mean colour of a rectangle, per channel (r, g, b).
-    public func meanColor(x: Int = 0, y: Int = 0, width w: Int? = nil, height h: Int? = nil) -> (Double, Double, Double) {
+    public func meanColor(x: Int = 0, y: Int = 0, width w: Int? = nil, height h: Int? = nil) -> (Double, Double, Double)
+    {
         let w = w ?? width - x
         let h = h ?? height - y
         var sums = (0, 0, 0)

@@ -1,6 +1,7 @@
-public import Foundation
 import Crypto
+public import Foundation
 import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -43,13 +44,15 @@ public final class DiskCache: Sendable {
     public static var defaultDirectory: URL {
         #if os(Linux)
             if let xdg = ProcessInfo.processInfo.environment["XDG_CACHE_HOME"], !xdg.isEmpty {
-                return URL(fileURLWithPath: xdg, isDirectory: true).appendingPathComponent("filmstrip", isDirectory: true)
+                return URL(fileURLWithPath: xdg, isDirectory: true).appendingPathComponent(
+                    "filmstrip", isDirectory: true)
             }
             return FileManager.default.homeDirectoryForCurrentUser
                 .appendingPathComponent(".cache", isDirectory: true)
                 .appendingPathComponent("filmstrip", isDirectory: true)
         #else
-            let caches = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
+            let caches =
+                FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
                 ?? FileManager.default.temporaryDirectory
             return caches.appendingPathComponent("filmstrip", isDirectory: true)
         #endif
@@ -141,7 +144,8 @@ public final class DiskCache: Sendable {
             try data.write(to: temporary)
         } catch {
             try? FileManager.default.removeItem(at: temporary)
-            throw LoadingError(.cacheIO, url: url, "cannot write to the cache directory \(directory.path)", underlying: error)
+            throw LoadingError(
+                .cacheIO, url: url, "cannot write to the cache directory \(directory.path)", underlying: error)
         }
         guard rename(temporary.path, file.path) == 0 else {
             let reason = String(cString: strerror(errno))

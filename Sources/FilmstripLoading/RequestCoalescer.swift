@@ -66,7 +66,8 @@ public final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: 
                 if orphaned { task.cancel() }
             }
         } onCancel: {
-            let (continuation, orphan) = state.withLock { s -> (CheckedContinuation<Value, any Error>?, Task<Void, Never>?) in
+            let (continuation, orphan) = state.withLock {
+                s -> (CheckedContinuation<Value, any Error>?, Task<Void, Never>?) in
                 guard let continuation = s.flights[key]?.waiters.removeValue(forKey: waiter) else { return (nil, nil) }
                 if s.flights[key]!.waiters.isEmpty {
                     let task = s.flights[key]!.task

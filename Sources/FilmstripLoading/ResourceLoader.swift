@@ -73,7 +73,9 @@ public final class ResourceLoader: Sendable {
 
     // MARK: Internals
 
-    private func load(_ url: URL, policy: CachePolicy, validate: (@Sendable (Data) throws -> Void)?) async throws
+    private func load(
+        _ url: URL, policy: CachePolicy, validate: (@Sendable (Data) throws -> Void)?
+    ) async throws
         -> Data
     {
         switch policy {
@@ -91,7 +93,8 @@ public final class ResourceLoader: Sendable {
             } catch let error as LoadingError where error.allowsCacheFallback {
                 if let cached = try cachedData(url, validate: validate) {
                     logger.warning(
-                        "using the cached copy", metadata: ["url": "\(url.absoluteString)", "reason": "\(error.message)"])
+                        "using the cached copy",
+                        metadata: ["url": "\(url.absoluteString)", "reason": "\(error.message)"])
                     return cached
                 }
                 throw error
@@ -135,7 +138,8 @@ public final class ResourceLoader: Sendable {
             } catch let error as LoadingError where error.isTransient && attempt < configuration.retry.maximumAttempts {
                 let delay = configuration.retry.delay(afterAttempt: attempt)
                 logger.debug(
-                    "retrying", metadata: ["url": "\(url.absoluteString)", "attempt": "\(attempt)", "error": "\(error.message)"])
+                    "retrying",
+                    metadata: ["url": "\(url.absoluteString)", "attempt": "\(attempt)", "error": "\(error.message)"])
                 try await Task.sleep(nanoseconds: UInt64(delay * 1e9))
                 attempt += 1
             }

@@ -1,8 +1,9 @@
 public import Foundation
+import Synchronization
+
 #if canImport(FoundationNetworking)
     public import FoundationNetworking
 #endif
-import Synchronization
 
 /// The default HTTP transport: one `URLSession` with a delegate that enforces the size limit while bytes arrive,
 /// detects truncated bodies and maps failures to ``LoadingError``.
@@ -13,13 +14,15 @@ public final class URLSessionDataLoader: DataLoading {
     /// Creates a loader over a session built from `sessionConfiguration` (default: ephemeral, no URL cache; the
     /// disk cache is Filmstrip's own).
     public init(sessionConfiguration: URLSessionConfiguration? = nil) {
-        let configuration = sessionConfiguration ?? {
-            let c = URLSessionConfiguration.ephemeral
-            c.urlCache = nil
-            c.requestCachePolicy = .reloadIgnoringLocalCacheData
-            c.httpMaximumConnectionsPerHost = 6
-            return c
-        }()
+        let configuration =
+            sessionConfiguration
+            ?? {
+                let c = URLSessionConfiguration.ephemeral
+                c.urlCache = nil
+                c.requestCachePolicy = .reloadIgnoringLocalCacheData
+                c.httpMaximumConnectionsPerHost = 6
+                return c
+            }()
         delegate = SessionDelegate()
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
     }
@@ -129,7 +132,8 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
             if transfer.data.count + data.count > limit {
                 if (200...299).contains(status) {
                     return LoadingError(
-                        .tooLarge(limit: limit), url: transfer.url, "the body is larger than the limit of \(limit) bytes")
+                        .tooLarge(limit: limit), url: transfer.url,
+                        "the body is larger than the limit of \(limit) bytes")
                 }
                 return nil
             }
@@ -152,7 +156,8 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
             let code = (error as? URLError)?.code
             switch code {
             case .timedOut?:
-                return .failure(LoadingError(.timedOut, url: url, "no data arrived within the request timeout", underlying: error))
+                return .failure(
+                    LoadingError(.timedOut, url: url, "no data arrived within the request timeout", underlying: error))
             case .cancelled?:
                 return .failure(LoadingError(.cancelled, url: url, "the request was cancelled", underlying: error))
             default:
@@ -162,10 +167,13 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
                     return .failure(
                         LoadingError(
                             .truncated(expected: Int(expected), received: transfer.data.count), url: url,
-                            "the connection closed after \(transfer.data.count) of \(expected) bytes", underlying: error))
+                            "the connection closed after \(transfer.data.count) of \(expected) bytes", underlying: error
+                        ))
                 }
                 return .failure(
-                    LoadingError(.transport, url: url, "the connection failed: \(error.localizedDescription)", underlying: error))
+                    LoadingError(
+                        .transport, url: url, "the connection failed: \(error.localizedDescription)", underlying: error)
+                )
             }
         }
         guard let response = transfer.response else {
@@ -175,7 +183,8 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
             return .failure(
                 LoadingError(
                     .httpStatus(response.statusCode), url: url,
-                    "HTTP \(response.statusCode) \(HTTPURLResponse.localizedString(forStatusCode: response.statusCode))"))
+                    "HTTP \(response.statusCode) \(HTTPURLResponse.localizedString(forStatusCode: response.statusCode))"
+                ))
         }
         let expected = response.expectedContentLength
         if expected >= 0, Int64(transfer.data.count) != expected {

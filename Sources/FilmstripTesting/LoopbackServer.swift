@@ -1,5 +1,6 @@
 public import Foundation
 import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -69,7 +70,9 @@ public final class LoopbackServer: Sendable {
         address.sin_port = 0
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, listen(fd, 128) == 0 else {
             close(fd)
@@ -224,7 +227,9 @@ public final class LoopbackServer: Sendable {
             break
         }
         guard let resource else {
-            return send(fd, status: 404, contentType: "text/plain", body: Array("not found\n".utf8), head: request.method == "HEAD")
+            return send(
+                fd, status: 404, contentType: "text/plain", body: Array("not found\n".utf8),
+                head: request.method == "HEAD")
         }
         return send(
             fd, status: 200, contentType: resource.contentType, body: resource.body, head: request.method == "HEAD",
@@ -266,7 +271,8 @@ public final class LoopbackServer: Sendable {
     private static func header(status: Int, contentType: String, length: Int) -> [UInt8] {
         let reasons = [200: "OK", 404: "Not Found", 500: "Internal Server Error", 503: "Service Unavailable"]
         let reason = reasons[status] ?? "Status"
-        let text = "HTTP/1.1 \(status) \(reason)\r\nContent-Type: \(contentType)\r\nContent-Length: \(length)\r\n"
+        let text =
+            "HTTP/1.1 \(status) \(reason)\r\nContent-Type: \(contentType)\r\nContent-Length: \(length)\r\n"
             + "Connection: keep-alive\r\n\r\n"
         return Array(text.utf8)
     }

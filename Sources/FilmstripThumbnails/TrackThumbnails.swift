@@ -43,12 +43,17 @@ public final class TrackThumbnails: Sendable {
     /// ``ThumbnailsConfiguration/cacheDirectory``).
     public init(configuration: ThumbnailsConfiguration = ThumbnailsConfiguration(), loader: ResourceLoader? = nil) {
         self.configuration = configuration
-        let logger = configuration.logger ?? Logger(label: "filmstrip.thumbnails", factory: { _ in SwiftLogNoOpLogHandler() })
+        let logger =
+            configuration.logger ?? Logger(label: "filmstrip.thumbnails", factory: { _ in SwiftLogNoOpLogHandler() })
         self.logger = logger
-        self.loader = loader ?? ResourceLoader(
-            configuration: configuration.loading,
-            diskCache: configuration.cacheDirectory.map { DiskCache(directory: $0, sizeLimit: configuration.diskCacheLimit) },
-            logger: logger)
+        self.loader =
+            loader
+            ?? ResourceLoader(
+                configuration: configuration.loading,
+                diskCache: configuration.cacheDirectory.map {
+                    DiskCache(directory: $0, sizeLimit: configuration.diskCacheLimit)
+                },
+                logger: logger)
         state = Mutex(State(policy: configuration.lookupPolicy))
         sheets = MemoryCache(costLimit: configuration.decodedSheetMemoryLimit)
         thumbnails = MemoryCache(costLimit: configuration.thumbnailMemoryLimit)
@@ -125,7 +130,9 @@ public final class TrackThumbnails: Sendable {
     }
 
     /// Loads a grid template and calls `completion` once: with `nil` when ready, or with the error.
-    public func loadThumbnailsFrom(gridThumbnail grid: GridThumbnail, completion: @escaping @Sendable ((any Error)?) -> Void) {
+    public func loadThumbnailsFrom(
+        gridThumbnail grid: GridThumbnail, completion: @escaping @Sendable ((any Error)?) -> Void
+    ) {
         runWithCompletion(completion) { try await $0.load(gridThumbnail: grid) }
     }
 

@@ -16,7 +16,9 @@ struct CLITests {
                 "/t/sprite-\(sheet).jpg",
                 body: try SpriteSheetFixture.encoded(columns: 5, rows: 4, cellWidth: 32, cellHeight: 18, quality: 95))
         }
-        server.serve("/t/track.vtt", text: TrackFixture.sprites(count: 40, interval: 10, columns: 5, rows: 4, cellWidth: 32, cellHeight: 18))
+        server.serve(
+            "/t/track.vtt",
+            text: TrackFixture.sprites(count: 40, interval: 10, columns: 5, rows: 4, cellWidth: 32, cellHeight: 18))
     }
 
     var cacheDir: String { directory.file("cache").path }
@@ -68,7 +70,8 @@ struct CLITests {
         let track = try directory.write("bad.vtt", text: "WEBVTT\n\n00:00.000 --> 00:01.00\na.jpg\n")
         let result = try await filmstrip("thumbnail", track.path, "--at", "0")
         #expect(result.status == 2)
-        #expect(result.stderr.contains("3:21: end time: the fraction must have exactly three digits"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("3:21: end time: the fraction must have exactly three digits"), "\(result.stderr)")
         let lenient = try await filmstrip("inspect", track.path, "--lenient", "--json")
         #expect(lenient.status == 0)
         #expect((try lenient.json()["diagnostics"] as? [Any])?.count == 1)
@@ -117,7 +120,8 @@ struct CLITests {
         try directory.write("s.png", try ImageCodec.encode(PixelBuffer(width: 64, height: 32), as: .png))
         let track = try directory.write(
             "t.vtt",
-            text: "WEBVTT\n\n00:00.000 --> 00:10.000\ns.png#xywh=0,0,32,32\n\n00:05.000 --> 00:15.000\ns.png#xywh=32,0,32,32\n\n"
+            text:
+                "WEBVTT\n\n00:00.000 --> 00:10.000\ns.png#xywh=0,0,32,32\n\n00:05.000 --> 00:15.000\ns.png#xywh=32,0,32,32\n\n"
                 + "00:20.000 --> 00:30.000\ns.png#xywh=0,0,32,32\n")
         let result = try await filmstrip("inspect", track.path, "--json", "--check")
         #expect(result.status == 0, "\(result.stderr)")
@@ -148,7 +152,10 @@ struct CLITests {
 
     @Test("cache clear empties the cache directory")
     func cacheClear() async throws {
-        #expect(try await filmstrip("thumbnail", server.url("/t/track.vtt").absoluteString, "--at", "5", "--cache-dir", cacheDir).status == 0)
+        #expect(
+            try await filmstrip(
+                "thumbnail", server.url("/t/track.vtt").absoluteString, "--at", "5", "--cache-dir", cacheDir
+            ).status == 0)
         #expect(try FileManager.default.contentsOfDirectory(atPath: cacheDir).count == 2)
         let result = try await filmstrip("cache", "clear", "--cache-dir", cacheDir)
         #expect(result.status == 0)
@@ -165,7 +172,12 @@ struct CLITests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: xdg + "/filmstrip").count == 2)
     }
 
-    @Test("--help works on every command", arguments: [["--help"], ["thumbnail", "--help"], ["inspect", "--help"], ["cache", "--help"], ["cache", "clear", "--help"]])
+    @Test(
+        "--help works on every command",
+        arguments: [
+            ["--help"], ["thumbnail", "--help"], ["inspect", "--help"], ["cache", "--help"],
+            ["cache", "clear", "--help"],
+        ])
     func help(_ arguments: [String]) async throws {
         let process = try await run(arguments)
         #expect(process.status == 0)

@@ -21,7 +21,8 @@ struct GridThumbnailTests {
     @Test("explicit template form")
     func explicitTemplate() throws {
         let grid = try GridThumbnail(
-            baseUrl: base, pathTemplate: "$index$_7.jpg", gridHeight: 10, gridWidth: 10, durationMs: 10_000, maxIndex: 7)
+            baseUrl: base, pathTemplate: "$index$_7.jpg", gridHeight: 10, gridWidth: 10, durationMs: 10_000, maxIndex: 7
+        )
         #expect(grid.sheetURL(index: 3)?.absoluteString == "https://cdn.example.com/media/thumbs/3_7.jpg")
         let nested = try GridThumbnail(
             baseUrl: URL(string: "https://cdn.example.com/media/")!, pathTemplate: "tiles/sheet-$index$.png",
@@ -32,29 +33,38 @@ struct GridThumbnailTests {
     @Test("invalid definitions throw")
     func invalid() {
         #expect(throws: GridThumbnailError.self) {
-            try GridThumbnail(baseUrl: URL(string: "https://x/$index$.jpg")!, gridHeight: 10, gridWidth: 10, durationMs: 1000)
+            try GridThumbnail(
+                baseUrl: URL(string: "https://x/$index$.jpg")!, gridHeight: 10, gridWidth: 10, durationMs: 1000)
         }
         #expect(throws: GridThumbnailError.self) {
-            try GridThumbnail(baseUrl: base, pathTemplate: "no-placeholder.jpg", gridHeight: 1, gridWidth: 1, durationMs: 1, maxIndex: 1)
+            try GridThumbnail(
+                baseUrl: base, pathTemplate: "no-placeholder.jpg", gridHeight: 1, gridWidth: 1, durationMs: 1,
+                maxIndex: 1)
         }
         #expect(throws: GridThumbnailError.self) {
-            try GridThumbnail(baseUrl: base, pathTemplate: "$index$.jpg", gridHeight: 0, gridWidth: 1, durationMs: 1, maxIndex: 1)
+            try GridThumbnail(
+                baseUrl: base, pathTemplate: "$index$.jpg", gridHeight: 0, gridWidth: 1, durationMs: 1, maxIndex: 1)
         }
         #expect(throws: GridThumbnailError.self) {
-            try GridThumbnail(baseUrl: base, pathTemplate: "$index$.jpg", gridHeight: 1, gridWidth: 1, durationMs: 0, maxIndex: 1)
+            try GridThumbnail(
+                baseUrl: base, pathTemplate: "$index$.jpg", gridHeight: 1, gridWidth: 1, durationMs: 0, maxIndex: 1)
         }
         #expect(throws: GridThumbnailError.self) {
-            try GridThumbnail(baseUrl: base, pathTemplate: "$index$.jpg", gridHeight: 1, gridWidth: 1, durationMs: 1, maxIndex: 0)
+            try GridThumbnail(
+                baseUrl: base, pathTemplate: "$index$.jpg", gridHeight: 1, gridWidth: 1, durationMs: 1, maxIndex: 0)
         }
         #expect(throws: GridThumbnailError.self) {
-            try GridThumbnail(baseUrl: base, pathTemplate: "$index$.jpg", gridHeight: 1, gridWidth: 1, durationMs: 1, maxIndex: 3, firstIndex: 2)
+            try GridThumbnail(
+                baseUrl: base, pathTemplate: "$index$.jpg", gridHeight: 1, gridWidth: 1, durationMs: 1, maxIndex: 3,
+                firstIndex: 2)
         }
     }
 
     @Test("cells fill left to right, top to bottom; sheets change at the boundary")
     func arithmetic() throws {
         let grid = try GridThumbnail(
-            baseUrl: base, pathTemplate: "$index$_7.jpg", gridHeight: 10, gridWidth: 10, durationMs: 10_000, maxIndex: 7)
+            baseUrl: base, pathTemplate: "$index$_7.jpg", gridHeight: 10, gridWidth: 10, durationMs: 10_000, maxIndex: 7
+        )
         let first = try #require(grid.cell(at: 0))
         #expect((first.sheetIndex, first.column, first.row) == (1, 0, 0))
         let second = try #require(grid.cell(at: 10))
@@ -75,7 +85,9 @@ struct GridThumbnailTests {
         #expect(grid.cell(at: 7000) == nil)
         #expect(grid.cell(at: -0.001) == nil)
         #expect(grid.cell(at: .nan) == nil)
-        #expect(last.rect(sheetWidth: 1600, sheetHeight: 900, columns: 10, rows: 10) == PixelRect(x: 1440, y: 810, width: 160, height: 90))
+        #expect(
+            last.rect(sheetWidth: 1600, sheetHeight: 900, columns: 10, rows: 10)
+                == PixelRect(x: 1440, y: 810, width: 160, height: 90))
     }
 
     @Test("firstIndex 0 numbers sheets from zero")

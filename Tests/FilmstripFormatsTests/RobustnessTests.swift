@@ -49,11 +49,16 @@ struct RobustnessTests {
 
     @Test("a file of only a BOM, only a header, or binary noise is handled")
     func degenerate() throws {
-        #expect(throws: WebVTTParseError.self) { _ = try WebVTTThumbnailParser().parse([0xEF, 0xBB, 0xBF], trackURL: remoteTrack) }
+        #expect(throws: WebVTTParseError.self) {
+            _ = try WebVTTThumbnailParser().parse([0xEF, 0xBB, 0xBF], trackURL: remoteTrack)
+        }
         #expect(try WebVTTThumbnailParser().parse(Array("WEBVTT".utf8), trackURL: remoteTrack).cues.isEmpty)
         let noise = (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) }
-        #expect(throws: WebVTTParseError.self) { _ = try WebVTTThumbnailParser(mode: .lenient).parse(noise, trackURL: remoteTrack) }
-        let track = try WebVTTThumbnailParser(mode: .lenient).parse(Array("WEBVTT\n\n".utf8) + noise, trackURL: remoteTrack)
+        #expect(throws: WebVTTParseError.self) {
+            _ = try WebVTTThumbnailParser(mode: .lenient).parse(noise, trackURL: remoteTrack)
+        }
+        let track = try WebVTTThumbnailParser(mode: .lenient).parse(
+            Array("WEBVTT\n\n".utf8) + noise, trackURL: remoteTrack)
         #expect(track.cues.isEmpty)
     }
 }

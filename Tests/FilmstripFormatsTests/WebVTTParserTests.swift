@@ -5,7 +5,9 @@ import Testing
 let remoteTrack = URL(string: "https://cdn.example.com/movies/one/thumbs/track.vtt")!
 let localTrack = URL(fileURLWithPath: "/srv/media/thumbs/track.vtt")
 
-func parse(_ text: String, url: URL = remoteTrack, mode: WebVTTThumbnailParser.Mode = .strict) throws(WebVTTParseError)
+func parse(
+    _ text: String, url: URL = remoteTrack, mode: WebVTTThumbnailParser.Mode = .strict
+) throws(WebVTTParseError)
     -> ThumbnailTrack
 {
     try WebVTTThumbnailParser(mode: mode).parse(text, trackURL: url)
@@ -64,15 +66,17 @@ struct WebVTTStructureTests {
         #expect(track.cues.count == 1)
     }
 
-    @Test("header: WEBVTT then space, tab or end of line, with header lines after it",
-          arguments: ["WEBVTT", "WEBVTT ", "WEBVTT - thumbnails", "WEBVTT\tthumbs", "WEBVTT\nKind: metadata"])
+    @Test(
+        "header: WEBVTT then space, tab or end of line, with header lines after it",
+        arguments: ["WEBVTT", "WEBVTT ", "WEBVTT - thumbnails", "WEBVTT\tthumbs", "WEBVTT\nKind: metadata"])
     func validHeaders(_ header: String) throws {
         let track = try parse(header + "\n\n00:01.000 --> 00:02.000\na.jpg\n")
         #expect(track.cues.count == 1)
     }
 
-    @Test("header: anything else is an error at line 1, in both modes",
-          arguments: ["", "WEBVTTX", "webvtt", " WEBVTT", "WEB VTT", "00:01.000 --> 00:02.000\na.jpg"])
+    @Test(
+        "header: anything else is an error at line 1, in both modes",
+        arguments: ["", "WEBVTTX", "webvtt", " WEBVTT", "WEB VTT", "00:01.000 --> 00:02.000\na.jpg"])
     func invalidHeaders(_ header: String) throws {
         for mode in WebVTTThumbnailParser.Mode.allCases {
             #expect {

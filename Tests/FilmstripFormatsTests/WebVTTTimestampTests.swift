@@ -4,14 +4,16 @@ import Testing
 
 @Suite("WebVTT thumbnail parser: timestamps")
 struct WebVTTTimestampTests {
-    @Test("hours are optional; two or more digits when present", arguments: [
-        ("00:01.500", 1_500 as Int64),
-        ("59:59.999", 3_599_999),
-        ("00:00:01.500", 1_500),
-        ("01:02:03.004", 3_723_004),
-        ("100:00:00.000", 360_000_000),
-        ("1000:00:00.001", 3_600_000_001),
-    ])
+    @Test(
+        "hours are optional; two or more digits when present",
+        arguments: [
+            ("00:01.500", 1_500 as Int64),
+            ("59:59.999", 3_599_999),
+            ("00:00:01.500", 1_500),
+            ("01:02:03.004", 3_723_004),
+            ("100:00:00.000", 360_000_000),
+            ("1000:00:00.001", 3_600_000_001),
+        ])
     func validTimestamps(_ text: String, _ expected: Int64) throws {
         let track = try parse("WEBVTT\n\n\(text) --> 9999:00:00.000\na.jpg\n")
         #expect(track.cues.first?.startMilliseconds == expected)
@@ -24,26 +26,32 @@ struct WebVTTTimestampTests {
         var description: String { timing }
     }
 
-    @Test("each kind of bad timestamp is an error with line, column and snippet", arguments: [
-        Bad(timing: "0:01.000 --> 00:02.000", column: 1, message: "minutes must have exactly two digits"),
-        Bad(timing: "000:01.000 --> 00:02.000", column: 1, message: "minutes must have exactly two digits"),
-        Bad(timing: "60:00.000 --> 61:00.000", column: 1, message: "minutes must be between 00 and 59"),
-        Bad(timing: "00:60.000 --> 01:00.000", column: 4, message: "seconds must be between 00 and 59"),
-        Bad(timing: "00:1.000 --> 00:02.000", column: 4, message: "seconds must have exactly two digits"),
-        Bad(timing: "00:01.00 --> 00:02.000", column: 7, message: "the fraction must have exactly three digits"),
-        Bad(timing: "00:01.0000 --> 00:02.000", column: 7, message: "the fraction must have exactly three digits"),
-        Bad(timing: "00:01,000 --> 00:02.000", column: 6, message: "expected '.' and three fraction digits, found ','"),
-        Bad(timing: "00:01 --> 00:02.000", column: 6, message: "expected '.' and three fraction digits"),
-        Bad(timing: "1:00:01.000 --> 1:00:02.000", column: 1, message: "hours must have at least two digits"),
-        Bad(timing: "00:00:60.000 --> 00:01:00.000", column: 7, message: "seconds must be between 00 and 59"),
-        Bad(timing: "00:60:00.000 --> 01:00:00.000", column: 4, message: "minutes must be between 00 and 59"),
-        Bad(timing: "-00:01.000 --> 00:02.000", column: 1, message: "expected a timestamp"),
-        Bad(timing: "00:01.000 --> 00:02.00", column: 21, message: "end time: the fraction must have exactly three digits"),
-        Bad(timing: "00:01.000 -> 00:02.000", column: 11, message: "expected '-->' after the start time"),
-        Bad(timing: "00:01.000 --> ", column: 15, message: "end time: expected a timestamp"),
-        Bad(timing: "00:01.000 --> 00:02.000x", column: 24, message: "expected a space or tab"),
-        Bad(timing: "00:01.000 --> 00:02.000.5", column: 24, message: "expected a space or tab"),
-    ])
+    @Test(
+        "each kind of bad timestamp is an error with line, column and snippet",
+        arguments: [
+            Bad(timing: "0:01.000 --> 00:02.000", column: 1, message: "minutes must have exactly two digits"),
+            Bad(timing: "000:01.000 --> 00:02.000", column: 1, message: "minutes must have exactly two digits"),
+            Bad(timing: "60:00.000 --> 61:00.000", column: 1, message: "minutes must be between 00 and 59"),
+            Bad(timing: "00:60.000 --> 01:00.000", column: 4, message: "seconds must be between 00 and 59"),
+            Bad(timing: "00:1.000 --> 00:02.000", column: 4, message: "seconds must have exactly two digits"),
+            Bad(timing: "00:01.00 --> 00:02.000", column: 7, message: "the fraction must have exactly three digits"),
+            Bad(timing: "00:01.0000 --> 00:02.000", column: 7, message: "the fraction must have exactly three digits"),
+            Bad(
+                timing: "00:01,000 --> 00:02.000", column: 6,
+                message: "expected '.' and three fraction digits, found ','"),
+            Bad(timing: "00:01 --> 00:02.000", column: 6, message: "expected '.' and three fraction digits"),
+            Bad(timing: "1:00:01.000 --> 1:00:02.000", column: 1, message: "hours must have at least two digits"),
+            Bad(timing: "00:00:60.000 --> 00:01:00.000", column: 7, message: "seconds must be between 00 and 59"),
+            Bad(timing: "00:60:00.000 --> 01:00:00.000", column: 4, message: "minutes must be between 00 and 59"),
+            Bad(timing: "-00:01.000 --> 00:02.000", column: 1, message: "expected a timestamp"),
+            Bad(
+                timing: "00:01.000 --> 00:02.00", column: 21,
+                message: "end time: the fraction must have exactly three digits"),
+            Bad(timing: "00:01.000 -> 00:02.000", column: 11, message: "expected '-->' after the start time"),
+            Bad(timing: "00:01.000 --> ", column: 15, message: "end time: expected a timestamp"),
+            Bad(timing: "00:01.000 --> 00:02.000x", column: 24, message: "expected a space or tab"),
+            Bad(timing: "00:01.000 --> 00:02.000.5", column: 24, message: "expected a space or tab"),
+        ])
     func badTimestamps(_ bad: Bad) throws {
         let text = "WEBVTT\n\nNOTE before\n\n\(bad.timing)\na.jpg\n\n00:10.000 --> 00:11.000\nb.jpg\n"
         let error = try #require(parseError(text))

@@ -109,7 +109,8 @@ struct ImagingTests {
         #expect {
             _ = try ImageCodec.decode(Array(jpeg.prefix(jpeg.count / 2)))
         } throws: { ($0 as? ImagingError)?.kind == .corrupt }
-        let png = try SpriteSheetFixture.encoded(columns: 4, rows: 4, cellWidth: 32, cellHeight: 32, format: .png, texture: 8)
+        let png = try SpriteSheetFixture.encoded(
+            columns: 4, rows: 4, cellWidth: 32, cellHeight: 32, format: .png, texture: 8)
         #expect {
             _ = try ImageCodec.decode(Array(png.prefix(png.count / 2)))
         } throws: { ($0 as? ImagingError)?.kind == .corrupt }

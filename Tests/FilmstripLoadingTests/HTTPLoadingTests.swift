@@ -4,7 +4,8 @@ import Foundation
 import Testing
 
 func fastRetries(_ attempts: Int = 3) -> LoadingConfiguration {
-    LoadingConfiguration(requestTimeout: 5, resourceTimeout: 10, retry: RetryPolicy(maximumAttempts: attempts, baseDelay: 0.01))
+    LoadingConfiguration(
+        requestTimeout: 5, resourceTimeout: 10, retry: RetryPolicy(maximumAttempts: attempts, baseDelay: 0.01))
 }
 
 func loadingError(_ body: () async throws -> Void) async -> LoadingError? {
@@ -81,8 +82,9 @@ struct HTTPLoadingTests {
         server.fail("/file.bin", with: [.truncate(afterBytes: 1000)])
         let once = ResourceLoader(configuration: fastRetries(1))
         let error = await loadingError { _ = try await once.data(for: server.url("/file.bin")) }
-        #expect(error.map { if case .truncated(expected: 50_000, received: _) = $0.kind { true } else { false } } == true,
-                "\(String(describing: error))")
+        #expect(
+            error.map { if case .truncated(expected: 50_000, received: _) = $0.kind { true } else { false } } == true,
+            "\(String(describing: error))")
         server.fail("/file.bin", with: [.truncate(afterBytes: 10)])
         let retrying = ResourceLoader(configuration: fastRetries(2))
         #expect(try await retrying.data(for: server.url("/file.bin")).count == body.count)

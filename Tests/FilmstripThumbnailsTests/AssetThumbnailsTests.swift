@@ -22,7 +22,9 @@ final class RecordingDelegate: ThumbnailsDelegate {
 
     private func record(_ event: Event) {
         events.withLock { $0.append(event) }
-        waiter.withLock { $0?.resume(); $0 = nil }
+        waiter.withLock {
+            $0?.resume(); $0 = nil
+        }
     }
 
     func next() async {
@@ -50,9 +52,11 @@ struct AssetThumbnailsTests {
         #expect(prepared.startTimes == prepared.startTimes.sorted())
         #expect(prepared.startTimes[3] == 3000)
         let image = try #require(prepared.thumbnailDictionary[3000])
-        #expect(try cellShown(by: Thumbnail(
-            imageData: image, format: .jpeg, timeStampStart: 3, timeStampEnd: 4, sourceURL: fixture.trackURL,
-            region: nil, width: 32, height: 18)) == 3)
+        #expect(
+            try cellShown(
+                by: Thumbnail(
+                    imageData: image, format: .jpeg, timeStampStart: 3, timeStampEnd: 4, sourceURL: fixture.trackURL,
+                    region: nil, width: 32, height: 18)) == 3)
         #expect(prepared.thumbnailDictionary[3001] == nil)
         #expect(adapter.thumbnails() == nil)  // handed over once
         adapter.reset()

@@ -15,7 +15,9 @@ struct SpriteServer {
     static let cellWidth = 32
     static let cellHeight = 18
 
-    init(count: Int = 60, columns: Int = 5, rows: Int = 4, format: ImageFormat = .jpeg, path: String = "/media/thumbs")
+    init(
+        count: Int = 60, columns: Int = 5, rows: Int = 4, format: ImageFormat = .jpeg, path: String = "/media/thumbs"
+    )
         throws
     {
         server = try LoopbackServer()

@@ -21,7 +21,8 @@ struct ThumbnailFailureTests {
     func remoteTrackLocalFile() async throws {
         let fixture = try SpriteServer()
         defer { fixture.cache.remove() }
-        let text = "WEBVTT\n\n00:00.000 --> 00:01.000\nfile:///etc/hostname\n\n00:01.000 --> 00:02.000\n"
+        let text =
+            "WEBVTT\n\n00:00.000 --> 00:01.000\nfile:///etc/hostname\n\n00:01.000 --> 00:02.000\n"
             + "/media/thumbs/sprite-1.jpg#xywh=32,0,32,18\n"
         fixture.server.serve("/evil.vtt", text: text)
         let strict = TrackThumbnails(configuration: fixture.configuration())
@@ -70,7 +71,8 @@ struct ThumbnailFailureTests {
     func corruptSprite() async throws {
         let fixture = try SpriteServer()
         defer { fixture.cache.remove() }
-        fixture.server.serve(fixture.sheetPath(1), body: Array("<html>error page</html>".utf8), contentType: "text/html")
+        fixture.server.serve(
+            fixture.sheetPath(1), body: Array("<html>error page</html>".utf8), contentType: "text/html")
         let thumbnails = TrackThumbnails(configuration: fixture.configuration())
         let error = await thumbnailsError { try await thumbnails.load(webVTTTrack: fixture.trackURL) }
         #expect(error?.category == .decode)
@@ -170,7 +172,9 @@ struct OfflineTests {
         #expect(thumbnails.memoryUsage == 0)
         var offline = fixture.configuration()
         offline.offline = true
-        let error = await thumbnailsError { try await TrackThumbnails(configuration: offline).load(webVTTTrack: fixture.trackURL) }
+        let error = await thumbnailsError {
+            try await TrackThumbnails(configuration: offline).load(webVTTTrack: fixture.trackURL)
+        }
         #expect(error?.category == .cacheIO)
         #expect(error?.description.contains("track.vtt") == true)
     }
@@ -183,7 +187,9 @@ struct OfflineTests {
         try await lazy.load(webVTTTrack: fixture.trackURL)  // caches only the track
         var offline = fixture.configuration()
         offline.offline = true
-        let error = await thumbnailsError { try await TrackThumbnails(configuration: offline).load(webVTTTrack: fixture.trackURL) }
+        let error = await thumbnailsError {
+            try await TrackThumbnails(configuration: offline).load(webVTTTrack: fixture.trackURL)
+        }
         #expect(error?.category == .cacheIO)
         #expect(error?.url?.lastPathComponent.hasPrefix("sprite-") == true)
     }
@@ -202,7 +208,8 @@ struct LargeTrackTests {
         }
         try directory.write(
             "track.vtt",
-            text: TrackFixture.sprites(count: 10_800, cellWidth: 16, cellHeight: 16, sheetName: { "sprites/sprite-\($0).jpg" }))
+            text: TrackFixture.sprites(
+                count: 10_800, cellWidth: 16, cellHeight: 16, sheetName: { "sprites/sprite-\($0).jpg" }))
         var configuration = ThumbnailsConfiguration()
         configuration.cacheDirectory = nil
         configuration.decodedSheetMemoryLimit = 100_000  // a few 160x160 sheets

@@ -5,7 +5,9 @@ import Testing
 
 @Suite("Track thumbnails engine")
 struct TrackThumbnailsTests {
-    @Test("eager load stores every sprite before completing; crops show the right cell", arguments: [ImageFormat.jpeg, .png])
+    @Test(
+        "eager load stores every sprite before completing; crops show the right cell",
+        arguments: [ImageFormat.jpeg, .png])
     func eager(format: ImageFormat) async throws {
         let fixture = try SpriteServer(format: format)
         defer { fixture.cache.remove() }
@@ -22,9 +24,11 @@ struct TrackThumbnailsTests {
             #expect(ImageFormat.sniff(thumbnail.imageData) == format)
             #expect(thumbnail.width == SpriteServer.cellWidth && thumbnail.height == SpriteServer.cellHeight)
             #expect(thumbnail.sourceURL.lastPathComponent == "sprite-\(k / 20 + 1).\(format.fileExtension)")
-            #expect(thumbnail.region == PixelRect(
-                x: (k % 20 % 5) * SpriteServer.cellWidth, y: (k % 20 / 5) * SpriteServer.cellHeight,
-                width: SpriteServer.cellWidth, height: SpriteServer.cellHeight))
+            #expect(
+                thumbnail.region
+                    == PixelRect(
+                        x: (k % 20 % 5) * SpriteServer.cellWidth, y: (k % 20 / 5) * SpriteServer.cellHeight,
+                        width: SpriteServer.cellWidth, height: SpriteServer.cellHeight))
             #expect(try cellShown(by: thumbnail) == k % 20, "t=\(t)")
         }
         #expect(thumbnails.getThumbnail(atTimestamp: 60) == nil)
@@ -70,8 +74,11 @@ struct TrackThumbnailsTests {
     func grid() async throws {
         let fixture = try SpriteServer(count: 40, columns: 5, rows: 4, path: "/grid")
         defer { fixture.cache.remove() }
-        fixture.server.serve("/grid/2_2.jpg", body: try SpriteSheetFixture.encoded(columns: 5, rows: 4, cellWidth: 32, cellHeight: 18, firstCell: 50))
-        fixture.server.serve("/grid/1_2.jpg", body: try SpriteSheetFixture.encoded(columns: 5, rows: 4, cellWidth: 32, cellHeight: 18))
+        fixture.server.serve(
+            "/grid/2_2.jpg",
+            body: try SpriteSheetFixture.encoded(columns: 5, rows: 4, cellWidth: 32, cellHeight: 18, firstCell: 50))
+        fixture.server.serve(
+            "/grid/1_2.jpg", body: try SpriteSheetFixture.encoded(columns: 5, rows: 4, cellWidth: 32, cellHeight: 18))
         let single = try GridThumbnail(
             baseUrl: fixture.server.url("/grid/$index$_2.jpg"), gridHeight: 4, gridWidth: 5, durationMs: 2000)
         let thumbnails = TrackThumbnails(configuration: fixture.configuration())
@@ -119,12 +126,14 @@ struct TrackThumbnailsTests {
         try directory.write(
             "track.vtt",
             text: "WEBVTT\n\n00:00.000 --> 00:01.000\ns.jpg#xywh=percent:50,50,50,50\n\n"
-                + "00:01.000 --> 00:02.000\ns.jpg#xywh=40,0,400,20\n\n00:02.000 --> 00:03.000\ns.jpg#xywh=500,0,10,10\n")
-        let thumbnails = TrackThumbnails(configuration: {
-            var c = ThumbnailsConfiguration()
-            c.cacheDirectory = nil
-            return c
-        }())
+                + "00:01.000 --> 00:02.000\ns.jpg#xywh=40,0,400,20\n\n00:02.000 --> 00:03.000\ns.jpg#xywh=500,0,10,10\n"
+        )
+        let thumbnails = TrackThumbnails(
+            configuration: {
+                var c = ThumbnailsConfiguration()
+                c.cacheDirectory = nil
+                return c
+            }())
         try await thumbnails.load(webVTTTrack: directory.file("track.vtt"))
         let percent = try #require(thumbnails.getThumbnail(atTimestamp: 0.5))
         #expect(percent.region == PixelRect(x: 40, y: 20, width: 40, height: 20))

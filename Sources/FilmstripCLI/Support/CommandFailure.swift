@@ -42,7 +42,9 @@ func resourceURL(_ argument: String) -> URL {
 
 /// Options shared by the commands that load tracks.
 struct CacheOptions: ParsableArguments {
-    @Option(name: .customLong("cache-dir"), help: "Disk cache directory (default: $XDG_CACHE_HOME/filmstrip, else ~/.cache/filmstrip).")
+    @Option(
+        name: .customLong("cache-dir"),
+        help: "Disk cache directory (default: $XDG_CACHE_HOME/filmstrip, else ~/.cache/filmstrip).")
     var cacheDirectory: String?
 
     var directory: URL {

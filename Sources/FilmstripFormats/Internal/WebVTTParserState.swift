@@ -185,7 +185,8 @@ struct WebVTTParserState {
             if hasKeyword(first, "NOTE") { return }
             if hasKeyword(first, "STYLE") || hasKeyword(first, "REGION") {
                 if !cues.isEmpty {
-                    try report(.misplacedBlock, first, column: 1, "STYLE and REGION blocks must come before the first cue")
+                    try report(
+                        .misplacedBlock, first, column: 1, "STYLE and REGION blocks must come before the first cue")
                 }
                 return
             }
@@ -215,14 +216,16 @@ struct WebVTTParserState {
             return
         }
         guard timingIndex + 1 < block.count else {
-            try report(.missingImageReference, timing, column: timing.end - timing.start + 1,
+            try report(
+                .missingImageReference, timing, column: timing.end - timing.start + 1,
                 "the cue has no image reference after its timing line")
             return
         }
         let payload = block[timingIndex + 1]
         if timingIndex + 2 < block.count {
             diagnostics.append(
-                diagnostic(.extraPayloadLines, block[timingIndex + 2], column: 1,
+                diagnostic(
+                    .extraPayloadLines, block[timingIndex + 2], column: 1,
                     "a thumbnail cue has one payload line; further lines are ignored"))
         }
         guard let (imageIndex, region) = try parseReference(payload) else { return }
@@ -258,7 +261,8 @@ struct WebVTTParserState {
             throw parseError(.invalidTimestamp, line, column: error.offset + 1, "end time: " + error.message)
         }
         if p < raw.count, raw[p] != 0x20, raw[p] != 0x09 {
-            throw parseError(.invalidTimingLine, line, column: p + 1,
+            throw parseError(
+                .invalidTimingLine, line, column: p + 1,
                 "expected a space or tab between the end time and the cue settings")
         }
         return (start, end)
@@ -292,7 +296,8 @@ struct WebVTTParserState {
         while hash < end, bytes[hash] != 0x23 { hash += 1 }
         let pathCount = hash - start
         guard pathCount > 0 else {
-            try report(.invalidImageReference, line, column: start - line.start + 1,
+            try report(
+                .invalidImageReference, line, column: start - line.start + 1,
                 "the image reference has no path before its fragment")
             return nil
         }
@@ -303,7 +308,8 @@ struct WebVTTParserState {
             case .none: break
             case .invalid(let message):
                 diagnostics.append(
-                    diagnostic(.invalidFragment, line, column: hash - line.start + 1,
+                    diagnostic(
+                        .invalidFragment, line, column: hash - line.start + 1,
                         "\(message); the whole image is used"))
             }
         }
@@ -347,13 +353,16 @@ struct WebVTTParserState {
         case "file":
             guard trackIsLocal else {
                 return .failure(
-                    parseError(.localReferenceFromRemoteTrack, line, column: column,
-                        "a track loaded from \(trackURL.scheme ?? "the network") may not refer to the local file '\(path)'"))
+                    parseError(
+                        .localReferenceFromRemoteTrack, line, column: column,
+                        "a track loaded from \(trackURL.scheme ?? "the network") may not refer to the local file '\(path)'"
+                    ))
             }
             return .success(url)
         default:
             return .failure(
-                parseError(.invalidImageReference, line, column: column,
+                parseError(
+                    .invalidImageReference, line, column: column,
                     "unsupported URL scheme '\(scheme)' (only http, https and, for local tracks, file)"))
         }
     }
@@ -366,20 +375,26 @@ struct WebVTTParserState {
 
     // MARK: Reporting
 
-    func diagnostic(_ kind: WebVTTDiagnostic.Kind, _ line: SourceLine, column: Int, _ message: String)
+    func diagnostic(
+        _ kind: WebVTTDiagnostic.Kind, _ line: SourceLine, column: Int, _ message: String
+    )
         -> WebVTTDiagnostic
     {
         WebVTTDiagnostic(kind: kind, line: line.number, column: column, message: message, snippet: text(line))
     }
 
-    func parseError(_ kind: WebVTTDiagnostic.Kind, _ line: SourceLine, column: Int, _ message: String)
+    func parseError(
+        _ kind: WebVTTDiagnostic.Kind, _ line: SourceLine, column: Int, _ message: String
+    )
         -> WebVTTParseError
     {
         WebVTTParseError(diagnostic(kind, line, column: column, message))
     }
 
     /// A malformed cue or block: thrown in strict mode, collected in lenient mode.
-    mutating func report(_ kind: WebVTTDiagnostic.Kind, _ line: SourceLine, column: Int, _ message: String)
+    mutating func report(
+        _ kind: WebVTTDiagnostic.Kind, _ line: SourceLine, column: Int, _ message: String
+    )
         throws(WebVTTParseError)
     {
         try fail(diagnostic(kind, line, column: column, message))
