@@ -9,10 +9,16 @@ final class RecordingDelegate: ThumbnailsDelegate {
         case prepared
         case failed(ThumbnailsError.Category)
     }
-    private let events = Mutex<[Event]>([])
-    private let waiter = Mutex<CheckedContinuation<Void, Never>?>(nil)
 
-    var recorded: [Event] { events.withLock { $0 } }
+    /// Events and the waiting continuation live under one lock, so an event cannot slip in between the check and
+    /// the registration of a waiter.
+    private struct State {
+        var events: [Event] = []
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+    private let state = Mutex(State())
+
+    var recorded: [Event] { state.withLock { $0.events } }
 
     func prepared() { record(.prepared) }
     func failed(error: ThumbnailsError, message: String) {
@@ -21,16 +27,23 @@ final class RecordingDelegate: ThumbnailsDelegate {
     }
 
     private func record(_ event: Event) {
-        events.withLock { $0.append(event) }
-        waiter.withLock {
-            $0?.resume(); $0 = nil
+        let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
+            s.events.append(event)
+            defer { s.waiter = nil }
+            return s.waiter
         }
+        waiter?.resume()
     }
 
+    /// Returns once at least one event has been recorded.
     func next() async {
         await withCheckedContinuation { continuation in
-            let done = events.withLock { !$0.isEmpty }
-            if done { continuation.resume() } else { waiter.withLock { $0 = continuation } }
+            let ready = state.withLock { s -> Bool in
+                if !s.events.isEmpty { return true }
+                s.waiter = continuation
+                return false
+            }
+            if ready { continuation.resume() }
         }
     }
 }
