@@ -27,7 +27,14 @@ public final class Filmstrip: Sendable {
     }
 
     private let defaults = Mutex(ThumbnailsConfiguration())
-    private let loaders = Mutex([String: ResourceLoader]())
+    /// Loaders are shared by engines whose cache and loading settings are equal.
+    private struct LoaderKey: Hashable {
+        var cacheDirectory: URL?
+        var diskCacheLimit: Int
+        var loading: LoadingConfiguration
+    }
+
+    private let loaders = Mutex([LoaderKey: ResourceLoader]())
 
     /// Creates an SDK instance; most apps use ``shared``.
     public init() {}
@@ -46,8 +53,9 @@ public final class Filmstrip: Sendable {
         -> TrackThumbnails
     {
         let configuration = configuration ?? thumbnailsConfiguration
-        let key =
-            "\(configuration.cacheDirectory?.path ?? "-")|\(configuration.diskCacheLimit)|\(configuration.loading)"
+        let key = LoaderKey(
+            cacheDirectory: configuration.cacheDirectory?.standardizedFileURL,
+            diskCacheLimit: configuration.diskCacheLimit, loading: configuration.loading)
         let loader = loaders.withLock { loaders -> ResourceLoader in
             if let existing = loaders[key] { return existing }
             let made = ResourceLoader(

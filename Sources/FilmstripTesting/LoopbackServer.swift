@@ -3,8 +3,16 @@ import Synchronization
 
 #if canImport(Glibc)
     import Glibc
+    private let streamSocket = Int32(SOCK_STREAM.rawValue)
+    private let sendFlags = Int32(MSG_NOSIGNAL)
+    private let systemSend = Glibc.send
+    private typealias Linger = Glibc.linger
 #elseif canImport(Darwin)
     import Darwin
+    private let streamSocket = SOCK_STREAM
+    private let sendFlags: Int32 = 0  // SIGPIPE is off per socket (SO_NOSIGPIPE) on Darwin
+    private let systemSend = Darwin.send
+    private typealias Linger = Darwin.linger
 #endif
 
 /// A real HTTP/1.1 server on 127.0.0.1 (port chosen by the kernel) for tests and benchmarks, with fault injection.
@@ -61,11 +69,14 @@ public final class LoopbackServer: Sendable {
 
     /// Starts a server on a free loopback port.
     public init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, streamSocket, 0)
         guard fd >= 0 else { throw ServerError("socket() failed: \(String(cString: strerror(errno)))") }
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
+        #if canImport(Darwin)
+            address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+        #endif
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = 0
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -163,6 +174,9 @@ public final class LoopbackServer: Sendable {
             }
             var one: Int32 = 1
             setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            #if canImport(Darwin)
+                setsockopt(client, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+            #endif
             let thread = Thread { [self] in
                 handle(client)
                 state.withLock { _ = $0.connections.remove(client) }
@@ -208,8 +222,8 @@ public final class LoopbackServer: Sendable {
         var bytesPerSecond: Int?
         switch fault {
         case .reset?:
-            var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
-            setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+            var linger = Linger(l_onoff: 1, l_linger: 0)
+            setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Linger>.size))
             return false
         case .status(let code)?:
             let body = Array("injected status \(code)\n".utf8)
@@ -260,7 +274,7 @@ public final class LoopbackServer: Sendable {
         var offset = 0
         while offset < bytes.count {
             let n = bytes.withUnsafeBytes { raw in
-                Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                systemSend(fd, raw.baseAddress! + offset, raw.count - offset, sendFlags)
             }
             if n <= 0 { return false }
             offset += n

@@ -30,6 +30,8 @@ public final class TrackThumbnails: Sendable {
         var loadGeneration = 0
         var policy: ThumbnailLookupPolicy
         var completionTasks: [Int: Task<Void, Never>] = [:]
+        /// Sheets with a background fetch under way (lazy misses), so repeated misses start one fetch.
+        var pendingFetches: Set<SheetKey> = []
     }
 
     private let state: Mutex<State>
@@ -250,9 +252,14 @@ public final class TrackThumbnails: Sendable {
         }
     }
 
-    /// Fetches and decodes a sheet in the background after a synchronous miss (lazy mode).
+    /// Fetches (and, without a disk cache, decodes) a sheet in the background after a synchronous miss. Repeated
+    /// misses for the same sheet while its fetch is under way start nothing new.
     private func startBackgroundFetch(_ url: URL, source: ThumbnailSource, sheet: Int) {
+        let key = SheetKey(generation: source.generation, sheet: sheet)
+        let start = state.withLock { $0.pendingFetches.insert(key).inserted }
+        guard start else { return }
         Task.detached(priority: .utility) { [self] in
+            defer { _ = state.withLock { $0.pendingFetches.remove(key) } }
             do {
                 let data = try await fetchSheet(url)
                 if loader.diskCache == nil || url.isFileURL {

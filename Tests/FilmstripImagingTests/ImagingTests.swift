@@ -3,48 +3,6 @@ import FilmstripTesting
 import Foundation
 import Testing
 
-/// CRC-32 (IEEE), to re-sign a PNG chunk after patching it.
-func crc32(_ bytes: ArraySlice<UInt8>) -> UInt32 {
-    var crc: UInt32 = 0xFFFF_FFFF
-    for byte in bytes {
-        crc ^= UInt32(byte)
-        for _ in 0..<8 { crc = (crc >> 1) ^ (0xEDB8_8320 & (0 &- (crc & 1))) }
-    }
-    return ~crc
-}
-
-/// A JPEG whose SOF header declares `width` x `height` (the scan data stays that of a tiny image).
-func jpegDeclaring(width: Int, height: Int) throws -> [UInt8] {
-    var bytes = try ImageCodec.encode(PixelBuffer(width: 16, height: 16), as: .jpeg)
-    var i = 2
-    while i + 9 < bytes.count {
-        guard bytes[i] == 0xFF else { break }
-        let marker = bytes[i + 1]
-        let length = Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
-        if marker == 0xC0 || marker == 0xC2 {
-            bytes[i + 5] = UInt8(height >> 8)
-            bytes[i + 6] = UInt8(height & 0xFF)
-            bytes[i + 7] = UInt8(width >> 8)
-            bytes[i + 8] = UInt8(width & 0xFF)
-            return bytes
-        }
-        i += 2 + length
-    }
-    throw ImagingError(.corrupt, "no SOF marker")
-}
-
-/// A PNG whose IHDR declares `width` x `height`, with a valid chunk CRC.
-func pngDeclaring(width: UInt32, height: UInt32) throws -> [UInt8] {
-    var bytes = try ImageCodec.encode(PixelBuffer(width: 4, height: 4), as: .png)
-    // Signature (8), length (4), "IHDR" (4), then width and height.
-    for (offset, value) in [(16, width), (20, height)] {
-        for k in 0..<4 { bytes[offset + k] = UInt8((value >> (24 - 8 * UInt32(k))) & 0xFF) }
-    }
-    let crc = crc32(bytes[12..<29])
-    for k in 0..<4 { bytes[29 + k] = UInt8((crc >> (24 - 8 * UInt32(k))) & 0xFF) }
-    return bytes
-}
-
 @Suite("Imaging")
 struct ImagingTests {
     @Test("JPEG round trip keeps size and colours within compression error")
@@ -82,7 +40,7 @@ struct ImagingTests {
 
     @Test("a JPEG declaring more than the pixel limit is refused before decoding")
     func hugeJPEG() throws {
-        let huge = try jpegDeclaring(width: 60_000, height: 60_000)
+        let huge = try OversizedImageFixture.jpeg(declaringWidth: 60_000, height: 60_000)
         #expect(try ImageCodec.info(huge).pixelCount == 3_600_000_000)
         #expect {
             _ = try ImageCodec.decode(huge)
@@ -96,7 +54,7 @@ struct ImagingTests {
 
     @Test("a PNG declaring more than the pixel limit is refused before decoding")
     func hugePNG() throws {
-        let huge = try pngDeclaring(width: 100_000, height: 100_000)
+        let huge = try OversizedImageFixture.png(declaringWidth: 100_000, height: 100_000)
         #expect(try ImageCodec.info(huge).width == 100_000)
         #expect {
             _ = try ImageCodec.decode(huge)
@@ -122,7 +80,7 @@ struct ImagingTests {
         } throws: { ($0 as? ImagingError)?.kind == .unrecognizedFormat }
         #expect(throws: ImagingError.self) { _ = try ImageCodec.decode([0xFF, 0xD8, 0xFF]) }
         #expect(throws: ImagingError.self) { _ = try ImageCodec.decode([UInt8]()) }
-        var badHeader = try pngDeclaring(width: 10, height: 10)
+        var badHeader = try OversizedImageFixture.png(declaringWidth: 10, height: 10)
         badHeader[29] ^= 0x55  // CRC mismatch
         #expect(throws: ImagingError.self) { _ = try ImageCodec.info(badHeader) }
     }

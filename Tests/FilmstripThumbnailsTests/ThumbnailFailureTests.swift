@@ -85,10 +85,7 @@ struct ThumbnailFailureTests {
         let fixture = try SpriteServer()
         defer { fixture.cache.remove() }
         // A valid JPEG stream re-labelled as 40000x40000 (1.6 gigapixels).
-        var bytes = try SpriteSheetFixture.encoded(columns: 1, rows: 1, cellWidth: 16, cellHeight: 16)
-        if let sof = (2..<(bytes.count - 9)).first(where: { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xC0 }) {
-            bytes[sof + 5] = 0x9C; bytes[sof + 6] = 0x40; bytes[sof + 7] = 0x9C; bytes[sof + 8] = 0x40
-        }
+        let bytes = try OversizedImageFixture.jpeg(declaringWidth: 40_000, height: 40_000)
         fixture.server.serve(fixture.sheetPath(1), body: bytes)
         let thumbnails = TrackThumbnails(configuration: fixture.configuration())
         let error = await thumbnailsError { try await thumbnails.load(webVTTTrack: fixture.trackURL) }
