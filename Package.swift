@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "FilmstripImaging", targets: ["FilmstripImaging"]),
         .library(name: "FilmstripLoading", targets: ["FilmstripLoading"]),
         .library(name: "FilmstripThumbnails", targets: ["FilmstripThumbnails"]),
+        .library(name: "FilmstripMedia", targets: ["FilmstripMedia"]),
         .library(name: "FilmstripTesting", targets: ["FilmstripTesting"]),
         .executable(name: "filmstrip", targets: ["FilmstripCLI"]),
     ],
@@ -29,6 +30,13 @@ let package = Package(
             name: "CPNG",
             pkgConfig: "libpng",
             providers: [.apt(["libpng-dev"]), .brew(["libpng"])]
+        ),
+        .systemLibrary(
+            name: "CFFmpeg",
+            pkgConfig: "libavformat",
+            providers: [
+                .apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"]), .brew(["ffmpeg"]),
+            ]
         ),
         .target(name: "FilmstripFormats"),
         .target(
@@ -50,8 +58,17 @@ let package = Package(
             ]
         ),
         .target(
+            name: "FilmstripMedia",
+            dependencies: [
+                "CFFmpeg", "FilmstripFormats", "FilmstripImaging", "FilmstripLoading", "FilmstripThumbnails",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
             name: "Filmstrip",
-            dependencies: ["FilmstripFormats", "FilmstripImaging", "FilmstripLoading", "FilmstripThumbnails"]
+            dependencies: [
+                "FilmstripFormats", "FilmstripImaging", "FilmstripLoading", "FilmstripThumbnails", "FilmstripMedia",
+            ]
         ),
         .target(
             name: "FilmstripTesting",
@@ -76,6 +93,7 @@ let package = Package(
             name: "FilmstripThumbnailsTests",
             dependencies: ["Filmstrip", "FilmstripTesting"]
         ),
+        .testTarget(name: "FilmstripMediaTests", dependencies: ["Filmstrip", "FilmstripTesting"]),
         .testTarget(
             name: "FilmstripCLITests",
             dependencies: ["FilmstripTesting", "FilmstripImaging"]

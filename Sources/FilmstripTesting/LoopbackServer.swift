@@ -60,6 +60,7 @@ public final class LoopbackServer: Sendable {
         var requests: [Request] = []
         var connections: Set<Int32> = []
         var stopped = false
+        var bytesSent: [String: Int] = [:]
     }
 
     private let state = Mutex(State())
@@ -133,6 +134,12 @@ public final class LoopbackServer: Sendable {
 
     /// Every request received so far.
     public var requests: [Request] { state.withLock { $0.requests } }
+
+    /// Body bytes sent for `path` (all requests, ranges included).
+    public func bytesSent(_ path: String) -> Int {
+        let key = Self.normalize(path)
+        return state.withLock { $0.bytesSent[key] ?? 0 }
+    }
 
     /// How many requests asked for `path`.
     public func requestCount(_ path: String) -> Int {
@@ -251,9 +258,10 @@ public final class LoopbackServer: Sendable {
     }
 
     private func send(
-        _ fd: Int32, status: Int, contentType: String, body: [UInt8], head: Bool, bytesPerSecond: Int? = nil
+        _ fd: Int32, status: Int, contentType: String, body: [UInt8], head: Bool, bytesPerSecond: Int? = nil,
+        extraHeaders: String = ""
     ) -> Bool {
-        let header = Self.header(status: status, contentType: contentType, length: body.count)
+        let header = Self.header(status: status, contentType: contentType, length: body.count, extra: extraHeaders)
         guard writeAll(fd, header) else { return false }
         if head { return true }
         guard let rate = bytesPerSecond, rate > 0 else { return writeAll(fd, body) }
@@ -282,12 +290,29 @@ public final class LoopbackServer: Sendable {
         return true
     }
 
-    private static func header(status: Int, contentType: String, length: Int) -> [UInt8] {
-        let reasons = [200: "OK", 404: "Not Found", 500: "Internal Server Error", 503: "Service Unavailable"]
+    /// `bytes=a-b`, `bytes=a-` or `bytes=-n` within `size`; `nil` when unsatisfiable or malformed.
+    static func byteRange(_ header: String, size: Int) -> (Int, Int)? {
+        guard header.hasPrefix("bytes="), !header.contains(",") else { return nil }
+        let spec = header.dropFirst(6).split(separator: "-", omittingEmptySubsequences: false)
+        guard spec.count == 2 else { return nil }
+        if spec[0].isEmpty {
+            guard let suffix = Int(spec[1]), suffix > 0, size > 0 else { return nil }
+            return (max(0, size - suffix), size - 1)
+        }
+        guard let start = Int(spec[0]), start < size else { return nil }
+        let end = spec[1].isEmpty ? size - 1 : min(size - 1, Int(spec[1]) ?? -1)
+        return end >= start ? (start, end) : nil
+    }
+
+    private static func header(status: Int, contentType: String, length: Int, extra: String = "") -> [UInt8] {
+        let reasons = [
+            200: "OK", 206: "Partial Content", 404: "Not Found", 416: "Range Not Satisfiable",
+            500: "Internal Server Error", 503: "Service Unavailable",
+        ]
         let reason = reasons[status] ?? "Status"
         let text =
             "HTTP/1.1 \(status) \(reason)\r\nContent-Type: \(contentType)\r\nContent-Length: \(length)\r\n"
-            + "Connection: keep-alive\r\n\r\n"
+            + extra + "Connection: keep-alive\r\n\r\n"
         return Array(text.utf8)
     }
 

@@ -1,0 +1,296 @@
+public import FilmstripImaging
+public import FilmstripLoading
+public import Foundation
+import Synchronization
+
+/// A size in pixels.
+public struct ImageSize: Sendable, Hashable, CustomStringConvertible {
+    /// Width in pixels.
+    public var width: Int
+    /// Height in pixels.
+    public var height: Int
+
+    /// Creates a size.
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+
+    /// Parses `WxH`, as in `320x180`.
+    public init?(_ text: String) {
+        let parts = text.lowercased().split(separator: "x")
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0 else { return nil }
+        self.init(width: w, height: h)
+    }
+
+    /// `WxH`.
+    public var description: String { "\(width)x\(height)" }
+}
+
+/// Options of a ``FrameExtractor``. The defaults give the fastest result: the keyframe at or before the time.
+public struct FrameExtractorOptions: Sendable {
+    /// The largest output size; the aspect ratio is kept and images are never enlarged. Default: none.
+    public var maximumSize: ImageSize?
+    /// Turn the image as the video's display matrix asks (portrait phone videos). Default `true`.
+    public var appliesPreferredTrackTransform = true
+    /// How far before the requested time the frame may be, in seconds. Default: any (a keyframe at or before).
+    public var toleranceBefore: Double = .infinity
+    /// How far after the requested time the frame may be, in seconds. Default 0.
+    public var toleranceAfter: Double = 0
+    /// Timeouts, size limit, retries and headers for http(s) inputs.
+    public var loading = LoadingConfiguration(maximumResponseSize: 16 << 20, requestTimeout: 15, resourceTimeout: 60)
+    /// The HTTP transport; `nil` uses a shared `URLSessionDataLoader`.
+    public var transport: (any DataLoading)?
+
+    /// The defaults.
+    public init() {}
+
+    /// Options for the exact frame at each time (both tolerances zero).
+    public static var exact: FrameExtractorOptions {
+        var options = FrameExtractorOptions()
+        options.toleranceBefore = 0
+        options.toleranceAfter = 0
+        return options
+    }
+
+    var network: MediaNetwork {
+        MediaNetwork(transport: transport ?? sharedTransport, configuration: loading)
+    }
+}
+
+let sharedTransport = URLSessionDataLoader()
+
+/// A decoded video frame as an RGB image.
+public struct VideoFrame: Sendable {
+    /// The image, scaled and turned per the options.
+    public var image: PixelBuffer
+    /// The time that was asked for, in seconds.
+    public var requestedTime: Double
+    /// The presentation time of the frame used, in seconds from the start of the video.
+    public var actualTime: Double
+    /// Whether the frame is a keyframe.
+    public var isKeyframe: Bool
+}
+
+/// Extracts frames from a video file, a progressive http(s) video, or an HLS playlist (local or http), like a
+/// native asset image generator.
+///
+/// ```swift
+/// let extractor = FrameExtractor(url: videoURL, options: {
+///     var o = FrameExtractorOptions(); o.maximumSize = ImageSize(width: 320, height: 320); return o
+/// }())
+/// let poster = try await extractor.image(at: 12)            // the keyframe at or before 12 s
+/// for try await frame in extractor.images(at: [5, 1, 30]) {  // in request order, each keyframe decoded once
+///     print(frame.requestedTime, frame.actualTime)
+/// }
+/// ```
+///
+/// Over http(s), only what is needed is read (the index, then the keyframes' bytes) with bounded `Range`
+/// requests; ``bytesRead`` says how much. Work runs on the extractor's own thread, one call at a time;
+/// cancelling a call stops its reading and decoding promptly.
+public final class FrameExtractor: Sendable {
+    /// The input.
+    public let url: URL
+    /// The options.
+    public let options: FrameExtractorOptions
+
+    private let queue: DispatchQueue
+    private let cancellation = CancellationFlag()
+    /// The opened input, touched only on `queue`.
+    private let input = InputBox()
+    private struct Counters {
+        var calls = 0
+        /// Totals of inputs already closed (after failures), plus those of the open input.
+        var retired = (bytes: 0, requests: 0, decoded: 0)
+        var live = (bytes: 0, requests: 0, decoded: 0)
+    }
+    private let counters = Mutex(Counters())
+
+    /// Creates an extractor; the input is opened on first use.
+    public init(url: URL, options: FrameExtractorOptions = FrameExtractorOptions()) {
+        self.url = url
+        self.options = options
+        queue = DispatchQueue(label: "filmstrip.frame-extractor")
+    }
+
+    /// Bytes read so far: received over HTTP for remote inputs (every `Range` response body), read from disk for
+    /// local files.
+    public var bytesRead: Int { counters.withLock { $0.retired.bytes + $0.live.bytes } }
+    /// HTTP requests made so far.
+    public var requestCount: Int { counters.withLock { $0.retired.requests + $0.live.requests } }
+    /// Frames the decoder has produced so far.
+    public var decodedFrameCount: Int { counters.withLock { $0.retired.decoded + $0.live.decoded } }
+
+    /// The duration of the video in seconds.
+    public func duration() async throws -> Double {
+        try await perform { $0.duration }
+    }
+
+    /// The display size of the video (after sample aspect ratio and, if applied, rotation).
+    public func naturalSize() async throws -> ImageSize {
+        let applies = options.appliesPreferredTrackTransform
+        return try await perform { input in
+            let (w, h) = input.displaySize
+            return applies || input.quarterTurns % 2 == 0 ? ImageSize(width: w, height: h) : ImageSize(width: h, height: w)
+        }
+    }
+
+    /// The frame for `seconds` under the tolerances.
+    ///
+    /// - Throws: ``MediaError``: ``MediaError/Kind/timeOutOfRange`` past the end, and the kinds for unreadable,
+    ///   damaged or video-less inputs.
+    public func image(at seconds: Double) async throws -> VideoFrame {
+        let options = self.options
+        return try await perform { input in
+            var cache = KeyframeCache()
+            return try Self.frame(at: seconds, input: input, options: options, cache: &cache)
+        }
+    }
+
+    /// Frames for several times, yielded in the order asked. Times are visited in ascending order and each needed
+    /// keyframe is decoded once.
+    public func images(at times: [Double]) -> AsyncThrowingStream<VideoFrame, any Error> {
+        let options = self.options
+        return AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    try await perform { input in
+                        var cache = KeyframeCache()
+                        var ready: [Int: VideoFrame] = [:]
+                        var next = 0
+                        let order = times.indices.sorted { (times[$0], $0) < (times[$1], $1) }
+                        for index in order {
+                            ready[index] = try Self.frame(at: times[index], input: input, options: options, cache: &cache)
+                            while let frame = ready.removeValue(forKey: next) {
+                                continuation.yield(frame)
+                                next += 1
+                            }
+                        }
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    // MARK: Work
+
+    /// The last decoded keyframe, so a batch that maps several times to one keyframe decodes it once.
+    struct KeyframeCache {
+        var time: Double?
+        var image: PixelBuffer?
+    }
+
+    private static func frame(
+        at seconds: Double, input: MediaInput, options: FrameExtractorOptions, cache: inout KeyframeCache
+    ) throws(MediaError) -> VideoFrame {
+        guard seconds.isFinite, seconds >= 0 else {
+            throw MediaError(.timeOutOfRange, "the time \(seconds) s is not a position in the video", url: input.url)
+        }
+        if input.duration > 0, seconds > input.duration + 0.001 {
+            throw MediaError(
+                .timeOutOfRange,
+                "the time \(seconds) s is past the end of the video (\(String(format: "%.3f", input.duration)) s)",
+                url: input.url)
+        }
+        let turns = options.appliesPreferredTrackTransform ? input.quarterTurns : 0
+        let converter = FrameConverter()
+        func render(_ frame: OwnedFrame) throws(MediaError) -> PixelBuffer {
+            let (w, h) = outputSize(input: input, options: options)
+            return try converter.image(frame.pointer, width: w, height: h, quarterTurns: turns)
+        }
+        let exact = options.toleranceBefore == 0 && options.toleranceAfter == 0
+        if !exact {
+            let before = try input.keyPacket(atOrBefore: seconds)
+            var choice: OwnedPacket? = seconds - before.time <= options.toleranceBefore ? before : nil
+            if options.toleranceAfter > 0 {
+                let after = try input.keyPacket(atOrAfter: seconds)
+                if after.time >= seconds, after.time - seconds <= options.toleranceAfter,
+                    choice.map({ after.time - seconds < seconds - $0.time }) ?? true
+                {
+                    choice = after
+                }
+            }
+            if let choice {
+                if cache.time == choice.time, let image = cache.image {
+                    return VideoFrame(image: image, requestedTime: seconds, actualTime: choice.time, isKeyframe: true)
+                }
+                let decoded = try input.decode(keyPacket: choice)
+                let image = try render(decoded)
+                cache = KeyframeCache(time: choice.time, image: image)
+                return VideoFrame(image: image, requestedTime: seconds, actualTime: decoded.time, isKeyframe: true)
+            }
+        }
+        let decoded = try input.exactFrame(at: seconds)
+        return VideoFrame(
+            image: try render(decoded), requestedTime: seconds, actualTime: decoded.time, isKeyframe: decoded.isKey)
+    }
+
+    /// The output size before turning: the display size fitted into `maximumSize`, in the coded orientation.
+    static func outputSize(input: MediaInput, options: FrameExtractorOptions) -> (Int, Int) {
+        var (w, h) = input.displaySize  // already turned
+        if let maximum = options.maximumSize, w > maximum.width || h > maximum.height {
+            let scale = min(Double(maximum.width) / Double(w), Double(maximum.height) / Double(h))
+            w = max(1, Int((Double(w) * scale).rounded()))
+            h = max(1, Int((Double(h) * scale).rounded()))
+        }
+        return input.quarterTurns % 2 == 1 ? (h, w) : (w, h)
+    }
+
+    private func perform<T: Sendable>(_ body: @escaping @Sendable (MediaInput) throws -> T) async throws -> T {
+        let call = counters.withLock { c -> Int in
+            c.calls += 1
+            return c.calls
+        }
+        try Task.checkCancellation()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                queue.async { [self] in
+                    cancellation.begin(call)
+                    do {
+                        let opened = try input.open(url: url, network: options.network, cancellation: cancellation)
+                        let result = try body(opened)
+                        record(opened)
+                        continuation.resume(returning: result)
+                    } catch {
+                        // After a failure or a cancellation the demuxer may be mid-read: start afresh next time.
+                        if let opened = input.value { record(opened) }
+                        counters.withLock { c in
+                            c.retired = (
+                                c.retired.bytes + c.live.bytes, c.retired.requests + c.live.requests,
+                                c.retired.decoded + c.live.decoded
+                            )
+                            c.live = (0, 0, 0)
+                        }
+                        input.discard()
+                        continuation.resume(throwing: error)
+                    }
+                }
+            }
+        } onCancel: {
+            cancellation.cancel(call)
+        }
+    }
+
+    private func record(_ input: MediaInput) {
+        let live = (input.bytesRead, input.requestCount, input.framesDecoded)
+        counters.withLock { $0.live = live }
+    }
+}
+
+/// Holds the opened input. Only the extractor's serial queue touches it.
+private final class InputBox: @unchecked Sendable {
+    var value: MediaInput?
+
+    func open(url: URL, network: MediaNetwork, cancellation: CancellationFlag) throws(MediaError) -> MediaInput {
+        if let value { return value }
+        let opened = try MediaInput(url: url, network: network, cancellation: cancellation)
+        value = opened
+        return opened
+    }
+
+    func discard() { value = nil }
+}

@@ -1,0 +1,66 @@
+import CFFmpeg
+import Foundation
+
+/// An `AVIOContext` reading from an ``HTTPRangeSource``. The context holds an unretained pointer to this object,
+/// so the owner keeps it alive until ``close()``.
+final class CustomIO {
+    let source: HTTPRangeSource
+    private(set) var context: UnsafeMutablePointer<AVIOContext>?
+
+    init(source: HTTPRangeSource) throws(MediaError) {
+        self.source = source
+        let size: Int32 = 64 << 10
+        guard let buffer = av_malloc(Int(size)) else {
+            throw MediaError(.inputUnavailable, "out of memory for an I/O buffer", url: source.url)
+        }
+        let opaque = Unmanaged.passUnretained(self).toOpaque()
+        context = fs_avio_alloc_read_context(
+            buffer.assumingMemoryBound(to: UInt8.self), size, opaque, customIORead, customIOSeek)
+        if context == nil {
+            av_free(buffer)
+            throw MediaError(.inputUnavailable, "cannot create an I/O context", url: source.url)
+        }
+    }
+
+    /// Frees the context and its buffer.
+    func close() {
+        guard context != nil else { return }
+        av_freep(&context!.pointee.buffer)
+        avio_context_free(&context)
+    }
+
+    deinit { close() }
+}
+
+private func customIORead(_ opaque: UnsafeMutableRawPointer?, _ buffer: UnsafeMutablePointer<UInt8>?, _ size: Int32)
+    -> Int32
+{
+    guard let opaque, let buffer else { return fs_averror(EINVAL) }
+    let io = Unmanaged<CustomIO>.fromOpaque(opaque).takeUnretainedValue()
+    do {
+        let count = try io.source.read(into: buffer, count: Int(size))
+        return count == 0 ? fs_averror_eof() : Int32(count)
+    } catch let error as MediaError where error.kind == .cancelled {
+        return fs_averror_exit()
+    } catch {
+        return fs_averror(EIO)
+    }
+}
+
+private func customIOSeek(_ opaque: UnsafeMutableRawPointer?, _ offset: Int64, _ whence: Int32) -> Int64 {
+    guard let opaque else { return Int64(fs_averror(EINVAL)) }
+    let io = Unmanaged<CustomIO>.fromOpaque(opaque).takeUnretainedValue()
+    let source = io.source
+    if whence & fs_avseek_size() != 0 {
+        return (try? source.resolveSize()).flatMap { $0 } ?? -1
+    }
+    switch whence & ~fs_avseek_force() {
+    case SEEK_SET: source.seek(to: offset)
+    case SEEK_CUR: source.seek(to: source.position + offset)
+    case SEEK_END:
+        guard let size = (try? source.resolveSize()).flatMap({ $0 }) else { return -1 }
+        source.seek(to: size + offset)
+    default: return -1
+    }
+    return source.position
+}

@@ -1,0 +1,67 @@
+import CFFmpeg
+import FilmstripImaging
+
+/// Converts decoded frames to RGB at a target size with swscale, honouring the frame's colour matrix and range.
+/// One converter per worker; the swscale context is reused while sizes and formats stay the same.
+final class FrameConverter {
+    private var context: OpaquePointer?
+
+    deinit { sws_freeContext(context) }
+
+    /// Scales `frame` to `width` x `height` RGB into `destination` (rows `stride` bytes apart).
+    func convert(
+        _ frame: UnsafeMutablePointer<AVFrame>, width: Int, height: Int, into destination: UnsafeMutablePointer<UInt8>,
+        stride: Int
+    ) throws(MediaError) {
+        let f = frame.pointee
+        guard f.width > 0, f.height > 0, f.format >= 0 else {
+            throw MediaError(.decodeFailed, "the decoder produced an empty frame")
+        }
+        context = sws_getCachedContext(
+            context, f.width, f.height, AVPixelFormat(rawValue: f.format), Int32(width), Int32(height),
+            AV_PIX_FMT_RGB24, SWS_BICUBIC, nil, nil, nil)
+        guard let context else { throw MediaError(.decodeFailed, "swscale cannot convert this frame format") }
+        let space: Int32 =
+            switch f.colorspace {
+            case AVCOL_SPC_BT709: SWS_CS_ITU709
+            case AVCOL_SPC_BT2020_NCL, AVCOL_SPC_BT2020_CL: SWS_CS_BT2020
+            case AVCOL_SPC_SMPTE240M: SWS_CS_SMPTE240M
+            case AVCOL_SPC_FCC: SWS_CS_FCC
+            default: SWS_CS_DEFAULT
+            }
+        let fullRange: Int32 = f.color_range == AVCOL_RANGE_JPEG ? 1 : 0
+        let coefficients = sws_getCoefficients(space)
+        sws_setColorspaceDetails(context, coefficients, fullRange, sws_getCoefficients(SWS_CS_DEFAULT), 1, 0, 1 << 16, 1 << 16)
+        var destinations: [UnsafeMutablePointer<UInt8>?] = [destination, nil, nil, nil]
+        var strides: [Int32] = [Int32(stride), 0, 0, 0]
+        let result = withUnsafePointer(to: &frame.pointee.data) { data in
+            data.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { planes in
+                withUnsafePointer(to: &frame.pointee.linesize) { lines in
+                    lines.withMemoryRebound(to: Int32.self, capacity: 8) { linesizes in
+                        sws_scale(context, planes, linesizes, 0, f.height, &destinations, &strides)
+                    }
+                }
+            }
+        }
+        guard result > 0 else { throw MediaError(.decodeFailed, "swscale failed: \(ffmpegMessage(result))") }
+    }
+
+    /// The frame as an RGB image of `width` x `height`, turned clockwise by `quarterTurns` (the target size is
+    /// the size before turning).
+    func image(_ frame: UnsafeMutablePointer<AVFrame>, width: Int, height: Int, quarterTurns: Int) throws(MediaError)
+        -> PixelBuffer
+    {
+        var failure: MediaError?
+        let bytes = [UInt8](unsafeUninitializedCapacity: width * height * 3) { buffer, initialized in
+            do throws(MediaError) {
+                try convert(frame, width: width, height: height, into: buffer.baseAddress!, stride: width * 3)
+                initialized = width * height * 3
+            } catch {
+                failure = error
+                initialized = 0
+            }
+        }
+        if let failure { throw failure }
+        return PixelBuffer(width: width, height: height, layout: .rgb, bytes: bytes).rotated(quarterTurns: quarterTurns)
+    }
+}

@@ -1,0 +1,118 @@
+import FilmstripLoading
+import Foundation
+
+/// Random access to an HTTP resource through bounded `Range` requests, for FFmpeg's custom I/O.
+///
+/// FFmpeg reads on a worker thread that is not part of Swift's cooperative pool, so each fetch blocks that thread
+/// on a semaphore while the request runs on the shared loader. Reads are served from the last fetched chunk; a
+/// read just past it fetches the next chunk with twice the read-ahead (up to 4 MiB), a jump resets it to 64 KiB.
+/// Every body byte received is counted, so callers can report exactly how much of the file was transferred.
+///
+/// Confined to one thread at a time (the FFmpeg worker that owns the input).
+final class HTTPRangeSource {
+    let url: URL
+    private let transport: any DataLoading
+    private let configuration: LoadingConfiguration
+    private let cancellation: CancellationFlag
+    private(set) var size: Int64?
+    private(set) var position: Int64 = 0
+    private var chunk = Data()
+    private var chunkOffset: Int64 = 0
+    private var readAhead = HTTPRangeSource.minimumReadAhead
+    private(set) var bytesTransferred = 0
+    private(set) var requestCount = 0
+    private(set) var failure: (any Error)?
+
+    static let minimumReadAhead = 64 << 10
+    static let maximumReadAhead = 4 << 20
+
+    init(url: URL, transport: any DataLoading, configuration: LoadingConfiguration, cancellation: CancellationFlag) {
+        self.url = url
+        self.transport = transport
+        self.configuration = configuration
+        self.cancellation = cancellation
+    }
+
+    /// Copies up to `count` bytes at the current position; 0 at the end; throws on failure.
+    func read(into buffer: UnsafeMutableRawPointer, count: Int) throws -> Int {
+        if let size, position >= size { return 0 }
+        let chunkEnd = chunkOffset + Int64(chunk.count)
+        if position < chunkOffset || position >= chunkEnd {
+            let sequential = !chunk.isEmpty && position == chunkEnd
+            readAhead = sequential ? min(readAhead * 2, Self.maximumReadAhead) : Self.minimumReadAhead
+            try fetch(from: position, length: max(readAhead, count))
+            if position < chunkOffset || position >= chunkOffset + Int64(chunk.count) { return 0 }
+        }
+        let start = Int(position - chunkOffset)
+        let available = min(count, chunk.count - start)
+        guard available > 0 else { return 0 }
+        chunk.withUnsafeBytes { raw in
+            buffer.copyMemory(from: raw.baseAddress! + start, byteCount: available)
+        }
+        position += Int64(available)
+        return available
+    }
+
+    /// Moves the read position.
+    func seek(to offset: Int64) { position = max(0, offset) }
+
+    /// Learns the size with a one-byte request when no read has told it yet.
+    func resolveSize() throws -> Int64? {
+        if size == nil { try fetch(from: 0, length: Self.minimumReadAhead) }
+        return size
+    }
+
+    private func fetch(from offset: Int64, length: Int) throws {
+        if cancellation.isCancelled { throw MediaError(.cancelled, "cancelled", url: url) }
+        var configuration = self.configuration
+        let last = offset + Int64(length) - 1
+        configuration.additionalHeaders["Range"] = "bytes=\(offset)-\(size.map { min(last, $0 - 1) } ?? last)"
+        let semaphore = DispatchSemaphore(value: 0)
+        let box = ResultBox()
+        let transport = self.transport
+        let url = self.url
+        Task.detached {
+            do {
+                box.result = .success(try await transport.load(url, configuration: configuration))
+            } catch {
+                box.result = .failure(error)
+            }
+            semaphore.signal()
+        }
+        semaphore.wait()
+        requestCount += 1
+        let response: LoadResponse
+        do {
+            response = try box.result!.get()
+        } catch let error as LoadingError where error.kind == .httpStatus(416) {
+            // Past the end: an empty chunk.
+            chunk = Data()
+            chunkOffset = offset
+            return
+        } catch {
+            failure = error
+            throw error
+        }
+        bytesTransferred += response.data.count
+        if response.statusCode == 206, let range = response.headers["content-range"] {
+            // "bytes start-end/total"
+            let parts = range.split(whereSeparator: { $0 == " " || $0 == "-" || $0 == "/" })
+            if parts.count == 4, let start = Int64(parts[1]) {
+                chunkOffset = start
+                if let total = Int64(parts[3]) { size = total }
+            } else {
+                chunkOffset = offset
+            }
+        } else {
+            // The server ignored Range and sent the whole resource.
+            chunkOffset = 0
+            size = Int64(response.data.count)
+        }
+        chunk = response.data
+    }
+}
+
+/// Carries a result from the detached task to the blocked worker thread; the semaphore orders the accesses.
+private final class ResultBox: @unchecked Sendable {
+    var result: Result<LoadResponse, any Error>?
+}

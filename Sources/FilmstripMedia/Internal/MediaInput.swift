@@ -1,0 +1,428 @@
+import CFFmpeg
+import FilmstripLoading
+import Foundation
+
+/// How a ``MediaInput`` reaches the network.
+struct MediaNetwork: Sendable {
+    var transport: any DataLoading
+    var configuration: LoadingConfiguration
+}
+
+/// One opened input with its video decoder. Not thread-safe: each input is used by one worker at a time.
+///
+/// Local files are read by FFmpeg's own file protocol. http(s) inputs, and every playlist or segment an HLS input
+/// opens over http(s), go through ``HTTPRangeSource`` (bounded `Range` requests on Filmstrip's loader), so bytes
+/// are counted and requests carry the configured headers and timeouts. A remote input may not open local files.
+final class MediaInput {
+    let url: URL
+    let isRemote: Bool
+    let cancellation: CancellationFlag
+    private let network: MediaNetwork
+    private var format: UnsafeMutablePointer<AVFormatContext>?
+    private var codec: UnsafeMutablePointer<AVCodecContext>?
+    private var packet: UnsafeMutablePointer<AVPacket>?
+    private var frame: UnsafeMutablePointer<AVFrame>?
+    private var rootIO: CustomIO?
+    private var nestedIO: [UnsafeMutableRawPointer: CustomIO] = [:]
+    private var closedBytes = 0
+    private var refusedURL: String?
+    private(set) var streamIndex: Int32
+    private var stream: UnsafeMutablePointer<AVStream>
+    /// Seconds per stream time-base unit.
+    private(set) var timeBase: Double
+    /// Stream start in time-base units (times are reported relative to it).
+    private(set) var startTimestamp: Int64
+    /// Duration in seconds (0 when unknown).
+    private(set) var duration: Double
+    /// Clockwise quarter turns the display matrix asks for (0...3).
+    private(set) var quarterTurns: Int
+    /// Whether the demuxer has an exact keyframe index (MP4/MOV, MKV), so a backward seek lands on the keyframe.
+    private(set) var hasIndex: Bool
+
+    init(url: URL, network: MediaNetwork, cancellation: CancellationFlag) throws(MediaError) {
+        self.url = url
+        self.network = network
+        self.cancellation = cancellation
+        let scheme = url.scheme?.lowercased() ?? ""
+        isRemote = scheme == "http" || scheme == "https"
+        guard isRemote || url.isFileURL else {
+            throw MediaError(.invalidArgument, "only file, http and https inputs are supported", url: url)
+        }
+        if url.isFileURL, !FileManager.default.isReadableFile(atPath: url.path) {
+            throw MediaError(.inputUnavailable, "no such file", url: url)
+        }
+        guard var context = avformat_alloc_context() else {
+            throw MediaError(.inputUnavailable, "out of memory", url: url)
+        }
+        context.pointee.interrupt_callback.callback = mediaInterrupt
+        context.pointee.interrupt_callback.opaque = Unmanaged.passUnretained(cancellation).toOpaque()
+        // Placeholders until the stream is known; assigned for real below.
+        streamIndex = -1
+        stream = UnsafeMutablePointer(bitPattern: 1)!
+        timeBase = 0
+        startTimestamp = 0
+        duration = 0
+        quarterTurns = 0
+        hasIndex = false
+        context.pointee.opaque = Unmanaged.passUnretained(self).toOpaque()
+        if isRemote {
+            let source = HTTPRangeSource(
+                url: url, transport: network.transport, configuration: network.configuration,
+                cancellation: cancellation)
+            let io = try CustomIO(source: source)
+            rootIO = io
+            context.pointee.pb = io.context
+            context.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+            context.pointee.io_open = mediaIOOpen
+            context.pointee.io_close2 = mediaIOClose
+        }
+        var formatContext: UnsafeMutablePointer<AVFormatContext>? = context
+        let location = url.isFileURL ? url.path : url.absoluteString
+        let opened = avformat_open_input(&formatContext, location, nil, nil)
+        guard opened >= 0, let opened = formatContext else {
+            throw openFailure(opened, stage: "open")
+        }
+        context = opened
+        format = opened
+        if !Self.isIndexedContainer(opened) {
+            let found = avformat_find_stream_info(opened, nil)
+            if found < 0 { throw openFailure(found, stage: "read stream information from") }
+        }
+        var decoder: UnsafePointer<AVCodec>?
+        let index = av_find_best_stream(opened, AVMEDIA_TYPE_VIDEO, -1, -1, &decoder, 0)
+        if index == fs_averror_stream_not_found() {
+            throw MediaError(.noVideoStream, "the input has no video stream", url: url)
+        }
+        guard index >= 0, let decoder else {
+            throw MediaError(
+                .unsupportedCodec, "no decoder for the video stream (\(ffmpegMessage(index)))", url: url,
+                ffmpegCode: index)
+        }
+        streamIndex = index
+        stream = opened.pointee.streams[Int(index)]!
+        for i in 0..<Int(opened.pointee.nb_streams) where i != Int(index) {
+            opened.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL
+        }
+        guard let codecContext = avcodec_alloc_context3(decoder) else {
+            throw MediaError(.unsupportedCodec, "cannot create a decoder", url: url)
+        }
+        codec = codecContext
+        avcodec_parameters_to_context(codecContext, stream.pointee.codecpar)
+        codecContext.pointee.thread_count = 1
+        codecContext.pointee.pkt_timebase = stream.pointee.time_base
+        let openedCodec = avcodec_open2(codecContext, decoder, nil)
+        guard openedCodec >= 0 else {
+            throw MediaError(
+                .unsupportedCodec, "cannot open the \(String(cString: decoder.pointee.name)) decoder", url: url,
+                ffmpegCode: openedCodec)
+        }
+        packet = av_packet_alloc()
+        frame = av_frame_alloc()
+        let base = stream.pointee.time_base
+        timeBase = base.den != 0 ? Double(base.num) / Double(base.den) : 1.0 / 90_000
+        startTimestamp = stream.pointee.start_time == fs_nopts_value() ? 0 : stream.pointee.start_time
+        if opened.pointee.duration != fs_nopts_value(), opened.pointee.duration > 0 {
+            duration = Double(opened.pointee.duration) / Double(fs_time_base())
+        } else if stream.pointee.duration != fs_nopts_value(), stream.pointee.duration > 0 {
+            duration = Double(stream.pointee.duration) * timeBase
+        }
+        let counterClockwise = fs_stream_display_rotation(stream)
+        quarterTurns = ((Int((-counterClockwise / 90).rounded()) % 4) + 4) % 4
+        hasIndex = avformat_index_get_entries_count(stream) > 0
+    }
+
+    deinit {
+        avcodec_free_context(&codec)
+        avformat_close_input(&format)
+        rootIO?.close()
+        for io in nestedIO.values { io.close() }
+        av_packet_free(&packet)
+        av_frame_free(&frame)
+    }
+
+    /// MP4/MOV carry complete stream parameters and an index in their header: probing packets would only cost
+    /// bytes (and, over HTTP, requests).
+    private static func isIndexedContainer(_ context: UnsafeMutablePointer<AVFormatContext>) -> Bool {
+        guard let name = context.pointee.iformat?.pointee.name else { return false }
+        return String(cString: name).hasPrefix("mov,")
+    }
+
+    private func openFailure(_ code: Int32, stage: String) -> MediaError {
+        if cancellation.isCancelled { return MediaError(.cancelled, "cancelled", url: url) }
+        if let refusedURL {
+            return MediaError(
+                .invalidArgument, "a remote input may not open the local file '\(refusedURL)'", url: url,
+                ffmpegCode: code)
+        }
+        if let failure = rootIO?.source.failure ?? nestedIO.values.compactMap(\.source.failure).first {
+            if let loading = failure as? LoadingError, loading.kind == .timedOut {
+                return MediaError(.timedOut, loading.message, url: loading.url, underlying: loading)
+            }
+            return MediaError(.inputUnavailable, "\(failure)", url: url, ffmpegCode: code, underlying: failure)
+        }
+        return MediaError(
+            .invalidMedia, "cannot \(stage) the input: \(ffmpegMessage(code))", url: url, ffmpegCode: code)
+    }
+
+    // MARK: Accounting
+
+    /// Bytes read: received over HTTP for remote inputs, read from disk for local ones.
+    var bytesRead: Int {
+        if isRemote {
+            return (rootIO?.source.bytesTransferred ?? 0) + closedBytes
+                + nestedIO.values.reduce(0) { $0 + $1.source.bytesTransferred }
+        }
+        return Int(format?.pointee.pb?.pointee.bytes_read ?? 0)
+    }
+
+    /// HTTP requests made.
+    var requestCount: Int {
+        (rootIO?.source.requestCount ?? 0) + nestedIO.values.reduce(0) { $0 + $1.source.requestCount }
+    }
+
+    /// Display size after sample aspect ratio and rotation.
+    var displaySize: (width: Int, height: Int) {
+        let parameters = stream.pointee.codecpar.pointee
+        var width = Double(parameters.width)
+        let height = Double(parameters.height)
+        let sar = parameters.sample_aspect_ratio
+        if sar.num > 0, sar.den > 0 { width = width * Double(sar.num) / Double(sar.den) }
+        let w = max(1, Int(width.rounded()))
+        let h = max(1, Int(height))
+        return quarterTurns % 2 == 1 ? (h, w) : (w, h)
+    }
+
+    // MARK: Nested I/O (HLS playlists and segments)
+
+    fileprivate func openNested(_ location: String, into pb: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>)
+        -> Int32
+    {
+        guard let nested = URL(string: location), let scheme = nested.scheme?.lowercased(),
+            scheme == "http" || scheme == "https"
+        else {
+            refusedURL = location
+            return fs_averror(EPERM)
+        }
+        let source = HTTPRangeSource(
+            url: nested, transport: network.transport, configuration: network.configuration,
+            cancellation: cancellation)
+        do {
+            let io = try CustomIO(source: source)
+            guard let context = io.context else { return fs_averror(ENOMEM) }
+            nestedIO[UnsafeMutableRawPointer(context)] = io
+            pb.pointee = context
+            return 0
+        } catch {
+            return fs_averror(ENOMEM)
+        }
+    }
+
+    fileprivate func closeNested(_ pb: UnsafeMutablePointer<AVIOContext>) -> Int32 {
+        guard let io = nestedIO.removeValue(forKey: UnsafeMutableRawPointer(pb)) else { return 0 }
+        closedBytes += io.source.bytesTransferred
+        if let failure = io.source.failure { lastNestedFailure = failure }
+        io.close()
+        return 0
+    }
+
+    /// Frames the decoder has produced.
+    private(set) var framesDecoded = 0
+
+    /// The last failure of a closed nested source (a missing HLS segment, say).
+    private(set) var lastNestedFailure: (any Error)?
+
+    // MARK: Reading and decoding
+
+    func seconds(_ timestamp: Int64) -> Double { Double(timestamp - startTimestamp) * timeBase }
+
+    private func timestamp(_ seconds: Double) -> Int64 { startTimestamp + Int64((seconds / timeBase).rounded(.down)) }
+
+    private func checkCancelled() throws(MediaError) {
+        if cancellation.isCancelled { throw MediaError(.cancelled, "cancelled", url: url) }
+    }
+
+    /// Reads the next packet of the video stream into `packet`; false at the end of the input.
+    private func readPacket() throws(MediaError) -> Bool {
+        while true {
+            try checkCancelled()
+            av_packet_unref(packet)
+            let result = av_read_frame(format, packet)
+            if result == fs_averror_eof() { return false }
+            if result < 0 { throw readFailure(result) }
+            if packet!.pointee.stream_index == streamIndex { return true }
+        }
+    }
+
+    private func readFailure(_ code: Int32) -> MediaError {
+        if cancellation.isCancelled { return MediaError(.cancelled, "cancelled", url: url) }
+        if let failure = lastNestedFailure ?? rootIO?.source.failure {
+            if let loading = failure as? LoadingError, loading.kind == .timedOut {
+                return MediaError(.timedOut, loading.message, url: loading.url, underlying: loading)
+            }
+            return MediaError(.inputUnavailable, "\(failure)", url: url, ffmpegCode: code, underlying: failure)
+        }
+        return MediaError(.invalidMedia, "cannot read the input: \(ffmpegMessage(code))", url: url, ffmpegCode: code)
+    }
+
+    private var packetTime: Double {
+        let p = packet!.pointee
+        let ts = p.pts != fs_nopts_value() ? p.pts : p.dts
+        return ts == fs_nopts_value() ? -1 : seconds(ts)
+    }
+
+    private var packetIsKey: Bool { fs_packet_is_key(packet) != 0 }
+
+    /// Seeks to the keyframe at or before `t` (by the demuxer's notion, which may compare dts) and resets the
+    /// decoder.
+    func seek(to t: Double) throws(MediaError) {
+        try checkCancelled()
+        var result = av_seek_frame(format, streamIndex, timestamp(max(0, t)), AVSEEK_FLAG_BACKWARD)
+        if result < 0 {
+            result = avformat_seek_file(format, streamIndex, Int64.min, timestamp(max(0, t)), Int64.max, 0)
+        }
+        if result < 0 { throw readFailure(result) }
+        avcodec_flush_buffers(codec)
+    }
+
+    /// The key packet at or before `t`. When `t` is before the first keyframe, the first keyframe.
+    func keyPacket(atOrBefore t: Double) throws(MediaError) -> OwnedPacket {
+        var target = t
+        for attempt in 0..<5 {
+            try seek(to: target)
+            var best: OwnedPacket?
+            var firstKey: OwnedPacket?
+            while try readPacket() {
+                let time = packetTime
+                if packetIsKey {
+                    if time <= t + 1e-6 {
+                        best = OwnedPacket(cloning: packet!, time: time)
+                        if hasIndex { break }
+                        continue
+                    }
+                    if best == nil, firstKey == nil { firstKey = OwnedPacket(cloning: packet!, time: time) }
+                    break
+                } else if best != nil, time > t + 1e-6 {
+                    break
+                }
+            }
+            if let best { return best }
+            // Nothing at or before t from here: the seek landed late (dts before pts), or t precedes the video.
+            if target <= 0, let firstKey { return firstKey }
+            if target <= 0 { break }
+            target = max(0, target - Double(2 << attempt))
+        }
+        throw MediaError(.decodeFailed, "no keyframe found at or before \(t) s", url: url)
+    }
+
+    /// The first key packet at or after `t`, else the last one before it (near the end of the video).
+    func keyPacket(atOrAfter t: Double) throws(MediaError) -> OwnedPacket {
+        try seek(to: t)
+        var previous: OwnedPacket?
+        while try readPacket() {
+            guard packetIsKey else { continue }
+            let time = packetTime
+            if time >= t - 1e-6, let found = OwnedPacket(cloning: packet!, time: time) { return found }
+            previous = OwnedPacket(cloning: packet!, time: time)
+        }
+        if let previous { return previous }
+        return try keyPacket(atOrBefore: t)
+    }
+
+    /// Decodes one key packet on its own: send it, drain the decoder, take the frame, reset.
+    func decode(keyPacket key: OwnedPacket) throws(MediaError) -> OwnedFrame {
+        try checkCancelled()
+        avcodec_flush_buffers(codec)
+        var result = avcodec_send_packet(codec, key.pointer)
+        if result < 0 {
+            throw MediaError(.decodeFailed, "the decoder refused the keyframe: \(ffmpegMessage(result))", url: url)
+        }
+        avcodec_send_packet(codec, nil)
+        var decoded: OwnedFrame?
+        while true {
+            result = avcodec_receive_frame(codec, frame)
+            if result < 0 { break }
+            framesDecoded += 1
+            if decoded == nil { decoded = OwnedFrame(cloning: frame!, time: frameTime ?? key.time) }
+            av_frame_unref(frame)
+        }
+        avcodec_flush_buffers(codec)
+        guard let decoded else {
+            throw MediaError(.decodeFailed, "the keyframe at \(key.time) s did not decode", url: url)
+        }
+        return decoded
+    }
+
+    private var frameTime: Double? {
+        let f = frame!.pointee
+        let ts = f.best_effort_timestamp != fs_nopts_value() ? f.best_effort_timestamp : f.pts
+        return ts == fs_nopts_value() ? nil : seconds(ts)
+    }
+
+    /// The frame shown at `t`: the last frame whose presentation time is at or before `t` (the first frame when
+    /// `t` precedes it). Decodes forward from the keyframe before `t`.
+    func exactFrame(at t: Double) throws(MediaError) -> OwnedFrame {
+        var target = t
+        for attempt in 0..<5 {
+            try seek(to: target)
+            var candidate: OwnedFrame?
+            var first: OwnedFrame?
+            var finished = false
+            var overshot = false
+            while !finished {
+                let got = try readPacket()
+                let sent = avcodec_send_packet(codec, got ? packet : nil)
+                if sent < 0, sent != fs_averror_eagain(), got {
+                    // A damaged packet: skip it, as players do.
+                    continue
+                }
+                while avcodec_receive_frame(codec, frame) >= 0 {
+                    framesDecoded += 1
+                    let time = frameTime ?? -1
+                    defer { av_frame_unref(frame) }
+                    if first == nil { first = OwnedFrame(cloning: frame!, time: time) }
+                    if time <= t + 1e-6 {
+                        candidate = OwnedFrame(cloning: frame!, time: time)
+                    } else {
+                        if candidate == nil { overshot = true }
+                        finished = true
+                        break
+                    }
+                }
+                if !got { finished = true }
+            }
+            avcodec_flush_buffers(codec)
+            if let candidate { return candidate }
+            if overshot, target > 0 {
+                target = max(0, target - Double(2 << attempt))
+                continue
+            }
+            if let first { return first }
+            break
+        }
+        throw MediaError(.decodeFailed, "no frame decoded near \(t) s", url: url)
+    }
+}
+
+// MARK: C callbacks
+
+private func mediaInterrupt(_ opaque: UnsafeMutableRawPointer?) -> Int32 {
+    guard let opaque else { return 0 }
+    return Unmanaged<CancellationFlag>.fromOpaque(opaque).takeUnretainedValue().isCancelled ? 1 : 0
+}
+
+private func mediaIOOpen(
+    _ context: UnsafeMutablePointer<AVFormatContext>?, _ pb: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>?,
+    _ location: UnsafePointer<CChar>?, _ flags: Int32, _ options: UnsafeMutablePointer<OpaquePointer?>?
+) -> Int32 {
+    guard let context, let pb, let location, let opaque = context.pointee.opaque else { return fs_averror(EINVAL) }
+    let input = Unmanaged<MediaInput>.fromOpaque(opaque).takeUnretainedValue()
+    return input.openNested(String(cString: location), into: pb)
+}
+
+private func mediaIOClose(
+    _ context: UnsafeMutablePointer<AVFormatContext>?, _ pb: UnsafeMutablePointer<AVIOContext>?
+) -> Int32 {
+    guard let context, let pb, let opaque = context.pointee.opaque else { return 0 }
+    let input = Unmanaged<MediaInput>.fromOpaque(opaque).takeUnretainedValue()
+    return input.closeNested(pb)
+}

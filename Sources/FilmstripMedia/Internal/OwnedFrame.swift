@@ -1,0 +1,47 @@
+import CFFmpeg
+
+/// An `AVFrame` owned by Swift, freed on deinit.
+final class OwnedFrame {
+    let pointer: UnsafeMutablePointer<AVFrame>
+    /// Presentation time in seconds from the start of the stream.
+    let time: Double
+    let isKey: Bool
+
+    init?(cloning frame: UnsafeMutablePointer<AVFrame>, time: Double) {
+        guard let copy = av_frame_clone(frame) else { return nil }
+        pointer = copy
+        self.time = time
+        isKey = fs_frame_is_key(frame) != 0
+    }
+
+    deinit {
+        var frame: UnsafeMutablePointer<AVFrame>? = pointer
+        av_frame_free(&frame)
+    }
+}
+
+/// An `AVPacket` owned by Swift, freed on deinit.
+final class OwnedPacket {
+    let pointer: UnsafeMutablePointer<AVPacket>
+    /// Presentation time in seconds from the start of the stream.
+    let time: Double
+
+    init?(cloning packet: UnsafeMutablePointer<AVPacket>, time: Double) {
+        guard let copy = av_packet_clone(packet) else { return nil }
+        pointer = copy
+        self.time = time
+    }
+
+    deinit {
+        var packet: UnsafeMutablePointer<AVPacket>? = pointer
+        av_packet_free(&packet)
+    }
+}
+
+/// FFmpeg's message for an error code.
+func ffmpegMessage(_ code: Int32) -> String {
+    var buffer = [CChar](repeating: 0, count: 256)
+    fs_error_string(code, &buffer, buffer.count)
+    let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+    return String(decoding: bytes, as: UTF8.self)
+}

@@ -1,0 +1,164 @@
+public import Foundation
+import Synchronization
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Test media made with the `ffmpeg` CLI on first use and kept for the rest of the process.
+///
+/// The "counter" videos encode their frame number in the colour of every pixel (see ``frameNumber(r:g:b:)``),
+/// so a test can tell exactly which frame a decoded image is. Videos are 25 fps with a keyframe every 2 s
+/// (frames 0, 50, 100, …) and B-frames, so presentation and decode order differ as in real files.
+public enum MediaFixtures {
+    /// The colour of frame `n` of a counter video.
+    public static func color(ofFrame n: Int) -> (Int, Int, Int) {
+        (20 + (n % 6) * 40, 20 + ((n / 6) % 6) * 40, 20 + ((n / 36) % 7) * 33)
+    }
+
+    /// The frame number a counter-video colour stands for (`nil` if it is not close to one).
+    public static func frameNumber(r: Double, g: Double, b: Double) -> Int? {
+        func level(_ value: Double, _ step: Double, _ count: Int) -> Int? {
+            let k = ((value - 20) / step).rounded()
+            guard k >= 0, k < Double(count), abs(value - (20 + k * step)) < step / 2.5 else { return nil }
+            return Int(k)
+        }
+        guard let a = level(r, 40, 6), let c = level(g, 40, 6), let d = level(b, 33, 7) else { return nil }
+        return a + c * 6 + d * 36
+    }
+
+    private static let counterSource =
+        "nullsrc=s=320x240:r=25:d=10,format=rgb24,geq=r='20+mod(N,6)*40':g='20+mod(floor(N/6),6)*40':b='20+mod(floor(N/36),7)*33'"
+    private static let h264 = ["-c:v", "libx264", "-preset", "veryfast", "-g", "50", "-keyint_min", "50",
+                               "-sc_threshold", "0", "-bf", "2", "-pix_fmt", "yuv420p"]
+
+    /// A 10 s 320x240 counter video, MP4 with the index at the front.
+    public static func counter() throws -> URL {
+        try make("counter.mp4", ["-f", "lavfi", "-i", counterSource] + h264 + ["-movflags", "+faststart"])
+    }
+
+    /// The counter video with the index at the end (ffmpeg's default layout).
+    public static func counterIndexAtEnd() throws -> URL {
+        try make("counter-moov-at-end.mp4", ["-f", "lavfi", "-i", counterSource] + h264)
+    }
+
+    /// A 4 s 320x240 video whose left half is red and right half blue, with a display matrix for a quarter turn
+    /// counter-clockwise (`rotate=90` written by a stream-copy remux). Shown as the ffmpeg CLI shows it, it is
+    /// 240x320 with red at the bottom.
+    public static func rotated() throws -> URL {
+        let source =
+            "nullsrc=s=320x240:r=25:d=4,format=rgb24,geq=r='if(lt(X,160),230,20)':g='20':b='if(lt(X,160),20,230)'"
+        let plain = try make("halves.mp4", ["-f", "lavfi", "-i", source] + h264)
+        return try make("rotated.mp4", ["-i", plain.path, "-c", "copy", "-metadata:s:v:0", "rotate=90"])
+    }
+
+    /// A counter video with a variable frame rate: 25 fps for 2 s, then 5 fps.
+    public static func variableFrameRate() throws -> URL {
+        try make(
+            "vfr.mp4",
+            ["-f", "lavfi", "-i", counterSource, "-vf", "setpts='if(lt(N,50),N/25,2+(N-50)/5)/TB'",
+             "-fps_mode", "vfr", "-frames:v", "80"] + h264)
+    }
+
+    /// A rich 10 s 320x240 test pattern (for image-quality comparisons).
+    public static func pattern() throws -> URL {
+        try make("pattern.mp4", ["-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=10"] + h264 + ["-movflags", "+faststart"])
+    }
+
+    /// A 3 s AAC audio file without video.
+    public static func audioOnly() throws -> URL {
+        try make("audio.m4a", ["-f", "lavfi", "-i", "sine=frequency=440:duration=3", "-c:a", "aac"])
+    }
+
+    /// The counter video as an HLS VOD rendition of 2 s MPEG-TS segments: `hls/index.m3u8`, `hls/segment-N.ts`.
+    public static func hls() throws -> URL {
+        let counter = try counter()
+        let directory = try root().appendingPathComponent("hls", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return try make(
+            "hls/index.m3u8",
+            ["-i", counter.path, "-c", "copy", "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod",
+             "-hls_segment_filename", directory.appendingPathComponent("segment-%d.ts").path])
+    }
+
+    /// The files of a fixture directory (for serving over loopback).
+    public static func files(in directory: URL) throws -> [URL] {
+        try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
+    }
+
+    // MARK: Making
+
+    private static let lock = Mutex<URL?>(nil)
+
+    private static func root() throws -> URL {
+        try lock.withLock { root in
+            if let root { return root }
+            // Shared across runs: each file's name carries a hash of its recipe, so a changed recipe makes a new file.
+            let made = FileManager.default.temporaryDirectory
+                .appendingPathComponent("filmstrip-media-fixtures", isDirectory: true)
+            try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true)
+            root = made
+            return made
+        }
+    }
+
+    private static let making = Mutex<[String: Result<URL, FixtureError>]>([:])
+    private static let makingLock = NSLock()
+
+    /// Runs ffmpeg once per recipe (others wait), writing to a temporary name and renaming into place, so a run
+    /// that is interrupted never leaves a half-written fixture behind.
+    static func make(_ name: String, _ arguments: [String]) throws -> URL {
+        makingLock.lock()
+        defer { makingLock.unlock() }
+        if let done = making.withLock({ $0[name] }) { return try done.get() }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a of the recipe
+        for byte in (arguments.joined(separator: "\u{1}")).utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        let url = URL(fileURLWithPath: name)
+        let stem = url.deletingPathExtension().lastPathComponent + "-" + String(hash, radix: 16)
+        let file = try root().appendingPathComponent(name).deletingLastPathComponent()
+            .appendingPathComponent(stem).appendingPathExtension(url.pathExtension)
+        let result: Result<URL, FixtureError>
+        if FileManager.default.fileExists(atPath: file.path) {
+            result = .success(file)
+        } else {
+            let partial = file.deletingLastPathComponent()
+                .appendingPathComponent(".partial-\(UUID().uuidString)-" + file.lastPathComponent)
+            do throws(FixtureError) {
+                try run(["-hide_banner", "-loglevel", "error", "-y"] + arguments + [partial.path])
+                if rename(partial.path, file.path) != 0 { throw FixtureError("cannot move \(partial.path) into place") }
+                result = .success(file)
+            } catch {
+                try? FileManager.default.removeItem(at: partial)
+                result = .failure(error)
+            }
+        }
+        making.withLock { $0[name] = result }
+        return try result.get()
+    }
+
+    /// Runs the ffmpeg CLI.
+    public static func run(_ arguments: [String]) throws(FixtureError) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["ffmpeg"] + arguments
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        do { try process.run() } catch {
+            throw FixtureError("cannot run ffmpeg (is the ffmpeg CLI installed? `make deps` installs it): \(error)")
+        }
+        let output = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw FixtureError("ffmpeg \(arguments.joined(separator: " ")) failed: \(String(decoding: output, as: UTF8.self))")
+        }
+    }
+}
+
+/// A failure to make test media.
+public struct FixtureError: Error, CustomStringConvertible {
+    /// What went wrong.
+    public var description: String
+    init(_ description: String) { self.description = description }
+}

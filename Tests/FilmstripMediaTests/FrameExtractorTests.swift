@@ -1,0 +1,125 @@
+import Filmstrip
+import FilmstripMedia
+import FilmstripTesting
+import Foundation
+import Testing
+
+@Suite("Frame extraction")
+struct FrameExtractorTests {
+    @Test("default tolerance: the keyframe at or before the time")
+    func keyframeAtOrBefore() async throws {
+        let extractor = FrameExtractor(url: try MediaFixtures.counter())
+        #expect(try await extractor.duration() == 10)
+        for (t, key) in [(0.0, 0), (1.99, 0), (2.0, 50), (5.3, 100), (9.99, 200)] {
+            let frame = try await extractor.image(at: t)
+            #expect(frame.actualTime == Double(key) / 25, "t=\(t)")
+            #expect(frame.isKeyframe)
+            #expect(frameNumber(frame.image) == key, "t=\(t)")
+            #expect(frame.image.width == 320 && frame.image.height == 240)
+        }
+    }
+
+    @Test("zero tolerance: the exact frame shown at the time")
+    func exact() async throws {
+        let extractor = FrameExtractor(url: try MediaFixtures.counter(), options: .exact)
+        for (t, n) in [(0.0, 0), (0.039, 0), (0.04, 1), (5.3, 132), (7.999, 199), (9.96, 249), (10.0, 249)] {
+            let frame = try await extractor.image(at: t)
+            #expect(frameNumber(frame.image) == n, "t=\(t)")
+            #expect(abs(frame.actualTime - Double(n) / 25) < 1e-6, "t=\(t)")
+        }
+    }
+
+    @Test("tolerance after: a keyframe just after the time wins when it is closer")
+    func toleranceAfter() async throws {
+        var options = FrameExtractorOptions()
+        options.toleranceBefore = 0.5
+        options.toleranceAfter = 0.5
+        let extractor = FrameExtractor(url: try MediaFixtures.counter(), options: options)
+        #expect(frameNumber(try await extractor.image(at: 3.8).image) == 100)  // keyframe at 4.0, 0.2 s after
+        #expect(frameNumber(try await extractor.image(at: 4.3).image) == 100)  // keyframe 0.3 s before
+        #expect(frameNumber(try await extractor.image(at: 3.0).image) == 75)  // none within 0.5 s: exact
+    }
+
+    @Test("maximumSize keeps the aspect ratio and never enlarges")
+    func maximumSize() async throws {
+        var options = FrameExtractorOptions()
+        options.maximumSize = ImageSize(width: 100, height: 100)
+        let small = try await FrameExtractor(url: try MediaFixtures.counter(), options: options).image(at: 1)
+        #expect(small.image.width == 100 && small.image.height == 75)
+        options.maximumSize = ImageSize(width: 1000, height: 1000)
+        let same = try await FrameExtractor(url: try MediaFixtures.counter(), options: options).image(at: 1)
+        #expect(same.image.width == 320 && same.image.height == 240)
+    }
+
+    @Test("the display matrix turns the image unless told not to")
+    func rotation() async throws {
+        let url = try MediaFixtures.rotated()
+        let turned = try await FrameExtractor(url: url).image(at: 1).image
+        #expect(turned.width == 240 && turned.height == 320)
+        // Left half red, turned a quarter counter-clockwise (as the ffmpeg CLI shows it): red is now at the bottom.
+        try #require(turned.width == 240 && turned.height == 320)
+        #expect(turned.meanColor(x: 20, y: 200, width: 200, height: 100).0 > 180)
+        #expect(turned.meanColor(x: 20, y: 20, width: 200, height: 100).2 > 180)
+        #expect(try await FrameExtractor(url: url).naturalSize() == ImageSize(width: 240, height: 320))
+        var options = FrameExtractorOptions()
+        options.appliesPreferredTrackTransform = false
+        let raw = try await FrameExtractor(url: url, options: options).image(at: 1).image
+        #expect(raw.width == 320 && raw.height == 240)
+        #expect(raw.meanColor(x: 20, y: 20, width: 100, height: 200).0 > 180)
+    }
+
+    @Test("a batch yields in request order and decodes each keyframe once")
+    func batch() async throws {
+        let extractor = FrameExtractor(url: try MediaFixtures.counter())
+        var results: [(Double, Int?)] = []
+        for try await frame in extractor.images(at: [5.3, 1.0, 5.9, 0.5, 4.0]) {
+            results.append((frame.requestedTime, frameNumber(frame.image)))
+        }
+        #expect(results.map(\.0) == [5.3, 1.0, 5.9, 0.5, 4.0])
+        #expect(results.map(\.1) == [100, 0, 100, 0, 100])
+        #expect(extractor.decodedFrameCount == 2)
+    }
+
+    @Test("variable frame rate: the exact frame follows the real timestamps")
+    func variableFrameRate() async throws {
+        let extractor = FrameExtractor(url: try MediaFixtures.variableFrameRate(), options: .exact)
+        #expect(frameNumber(try await extractor.image(at: 1.0).image) == 25)
+        // After 2 s frames are 0.2 s apart: frame 50 at 2.0 s, 55 at 3.0 s, 57 at 3.4 s.
+        #expect(frameNumber(try await extractor.image(at: 3.1).image) == 55)
+        #expect(frameNumber(try await extractor.image(at: 3.45).image) == 57)
+    }
+
+    @Test("an index at the end of the file works the same")
+    func indexAtEnd() async throws {
+        let frame = try await FrameExtractor(url: try MediaFixtures.counterIndexAtEnd()).image(at: 7)
+        #expect(frameNumber(frame.image) == 150)
+    }
+
+    @Test("local HLS playlists")
+    func localHLS() async throws {
+        let extractor = FrameExtractor(url: try MediaFixtures.hls())
+        #expect(abs(try await extractor.duration() - 10) < 0.1)
+        #expect(frameNumber(try await extractor.image(at: 5.3).image) == 100)
+        let exact = FrameExtractor(url: try MediaFixtures.hls(), options: .exact)
+        #expect(frameNumber(try await exact.image(at: 7.5).image) == 187)
+    }
+
+    @Test("cancelling stops a long batch promptly")
+    func cancellation() async throws {
+        let extractor = FrameExtractor(url: try MediaFixtures.counter(), options: .exact)
+        let times = (0..<400).map { Double($0 % 200) / 20 }
+        let task = Task {
+            var count = 0
+            for try await _ in extractor.images(at: times) { count += 1 }
+            return count
+        }
+        try await Task.sleep(nanoseconds: 50_000_000)
+        let started = Date()
+        task.cancel()
+        let outcome = await task.result
+        #expect(Date().timeIntervalSince(started) < 1)
+        if case .success(let count) = outcome { #expect(count < 400) }
+        // The extractor still works afterwards.
+        #expect(frameNumber(try await extractor.image(at: 2).image) == 50)
+    }
+}
