@@ -252,7 +252,9 @@ public final class FrameExtractor: Sendable {
                     cancellation.begin(call)
                     do {
                         let opened = try input.open(url: url, network: options.network, cancellation: cancellation)
+                        opened.beginCall()
                         let result = try body(opened)
+                        try opened.checkNestedFailures()
                         record(opened)
                         continuation.resume(returning: result)
                     } catch {

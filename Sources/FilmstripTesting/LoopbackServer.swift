@@ -252,9 +252,24 @@ public final class LoopbackServer: Sendable {
                 fd, status: 404, contentType: "text/plain", body: Array("not found\n".utf8),
                 head: request.method == "HEAD")
         }
+        var status = 200
+        var body = resource.body[...]
+        var extraHeaders = "Accept-Ranges: bytes\r\n"
+        if let range = request.headers["range"] {
+            guard let (start, end) = Self.byteRange(range, size: resource.body.count) else {
+                extraHeaders += "Content-Range: bytes */\(resource.body.count)\r\n"
+                return send(fd, status: 416, contentType: "text/plain", body: [], head: false, extraHeaders: extraHeaders)
+            }
+            status = 206
+            body = resource.body[start...end]
+            extraHeaders += "Content-Range: bytes \(start)-\(end)/\(resource.body.count)\r\n"
+        }
+        if request.method != "HEAD" {
+            state.withLock { $0.bytesSent[request.target, default: 0] += body.count }
+        }
         return send(
-            fd, status: 200, contentType: resource.contentType, body: resource.body, head: request.method == "HEAD",
-            bytesPerSecond: bytesPerSecond)
+            fd, status: status, contentType: resource.contentType, body: Array(body), head: request.method == "HEAD",
+            bytesPerSecond: bytesPerSecond, extraHeaders: extraHeaders)
     }
 
     private func send(

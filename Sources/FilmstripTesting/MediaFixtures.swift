@@ -66,6 +66,13 @@ public enum MediaFixtures {
         try make("pattern.mp4", ["-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=10"] + h264 + ["-movflags", "+faststart"])
     }
 
+    /// A 60 s 640x360 test pattern, MP4 with the index at the front (a few MB: for byte-count checks over HTTP).
+    public static func large() throws -> URL {
+        try make(
+            "large.mp4",
+            ["-f", "lavfi", "-i", "testsrc2=s=640x360:r=25:d=60"] + h264 + ["-b:v", "600k", "-movflags", "+faststart"])
+    }
+
     /// A 3 s AAC audio file without video.
     public static func audioOnly() throws -> URL {
         try make("audio.m4a", ["-f", "lavfi", "-i", "sine=frequency=440:duration=3", "-c:a", "aac"])

@@ -73,12 +73,20 @@ final class MediaInput {
             rootIO = io
             context.pointee.pb = io.context
             context.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
-            context.pointee.io_open = mediaIOOpen
-            context.pointee.io_close2 = mediaIOClose
         }
+        // Every further open (HLS playlists and segments) comes through here, local inputs included, so failures
+        // are seen and remote inputs cannot reach local files.
+        context.pointee.io_open = mediaIOOpen
+        context.pointee.io_close2 = mediaIOClose
         var formatContext: UnsafeMutablePointer<AVFormatContext>? = context
         let location = url.isFileURL ? url.path : url.absoluteString
-        let opened = avformat_open_input(&formatContext, location, nil, nil)
+        // The HLS demuxer would otherwise reuse its first segment connection for the next ones without calling
+        // io_open (and asserts that the connection is FFmpeg's own http protocol): every open must come to us.
+        var demuxerOptions: OpaquePointer?
+        av_dict_set(&demuxerOptions, "http_persistent", "0", 0)
+        av_dict_set(&demuxerOptions, "http_multiple", "0", 0)
+        defer { av_dict_free(&demuxerOptions) }
+        let opened = avformat_open_input(&formatContext, location, nil, &demuxerOptions)
         guard opened >= 0, let opened = formatContext else {
             throw openFailure(opened, stage: "open")
         }
@@ -194,14 +202,25 @@ final class MediaInput {
 
     // MARK: Nested I/O (HLS playlists and segments)
 
-    fileprivate func openNested(_ location: String, into pb: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>)
-        -> Int32
-    {
-        guard let nested = URL(string: location), let scheme = nested.scheme?.lowercased(),
-            scheme == "http" || scheme == "https"
-        else {
-            refusedURL = location
-            return fs_averror(EPERM)
+    fileprivate func openNested(
+        _ location: String, into pb: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>, flags: Int32,
+        options: UnsafeMutablePointer<OpaquePointer?>?
+    ) -> Int32 {
+        let nested = URL(string: location)
+        let scheme = nested?.scheme?.lowercased()
+        guard let nested, scheme == "http" || scheme == "https" else {
+            guard !isRemote else {
+                refusedURL = location
+                return fs_averror(EPERM)
+            }
+            // A local input opening a local file: FFmpeg's own file protocol.
+            var callback = format?.pointee.interrupt_callback ?? AVIOInterruptCB()
+            let result = avio_open2(pb, location, flags, &callback, options)
+            if result < 0 {
+                nestedFailure = MediaError(
+                    .inputUnavailable, "cannot open '\(location)': \(ffmpegMessage(result))", url: url, ffmpegCode: result)
+            }
+            return result
         }
         let source = HTTPRangeSource(
             url: nested, transport: network.transport, configuration: network.configuration,
@@ -218,9 +237,16 @@ final class MediaInput {
     }
 
     fileprivate func closeNested(_ pb: UnsafeMutablePointer<AVIOContext>) -> Int32 {
-        guard let io = nestedIO.removeValue(forKey: UnsafeMutableRawPointer(pb)) else { return 0 }
+        guard let io = nestedIO.removeValue(forKey: UnsafeMutableRawPointer(pb)) else {
+            var context: UnsafeMutablePointer<AVIOContext>? = pb
+            return avio_closep(&context)
+        }
         closedBytes += io.source.bytesTransferred
-        if let failure = io.source.failure { lastNestedFailure = failure }
+        if let failure = io.source.failure {
+            nestedFailure = MediaError(
+                .inputUnavailable, "cannot read '\(io.source.url.absoluteString)': \(failure)", url: url,
+                underlying: failure)
+        }
         io.close()
         return 0
     }
@@ -228,8 +254,30 @@ final class MediaInput {
     /// Frames the decoder has produced.
     private(set) var framesDecoded = 0
 
-    /// The last failure of a closed nested source (a missing HLS segment, say).
-    private(set) var lastNestedFailure: (any Error)?
+    /// A playlist or segment that could not be opened or read since the last ``beginCall()``.
+    private var nestedFailure: MediaError?
+
+    /// Forgets the failures of earlier calls.
+    func beginCall() {
+        nestedFailure = nil
+        refusedURL = nil
+    }
+
+    /// Throws when a playlist or segment failed during this call: FFmpeg's HLS demuxer skips a segment it cannot
+    /// read, which would silently give a frame from another time.
+    func checkNestedFailures() throws(MediaError) {
+        if let refusedURL {
+            throw MediaError(.invalidArgument, "a remote input may not open the local file '\(refusedURL)'", url: url)
+        }
+        for io in nestedIO.values {
+            if let failure = io.source.failure {
+                nestedFailure = MediaError(
+                    .inputUnavailable, "cannot read '\(io.source.url.absoluteString)': \(failure)", url: url,
+                    underlying: failure)
+            }
+        }
+        if let nestedFailure { throw nestedFailure }
+    }
 
     // MARK: Reading and decoding
 
@@ -255,7 +303,8 @@ final class MediaInput {
 
     private func readFailure(_ code: Int32) -> MediaError {
         if cancellation.isCancelled { return MediaError(.cancelled, "cancelled", url: url) }
-        if let failure = lastNestedFailure ?? rootIO?.source.failure {
+        if let nestedFailure { return nestedFailure }
+        if let failure = rootIO?.source.failure {
             if let loading = failure as? LoadingError, loading.kind == .timedOut {
                 return MediaError(.timedOut, loading.message, url: loading.url, underlying: loading)
             }
@@ -416,7 +465,7 @@ private func mediaIOOpen(
 ) -> Int32 {
     guard let context, let pb, let location, let opaque = context.pointee.opaque else { return fs_averror(EINVAL) }
     let input = Unmanaged<MediaInput>.fromOpaque(opaque).takeUnretainedValue()
-    return input.openNested(String(cString: location), into: pb)
+    return input.openNested(String(cString: location), into: pb, flags: flags, options: options)
 }
 
 private func mediaIOClose(
