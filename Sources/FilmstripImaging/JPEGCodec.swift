@@ -80,6 +80,25 @@ public enum JPEGCodec {
         return Array(UnsafeBufferPointer(start: output, count: Int(size)))
     }
 
+    /// Encodes RGB pixels held elsewhere (rows `bytesPerRow` apart) without copying them into a ``PixelBuffer``.
+    public static func encodeRGB(
+        _ pixels: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int, quality: Int = 90,
+        subsampling: ChromaSubsampling = .s420
+    ) throws(ImagingError) -> [UInt8] {
+        guard let handle = tjInitCompress() else { throw ImagingError(.encodingFailed, "cannot create a JPEG encoder") }
+        defer { tjDestroy(handle) }
+        var output: UnsafeMutablePointer<UInt8>?
+        var size: UInt = 0
+        let status = tjCompress2(
+            handle, pixels.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(bytesPerRow), Int32(height),
+            Int32(TJPF_RGB.rawValue), &output, &size, Int32(subsampling.rawValue), Int32(min(100, max(1, quality))), 0)
+        defer { if let output { tjFree(output) } }
+        guard status == 0, let output else {
+            throw ImagingError(.encodingFailed, "JPEG encoding failed: \(message(handle))")
+        }
+        return Array(UnsafeBufferPointer(start: output, count: Int(size)))
+    }
+
     /// Chroma subsampling for ``encode(_:quality:subsampling:)``.
     public enum ChromaSubsampling: Int32, Sendable, Hashable {
         /// Full chroma resolution.

@@ -33,6 +33,9 @@ public struct ThumbnailsConfiguration: Sendable {
     public var thumbnailMemoryLimit: Int = 16 << 20
     /// JPEG quality of thumbnails cropped out of JPEG sheets. Default 90.
     public var jpegQuality: Int = 90
+    /// Chroma subsampling of cropped JPEG thumbnails. Default 4:4:4, so re-encoding a crop adds no colour loss
+    /// to what the sheet already has (a 160x90 crop costs a few hundred bytes more).
+    public var jpegChromaSubsampling: JPEGCodec.ChromaSubsampling = .s444
     /// Images declaring more pixels than this are refused before decoding. Default 50 megapixels.
     public var imageLimits = ImageLimits.default
     /// Timeouts, size limit, retries and headers for fetching.

@@ -291,7 +291,11 @@ public final class TrackThumbnails: Sendable {
             guard let sheet = try decodedSheet(source: source, sheet: entry.sheet, data: data) else { return nil }
             let rect = try entry.rect(sheetWidth: sheet.pixels.width, sheetHeight: sheet.pixels.height)!
             let crop = try sheet.pixels.cropped(x: rect.x, y: rect.y, width: rect.width, height: rect.height)
-            let encoded = try ImageCodec.encode(crop, as: sheet.format, quality: configuration.jpegQuality)
+            let encoded =
+                sheet.format == .jpeg
+                ? try JPEGCodec.encode(
+                    crop, quality: configuration.jpegQuality, subsampling: configuration.jpegChromaSubsampling)
+                : try ImageCodec.encode(crop, as: .png)
             thumbnail = Thumbnail(
                 imageData: Data(encoded), format: sheet.format, timeStampStart: start, timeStampEnd: end,
                 sourceURL: url, region: rect, width: rect.width, height: rect.height)

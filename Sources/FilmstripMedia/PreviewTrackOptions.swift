@@ -1,0 +1,81 @@
+public import FilmstripImaging
+public import FilmstripLoading
+public import Foundation
+
+/// Settings for ``PreviewTrackGenerator``. Every property has a documented default.
+public struct PreviewTrackOptions: Sendable {
+    /// How each thumbnail's frame is chosen.
+    public enum Mode: String, Sendable, Hashable, CaseIterable {
+        /// The first keyframe at or after the cue's start if it falls inside the cue, else the keyframe before it.
+        /// One keyframe decoded per thumbnail: the fast default.
+        case keyframe
+        /// The exact frame shown at the cue's start (decodes forward from the keyframe before it).
+        case accurate
+    }
+
+    /// Seconds per thumbnail. Default 10.
+    public var interval: Double = 10
+    /// Thumbnail width in pixels; the height follows the display aspect ratio (rounded to even). Default 160.
+    public var width: Int = 160
+    /// Thumbnails per sheet row. Default 10.
+    public var columns: Int = 10
+    /// Rows per sheet. Default 10.
+    public var rows: Int = 10
+    /// JPEG quality of the sheets, 1–100. Default 80.
+    public var quality: Int = 80
+    /// Chroma subsampling of the sheets. Default 4:4:4: at thumbnail sizes, 4:2:0 keeps half the colour
+    /// resolution of an already small picture and visibly smears saturated edges; `.s420` makes sheets smaller.
+    public var chromaSubsampling: JPEGCodec.ChromaSubsampling = .s444
+    /// Frame choice. Default ``Mode/keyframe``.
+    public var mode: Mode = .keyframe
+    /// Parallel decoders (each with its own input). Default: the number of active cores.
+    public var workers: Int = ProcessInfo.processInfo.activeProcessorCount
+    /// Sheet file names are `<sheetPrefix><N>.jpg` with N from 1. Default `sprite-`.
+    public var sheetPrefix = "sprite-"
+    /// The track's file name. Default `thumbnails.vtt`.
+    public var trackName = "thumbnails.vtt"
+    /// Timeouts, size limit, retries and headers for http(s) inputs.
+    public var loading = LoadingConfiguration(maximumResponseSize: 16 << 20, requestTimeout: 15, resourceTimeout: 60)
+    /// The HTTP transport; `nil` uses a shared `URLSessionDataLoader`.
+    public var transport: (any DataLoading)?
+
+    /// The defaults.
+    public init() {}
+
+    func validate() throws(MediaError) {
+        guard interval.isFinite, interval >= 0.04 else {
+            throw MediaError(.invalidArgument, "the interval must be at least 0.04 s (got \(interval))")
+        }
+        guard (16...4096).contains(width) else {
+            throw MediaError(.invalidArgument, "the width must be between 16 and 4096 pixels (got \(width))")
+        }
+        guard columns > 0, rows > 0, columns * width <= 16384 else {
+            throw MediaError(.invalidArgument, "a sheet must have at least one column and row and be at most 16384 pixels wide")
+        }
+        guard (1...100).contains(quality) else {
+            throw MediaError(.invalidArgument, "the JPEG quality must be between 1 and 100 (got \(quality))")
+        }
+    }
+}
+
+/// What ``PreviewTrackGenerator/generate(from:to:options:progress:)`` made.
+public struct PreviewTrackSummary: Sendable, Hashable {
+    /// Number of thumbnails (cues).
+    public var thumbnails: Int
+    /// Number of sheets written.
+    public var sheets: Int
+    /// Duration of the video in seconds.
+    public var duration: Double
+    /// Wall-clock seconds the generation took.
+    public var seconds: Double
+    /// Size of one thumbnail.
+    public var tileSize: ImageSize
+    /// The WebVTT track.
+    public var trackURL: URL
+    /// The sheets, in order.
+    public var sheetURLs: [URL]
+    /// Bytes read from the input (over HTTP: received).
+    public var bytesRead: Int
+    /// Frames decoded.
+    public var decodedFrames: Int
+}
