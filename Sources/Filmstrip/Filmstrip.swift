@@ -1,6 +1,7 @@
 @_exported public import FilmstripFormats
 @_exported public import FilmstripImaging
 @_exported public import FilmstripLoading
+@_exported public import FilmstripMedia
 @_exported public import FilmstripThumbnails
 import Foundation
 import Synchronization

@@ -5,12 +5,14 @@ import Foundation
 struct FilmstripCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "filmstrip",
-        abstract: "Preview thumbnails for video: look up, inspect and cache thumbnail tracks.",
+        abstract: "Preview thumbnails for video: look up and inspect thumbnail tracks, generate them, extract frames.",
         discussion: """
             Exit status: 0 on success, 1 when no thumbnail covers the time (or `inspect --check` finds \
             problems), 2 on bad input (unreadable or malformed track, fetch failure, invalid options).
             """,
-        subcommands: [ThumbnailCommand.self, InspectCommand.self, CacheCommand.self]
+        subcommands: [
+            ThumbnailCommand.self, InspectCommand.self, GenerateCommand.self, FrameCommand.self, CacheCommand.self,
+        ]
     )
 
     /// Runs the command, mapping usage errors to exit status 2 like every other kind of bad input.

@@ -1,0 +1,105 @@
+import ArgumentParser
+import Filmstrip
+import Foundation
+
+struct GenerateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "generate",
+        abstract: "Generate a preview track (JPEG sprite sheets and a WebVTT track) from a video.",
+        discussion: """
+            Writes DIR/sprite-N.jpg (N from 1) and DIR/thumbnails.vtt with relative image paths and #xywh= \
+            regions. Cues are contiguous, [k*S, (k+1)*S), and the last one ends at the video's duration. \
+            The input may be a file, an http(s) URL or an HLS playlist.
+
+            Example:
+              filmstrip generate movie.mp4 --output thumbs --interval 5 --json
+            """
+    )
+
+    @Argument(help: "Path or URL of the video.")
+    var video: String
+
+    @Option(name: .shortAndLong, help: "Directory to write the sheets and the track to.")
+    var output: String
+
+    @Option(help: "Seconds per thumbnail.")
+    var interval: Double = 10
+
+    @Option(help: "Thumbnail width in pixels (the height follows the aspect ratio).")
+    var width: Int = 160
+
+    @Option(help: "Thumbnails per sheet row.")
+    var columns: Int = 10
+
+    @Option(help: "Rows per sheet.")
+    var rows: Int = 10
+
+    @Option(help: "JPEG quality, 1-100.")
+    var quality: Int = 80
+
+    @Option(
+        help: "keyframe (one keyframe per thumbnail, fast) or accurate (the exact frame at each cue start).",
+        transform: { text in
+            guard let mode = PreviewTrackOptions.Mode(rawValue: text) else {
+                throw ValidationError("--mode must be keyframe or accurate")
+            }
+            return mode
+        })
+    var mode: PreviewTrackOptions.Mode = .keyframe
+
+    @Option(
+        help: "Chroma subsampling of the sheets: 444 (sharper colour) or 420 (smaller files).",
+        transform: { text in
+            switch text {
+            case "444": return JPEGCodec.ChromaSubsampling.s444
+            case "420": return JPEGCodec.ChromaSubsampling.s420
+            default: throw ValidationError("--chroma must be 444 or 420")
+            }
+        })
+    var chroma: JPEGCodec.ChromaSubsampling = .s444
+
+    @Option(help: "Parallel decoders (default: one per core).")
+    var workers: Int?
+
+    @Flag(help: "Print a JSON summary on standard output.")
+    var json = false
+
+    func run() async throws {
+        var options = PreviewTrackOptions()
+        options.interval = interval
+        options.width = width
+        options.columns = columns
+        options.rows = rows
+        options.quality = quality
+        options.mode = mode
+        options.chromaSubsampling = chroma
+        if let workers { options.workers = workers }
+        let directory = URL(fileURLWithPath: output, isDirectory: true).standardizedFileURL
+        let bar = ProgressBar(label: "thumbnails")
+        let summary: PreviewTrackSummary
+        do {
+            summary = try await PreviewTrackGenerator.generate(
+                from: resourceURL(video), to: directory, options: options
+            ) { done, total in bar.update(done, of: total) }
+        } catch {
+            throw fail(error)
+        }
+        if json {
+            print(
+                JSON.object([
+                    ("thumbnails", .int(summary.thumbnails)),
+                    ("sheets", .int(summary.sheets)),
+                    ("duration", .double(summary.duration)),
+                    ("seconds", .double((summary.seconds * 1000).rounded() / 1000)),
+                    ("track", .string(summary.trackURL.path)),
+                    ("tile", .object([("w", .int(summary.tileSize.width)), ("h", .int(summary.tileSize.height))])),
+                    ("bytes_read", .int(summary.bytesRead)),
+                ]).text)
+        } else {
+            let sheets = summary.sheets == 1 ? "1 sheet" : "\(summary.sheets) sheets"
+            print(
+                "\(summary.thumbnails) thumbnails (\(summary.tileSize)) on \(sheets) and \(summary.trackURL.path) "
+                    + String(format: "in %.2f s", summary.seconds))
+        }
+    }
+}

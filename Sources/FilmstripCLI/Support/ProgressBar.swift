@@ -1,0 +1,34 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A one-line progress bar on standard error, drawn only when standard error is a terminal.
+final class ProgressBar: Sendable {
+    private let label: String
+    private let enabled = isatty(STDERR_FILENO) != 0
+    private let last = Mutex((fraction: -1.0, time: Date.distantPast))
+
+    init(label: String) { self.label = label }
+
+    func update(_ done: Int, of total: Int) {
+        guard enabled, total > 0 else { return }
+        let fraction = Double(done) / Double(total)
+        let draw = last.withLock { last -> Bool in
+            let now = Date()
+            guard done == total || now.timeIntervalSince(last.time) > 0.05 else { return false }
+            last = (fraction, now)
+            return true
+        }
+        guard draw else { return }
+        let width = 30
+        let filled = Int(fraction * Double(width))
+        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+        FileHandle.standardError.write(Data("\r\(label) [\(bar)] \(done)/\(total)".utf8))
+        if done == total { FileHandle.standardError.write(Data("\n".utf8)) }
+    }
+}

@@ -1,0 +1,78 @@
+import FilmstripImaging
+import FilmstripTesting
+import Foundation
+import Testing
+
+@Suite("filmstrip CLI: generate and frame")
+struct MediaCLITests {
+    @Test("generate writes sheets and a track that the thumbnail command reads")
+    func generate() async throws {
+        let directory = try TemporaryDirectory(prefix: "filmstrip-cli-generate")
+        defer { directory.remove() }
+        let output = directory.file("thumbs").path
+        let result = try await filmstrip(
+            "generate", try MediaFixtures.counter().path, "--output", output, "--interval", "2", "--width", "80",
+            "--columns", "3", "--rows", "1", "--json")
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try result.json()
+        #expect(json["thumbnails"] as? Int == 5 && json["sheets"] as? Int == 2)
+        #expect(json["duration"] as? Double == 10)
+        #expect(json["tile"] as? [String: Int] == ["w": 80, "h": 60])
+        #expect(json["seconds"] is Double && json["bytes_read"] is Int)
+        let files = Set(try FileManager.default.contentsOfDirectory(atPath: output))
+        #expect(files == ["sprite-1.jpg", "sprite-2.jpg", "thumbnails.vtt"])
+        let lookup = try await filmstrip("thumbnail", output + "/thumbnails.vtt", "--at", "9", "--json")
+        #expect(lookup.status == 0)
+        let found = try lookup.json()
+        #expect(found["start"] as? Double == 8 && found["end"] as? Double == 10)
+        #expect((found["image"] as? String)?.hasSuffix("sprite-2.jpg") == true)
+        #expect(found["region"] as? [String: Int] == ["x": 80, "y": 0, "w": 80, "h": 60])
+    }
+
+    @Test("generate: bad input exits 2 with a message")
+    func generateBadInput() async throws {
+        let directory = try TemporaryDirectory(prefix: "filmstrip-cli-generate")
+        defer { directory.remove() }
+        let audio = try await filmstrip("generate", try MediaFixtures.audioOnly().path, "--output", directory.url.path)
+        #expect(audio.status == 2)
+        #expect(audio.stderr.contains("no video stream"))
+        let mode = try await filmstrip("generate", "x.mp4", "--output", directory.url.path, "--mode", "fast")
+        #expect(mode.status == 2)
+    }
+
+    @Test("frame: keyframe by default, exact on request, bytes read over http")
+    func frame() async throws {
+        let directory = try TemporaryDirectory(prefix: "filmstrip-cli-frame")
+        defer { directory.remove() }
+        let video = try MediaFixtures.counter().path
+        let output = directory.file("f.png").path
+        let keyframe = try await filmstrip("frame", video, "--at", "5.3", "--json", "--output", output, "--max-size", "160x160")
+        #expect(keyframe.status == 0, "\(keyframe.stderr)")
+        let json = try keyframe.json()
+        #expect(json["time"] as? Double == 4 && json["keyframe"] as? Bool == true)
+        #expect(json["width"] as? Int == 160 && json["height"] as? Int == 120)
+        let image = try ImageCodec.decode(try Data(contentsOf: URL(fileURLWithPath: output)))
+        #expect(image.1 == .png && image.0.width == 160)
+        let exact = try await filmstrip("frame", video, "--at", "5.3", "--exact", "--json")
+        #expect(try exact.json()["time"] as? Double == 5.28)
+
+        let server = try LoopbackServer()
+        server.serve("/counter.mp4", body: Array(try Data(contentsOf: try MediaFixtures.counter())))
+        let remote = try await filmstrip("frame", server.url("/counter.mp4").absoluteString, "--at", "7", "--json")
+        #expect(remote.status == 0, "\(remote.stderr)")
+        #expect(try remote.json()["bytes_read"] as? Int == server.bytesSent("/counter.mp4"))
+    }
+
+    @Test("frame: past the end exits 1, a non-video exits 2")
+    func frameErrors() async throws {
+        let late = try await filmstrip("frame", try MediaFixtures.counter().path, "--at", "60")
+        #expect(late.status == 1)
+        #expect(late.stderr.contains("past the end"))
+        let directory = try TemporaryDirectory(prefix: "filmstrip-cli-frame")
+        defer { directory.remove() }
+        let text = try directory.write("not-a-video.mp4", text: "hello")
+        let bad = try await filmstrip("frame", text.path, "--at", "1")
+        #expect(bad.status == 2)
+        #expect(try await filmstrip("frame", text.path, "--at", "1", "--max-size", "big").status == 2)
+    }
+}
