@@ -2,6 +2,7 @@
 #define FILMSTRIP_CFFMPEG_SHIM_H
 
 #include <math.h>
+#include <stdarg.h>
 #include <libavformat/avformat.h>
 #include <libavformat/avio.h>
 #include <libavcodec/avcodec.h>
@@ -10,9 +11,10 @@
 #include <libavutil/display.h>
 #include <libavutil/error.h>
 #include <libavutil/imgutils.h>
+#include <libavutil/log.h>
 #include <libavutil/opt.h>
 
-/* Macros that do not import into Swift, as functions and constants. */
+/* Macros that do not import into Swift, as functions. */
 static inline int fs_averror(int code) { return AVERROR(code); }
 static inline int fs_averror_eof(void) { return AVERROR_EOF; }
 static inline int fs_averror_exit(void) { return AVERROR_EXIT; }
@@ -63,5 +65,26 @@ static inline AVIOContext *fs_avio_alloc_read_context(unsigned char *buffer, int
                                                       fs_read_packet read, fs_seek seek) {
     return avio_alloc_context(buffer, size, 0, opaque, read, NULL, seek);
 }
+
+/* FFmpeg logs through a variadic callback, which Swift cannot implement: the line is formatted here and handed to
+   a plain function pointer. */
+typedef void (*fs_log_sink)(int level, const char *line);
+static fs_log_sink fs_current_log_sink = NULL;
+static void fs_log_callback(void *context, int level, const char *format, va_list arguments) {
+    fs_log_sink sink = fs_current_log_sink;
+    if (!sink || level > av_log_get_level()) return;
+    char line[1024];
+    int print_prefix = 1;
+    av_log_format_line(context, level, format, arguments, line, sizeof(line), &print_prefix);
+    sink(level, line);
+}
+static inline void fs_install_log_sink(fs_log_sink sink, int level) {
+    fs_current_log_sink = sink;
+    av_log_set_level(level);
+    av_log_set_callback(fs_log_callback);
+}
+static inline int fs_log_level_warning(void) { return AV_LOG_WARNING; }
+static inline int fs_log_level_error(void) { return AV_LOG_ERROR; }
+static inline int fs_log_level_info(void) { return AV_LOG_INFO; }
 
 #endif

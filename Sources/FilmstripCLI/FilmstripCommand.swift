@@ -11,7 +11,8 @@ struct FilmstripCommand: AsyncParsableCommand {
             problems), 2 on bad input (unreadable or malformed track, fetch failure, invalid options).
             """,
         subcommands: [
-            ThumbnailCommand.self, InspectCommand.self, GenerateCommand.self, FrameCommand.self, CacheCommand.self,
+            ThumbnailCommand.self, InspectCommand.self, GenerateCommand.self, FrameCommand.self, GalleryCommand.self,
+            CacheCommand.self,
         ]
     )
 

@@ -76,3 +76,32 @@ struct MediaCLITests {
         #expect(try await filmstrip("frame", text.path, "--at", "1", "--max-size", "big").status == 2)
     }
 }
+
+@Suite("filmstrip CLI: gallery")
+struct GalleryCLITests {
+    @Test("one thumbnail per video and a contact sheet; failures reported, the rest written")
+    func gallery() async throws {
+        let directory = try TemporaryDirectory(prefix: "filmstrip-cli-gallery")
+        defer { directory.remove() }
+        let server = try LoopbackServer()
+        server.serve("/v.mp4", body: Array(try Data(contentsOf: try MediaFixtures.counter())))
+        let output = directory.file("gallery").path
+        let result = try await filmstrip(
+            "gallery", try MediaFixtures.counter().path, server.url("/v.mp4").absoluteString,
+            try MediaFixtures.hls().path, "--output", output, "--max-size", "160x120", "--at", "2.5", "--json")
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try result.json()
+        let videos = try #require(json["videos"] as? [[String: Any]])
+        #expect(videos.count == 3)
+        #expect(videos.allSatisfy { $0["time"] as? Double == 2 && $0["width"] as? Int == 160 })
+        #expect(json["failed"] as? Int == 0)
+        let sheet = try ImageCodec.info(try Data(contentsOf: URL(fileURLWithPath: output + "/gallery.jpg")))
+        #expect(sheet.width == 2 * 160 + 3 * 8 && sheet.height == 2 * 120 + 3 * 8)
+        let files = try FileManager.default.contentsOfDirectory(atPath: output).sorted()
+        #expect(files.count == 4 && files.first?.hasPrefix("01-") == true && files.contains("gallery.jpg"))
+
+        let partial = try await filmstrip("gallery", try MediaFixtures.counter().path, "/nonexistent/x.mp4", "--output", output)
+        #expect(partial.status == 2)
+        #expect(partial.stderr.contains("x.mp4"))
+    }
+}

@@ -48,6 +48,7 @@ final class MediaInput {
         guard isRemote || url.isFileURL else {
             throw MediaError(.invalidArgument, "only file, http and https inputs are supported", url: url)
         }
+        MediaLogging.install()
         if url.isFileURL, !FileManager.default.isReadableFile(atPath: url.path) {
             throw MediaError(.inputUnavailable, "no such file", url: url)
         }

@@ -1,0 +1,164 @@
+import Filmstrip
+import FilmstripMedia
+import FilmstripTesting
+import Foundation
+import Synchronization
+import Testing
+
+@Suite("Thumbnails for lists of videos")
+struct VideoThumbnailLoaderTests {
+    let server: LoopbackServer
+    let cache: TemporaryDirectory
+
+    init() throws {
+        server = try LoopbackServer()
+        cache = try TemporaryDirectory()
+        let counter = Array(try Data(contentsOf: try MediaFixtures.counter()))
+        for i in 0..<6 { server.serve("/videos/\(i).mp4", body: counter) }
+        try serve(try MediaFixtures.hls().deletingLastPathComponent(), on: server, prefix: "/hls")
+    }
+
+    func configuration(countLimit: Int = 100, memoryLimit: Int = 50_000_000) -> VideoThumbnailLoaderConfiguration {
+        var configuration = VideoThumbnailLoaderConfiguration()
+        configuration.cacheDirectory = cache.url
+        configuration.maximumSize = ImageSize(width: 160, height: 160)
+        configuration.countLimit = countLimit
+        configuration.memoryLimit = memoryLimit
+        return configuration
+    }
+
+    func frame(_ thumbnail: VideoThumbnail) throws -> Int? { frameNumber(try ImageCodec.decode(thumbnail.imageData).0) }
+
+    @Test("files, http videos and HLS playlists, with a time")
+    func sources() async throws {
+        defer { cache.remove() }
+        var configuration = configuration()
+        configuration.time = 4.5
+        let loader = VideoThumbnailLoader(configuration: configuration)
+        let file = try await loader.thumbnail(for: try MediaFixtures.counter())
+        #expect(try frame(file) == 100 && file.time == 4)
+        #expect(file.width == 160 && file.height == 120)
+        #expect(try frame(try await loader.thumbnail(for: server.url("/videos/0.mp4"))) == 100)
+        let hls = try await loader.thumbnail(for: server.url("/hls/" + (try MediaFixtures.hls().lastPathComponent)))
+        #expect(try frame(hls) == 100)
+    }
+
+    @Test("memory holds at most countLimit thumbnails, least recently used out first")
+    func countLimit() async throws {
+        defer { cache.remove() }
+        let loader = VideoThumbnailLoader(configuration: configuration(countLimit: 2))
+        let urls = (0..<3).map { server.url("/videos/\($0).mp4") }
+        _ = try await loader.thumbnail(for: urls[0])
+        _ = try await loader.thumbnail(for: urls[1])
+        #expect(loader.cachedThumbnail(for: urls[0]) != nil)  // 0 is now the most recent
+        _ = try await loader.thumbnail(for: urls[2])
+        #expect(loader.cachedThumbnail(for: urls[1]) == nil)
+        #expect(loader.cachedThumbnail(for: urls[0]) != nil && loader.cachedThumbnail(for: urls[2]) != nil)
+        #expect(loader.statistics.inMemory == 2)
+    }
+
+    @Test("memory holds at most memoryLimit bytes")
+    func byteLimit() async throws {
+        defer { cache.remove() }
+        let one = try await VideoThumbnailLoader(configuration: configuration()).thumbnail(for: server.url("/videos/0.mp4"))
+        let limit = (one.imageData.count + 512) * 2 + 100
+        let loader = VideoThumbnailLoader(configuration: configuration(memoryLimit: limit))
+        for i in 0..<5 { _ = try await loader.thumbnail(for: server.url("/videos/\(i).mp4")) }
+        #expect(loader.statistics.inMemory == 2)
+        #expect(loader.statistics.memoryBytes <= limit)
+    }
+
+    @Test("the disk cache serves a new loader without decoding, with the server gone")
+    func diskCache() async throws {
+        defer { cache.remove() }
+        let first = VideoThumbnailLoader(configuration: configuration())
+        let original = try await first.thumbnail(for: server.url("/videos/0.mp4"))
+        server.stop()
+        let second = VideoThumbnailLoader(configuration: configuration())
+        let again = try await second.thumbnail(for: server.url("/videos/0.mp4"))
+        #expect(again.imageData == original.imageData)
+        #expect(second.statistics.decoded == 0 && second.statistics.fromDisk == 1)
+    }
+
+    @Test("identical requests share one load")
+    func sharing() async throws {
+        defer { cache.remove() }
+        server.fail("/videos/3.mp4", with: [.delay(0.3)])
+        let loader = VideoThumbnailLoader(configuration: configuration())
+        let url = server.url("/videos/3.mp4")
+        try await withThrowingTaskGroup(of: Int?.self) { group in
+            for _ in 0..<8 { group.addTask { try frameNumber(ImageCodec.decode(await loader.thumbnail(for: url).imageData).0) } }
+            for try await shown in group { #expect(shown == 0) }
+        }
+        #expect(loader.statistics.decoded == 1)
+    }
+
+    @Test("a cancelled request never calls back; a reused cell gets only its new video")
+    func requestTokens() async throws {
+        defer { cache.remove() }
+        server.fail("/videos/4.mp4", with: [.delay(0.5)])
+        let loader = VideoThumbnailLoader(configuration: configuration())
+        let delivered = Mutex<[URL]>([])
+        let old = loader.loadThumbnail(for: server.url("/videos/4.mp4")) { result in
+            delivered.withLock { $0.append((try? result.get())?.videoURL ?? URL(fileURLWithPath: "/error")) }
+        }
+        old.cancel()  // the cell is reused for another video
+        let done = Mutex<CheckedContinuation<Void, Never>?>(nil)
+        await withCheckedContinuation { continuation in
+            done.withLock { $0 = continuation }
+            _ = loader.loadThumbnail(for: server.url("/videos/5.mp4")) { result in
+                delivered.withLock { $0.append((try? result.get())?.videoURL ?? URL(fileURLWithPath: "/error")) }
+                done.withLock { $0?.resume(); $0 = nil }
+            }
+        }
+        try await Task.sleep(nanoseconds: 800_000_000)
+        #expect(delivered.withLock { $0 } == [server.url("/videos/5.mp4")])
+        #expect(old.isCancelled)
+    }
+
+    @Test("prefetch fills the cache; cancelPrefetch stops a load nobody else wants")
+    func prefetch() async throws {
+        defer { cache.remove() }
+        var configuration = configuration()
+        configuration.cacheDirectory = nil
+        let loader = VideoThumbnailLoader(configuration: configuration)
+        let urls = (0..<3).map { server.url("/videos/\($0).mp4") }
+        loader.prefetch(urls)
+        for _ in 0..<300 where urls.contains(where: { loader.cachedThumbnail(for: $0) == nil }) {
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        #expect(urls.allSatisfy { loader.cachedThumbnail(for: $0) != nil })
+        server.fail("/videos/5.mp4", with: [.delay(0.5)])
+        let slow = server.url("/videos/5.mp4")
+        loader.prefetch([slow])
+        try await Task.sleep(nanoseconds: 100_000_000)
+        loader.cancelPrefetch([slow])
+        try await Task.sleep(nanoseconds: 900_000_000)
+        #expect(loader.cachedThumbnail(for: slow) == nil)
+        #expect(loader.statistics.decoded == 3)
+    }
+
+    @Test("a poster image is used instead of decoding")
+    func poster() async throws {
+        defer { cache.remove() }
+        server.serve("/posters/p.png", body: try ImageCodec.encode(PixelBuffer(width: 640, height: 360, fill: (200, 10, 10, 255)), as: .png))
+        let loader = VideoThumbnailLoader(configuration: configuration())
+        let thumbnail = try await loader.thumbnail(for: server.url("/videos/0.mp4"), poster: server.url("/posters/p.png"))
+        #expect(thumbnail.width == 160 && thumbnail.height == 90)
+        #expect(thumbnail.time == nil)
+        #expect(try ImageCodec.decode(thumbnail.imageData).0.meanColor().0 > 180)
+        #expect(server.requestCount("/videos/0.mp4") == 0)
+    }
+
+    @Test("a video that cannot be read fails through the completion, not a crash")
+    func failure() async throws {
+        defer { cache.remove() }
+        let loader = VideoThumbnailLoader(configuration: configuration())
+        let error: (any Error)? = await withCheckedContinuation { continuation in
+            loader.loadThumbnail(for: try! MediaFixtures.audioOnly()) { result in
+                if case .failure(let error) = result { continuation.resume(returning: error) } else { continuation.resume(returning: nil) }
+            }
+        }
+        #expect((error as? MediaError)?.kind == .noVideoStream)
+    }
+}
