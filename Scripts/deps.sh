@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what Filmstrip needs and is missing: pkg-config, libjpeg-turbo (TurboJPEG API) and libpng headers.
+# Installs what Filmstrip needs and is missing: pkg-config, libjpeg-turbo (TurboJPEG API), libpng and FFmpeg
+# (libavformat, libavcodec, libswscale, libavutil) headers, and the ffmpeg CLI.
 # Debian/Ubuntu use apt-get (with sudo when not root); macOS uses Homebrew. Prints nothing when all is present.
 # With --bench it also installs the comparison tools the benchmarks run against (Python's webvtt-py).
 set -euo pipefail
@@ -15,6 +16,11 @@ Linux)
     command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
     pkg-config --exists libturbojpeg 2>/dev/null || missing+=(libturbojpeg0-dev)
     pkg-config --exists libpng 2>/dev/null || missing+=(libpng-dev)
+    for library in libavformat libavcodec libswscale libavutil; do
+        pkg-config --exists "$library" 2>/dev/null || missing+=("$library-dev")
+    done
+    # The ffmpeg CLI makes test media and is the reference in the benchmarks.
+    command -v ffmpeg >/dev/null 2>&1 || missing+=(ffmpeg)
     if ((${#missing[@]})); then
         if ! command -v apt-get >/dev/null 2>&1; then
             echo "deps: please install: ${missing[*]} (or your distribution's equivalents)" >&2
@@ -28,7 +34,7 @@ Linux)
     fi
     ;;
 Darwin)
-    for formula in pkg-config jpeg-turbo libpng; do
+    for formula in pkg-config jpeg-turbo libpng ffmpeg; do
         brew list --versions "$formula" >/dev/null 2>&1 || missing+=("$formula")
     done
     if ((${#missing[@]})); then
@@ -37,7 +43,7 @@ Darwin)
     fi
     ;;
 *)
-    echo "deps: unsupported system $(uname -s); install pkg-config, libjpeg-turbo and libpng" >&2
+    echo "deps: unsupported system $(uname -s); install pkg-config, libjpeg-turbo, libpng and FFmpeg" >&2
     exit 1
     ;;
 esac

@@ -63,7 +63,9 @@ struct GalleryCommand: AsyncParsableCommand {
         let results = await withTaskGroup(of: (Int, Result<VideoThumbnail, any Error>).self) { group in
             for (index, url) in inputs.enumerated() {
                 group.addTask {
-                    do { return (index, .success(try await loader.thumbnail(for: url))) } catch { return (index, .failure(error)) }
+                    do { return (index, .success(try await loader.thumbnail(for: url))) } catch {
+                        return (index, .failure(error))
+                    }
                 }
             }
             var results = [Result<VideoThumbnail, any Error>?](repeating: nil, count: inputs.count)
@@ -130,7 +132,9 @@ struct GalleryCommand: AsyncParsableCommand {
     static func stem(of url: URL) -> String {
         var name = url.deletingPathExtension().lastPathComponent
         if name.isEmpty || name == "/" { name = url.host ?? "video" }
-        let allowed = name.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) || "-_".unicodeScalars.contains($0) ? Character($0) : "_" }
+        let allowed = name.unicodeScalars.map {
+            CharacterSet.alphanumerics.contains($0) || "-_".unicodeScalars.contains($0) ? Character($0) : "_"
+        }
         return String(String(allowed).prefix(40))
     }
 }

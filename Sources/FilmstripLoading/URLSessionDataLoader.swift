@@ -36,17 +36,21 @@ public final class URLSessionDataLoader: DataLoading {
             throw LoadingError(.unsupportedURL, url: url, "only http and https URLs can be fetched over the network")
         }
         var request = URLRequest(url: url)
-        request.timeoutInterval = configuration.requestTimeout
+        // The idle timeout is enforced by the delegate (Linux's URLSession truncates sub-second intervals to
+        // zero); URLSession's own timer is only a whole-second backstop behind it.
+        request.timeoutInterval = (configuration.requestTimeout + 1).rounded(.up)
         for (name, value) in configuration.additionalHeaders { request.setValue(value, forHTTPHeaderField: name) }
         let task = session.dataTask(with: request)
         let limit = configuration.maximumResponseSize
         let deadline = configuration.resourceTimeout
+        let idle = configuration.requestTimeout
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<LoadResponse, any Error>) in
                 delegate.register(task, url: url, limit: limit, continuation: continuation)
                 task.resume()
                 // URLSession's resource timeout is per session; a per-request deadline needs its own timer.
                 delegate.armDeadline(task, seconds: deadline)
+                delegate.armIdleTimeout(task, seconds: idle)
             }
         } onCancel: {
             task.cancel()
@@ -64,6 +68,8 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
         var data = Data()
         var response: HTTPURLResponse?
         var failure: LoadingError?
+        /// When the last response or body bytes arrived (or the request started).
+        var lastActivity = DispatchTime.now()
     }
 
     private let transfers = Mutex<[Int: Transfer]>([:])
@@ -89,6 +95,33 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
         }
     }
 
+    /// Fails the transfer when no response or body bytes arrive for `seconds`; re-checks after each quiet spell.
+    func armIdleTimeout(_ task: URLSessionTask, seconds: Double) {
+        guard seconds > 0, seconds.isFinite else { return }
+        scheduleIdleCheck(task.taskIdentifier, after: seconds, limit: seconds, task: task)
+    }
+
+    private func scheduleIdleCheck(_ id: Int, after delay: Double, limit: Double, task: URLSessionTask) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self, weak task] in
+            guard let self, let task else { return }
+            let (expired, remaining) = self.transfers.withLock { transfers -> (Bool, Double?) in
+                guard let transfer = transfers[id], transfer.failure == nil else { return (false, nil) }
+                let quiet = Double(DispatchTime.now().uptimeNanoseconds - transfer.lastActivity.uptimeNanoseconds) / 1e9
+                if quiet >= limit - 0.001 {
+                    transfers[id]?.failure = LoadingError(
+                        .timedOut, url: transfer.url, "no data arrived within the request timeout (\(limit) s)")
+                    return (true, nil)
+                }
+                return (false, limit - quiet)
+            }
+            if expired {
+                task.cancel()
+            } else if let remaining {
+                self.scheduleIdleCheck(id, after: remaining, limit: limit, task: task)
+            }
+        }
+    }
+
     private func stop(_ task: URLSessionTask, _ failure: LoadingError) {
         transfers.withLock { $0[task.taskIdentifier]?.failure = failure }
         task.cancel()
@@ -102,6 +135,7 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
         let verdict = transfers.withLock { transfers -> LoadingError? in
             guard var transfer = transfers[dataTask.taskIdentifier] else { return nil }
             transfer.response = http
+            transfer.lastActivity = .now()
             let expected = response.expectedContentLength
             if expected > 0 {
                 transfer.data.reserveCapacity(Int(min(expected, Int64(transfer.limit))))
@@ -126,6 +160,7 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let overflow = transfers.withLock { transfers -> LoadingError? in
             guard var transfer = transfers[dataTask.taskIdentifier] else { return nil }
+            transfer.lastActivity = .now()
             let status = transfer.response?.statusCode ?? 200
             // Error bodies are not kept beyond a small prefix; success bodies up to the limit.
             let limit = (200...299).contains(status) ? transfer.limit : 4096

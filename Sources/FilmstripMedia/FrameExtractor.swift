@@ -131,7 +131,8 @@ public final class FrameExtractor: Sendable {
         let applies = options.appliesPreferredTrackTransform
         return try await perform { input in
             let (w, h) = input.displaySize
-            return applies || input.quarterTurns % 2 == 0 ? ImageSize(width: w, height: h) : ImageSize(width: h, height: w)
+            return applies || input.quarterTurns % 2 == 0
+                ? ImageSize(width: w, height: h) : ImageSize(width: h, height: w)
         }
     }
 
@@ -160,7 +161,8 @@ public final class FrameExtractor: Sendable {
                         var next = 0
                         let order = times.indices.sorted { (times[$0], $0) < (times[$1], $1) }
                         for index in order {
-                            ready[index] = try Self.frame(at: times[index], input: input, options: options, cache: &cache)
+                            ready[index] = try Self.frame(
+                                at: times[index], input: input, options: options, cache: &cache)
                             while let frame = ready.removeValue(forKey: next) {
                                 continuation.yield(frame)
                                 next += 1

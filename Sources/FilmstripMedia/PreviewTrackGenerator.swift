@@ -33,7 +33,9 @@ public enum PreviewTrackGenerator {
         }
         return try await withTaskCancellationHandler {
             // The first input tells the duration and size; it then serves as worker 0.
-            let first = try await runBlocking { try InputHolder(MediaInput(url: input, network: network, cancellation: cancellation)) }
+            let first = try await runBlocking {
+                try InputHolder(MediaInput(url: input, network: network, cancellation: cancellation))
+            }
             let plan = try Plan(input: first.input, options: options)
             let sheets = SheetAssembly(plan: plan, directory: directory, options: options)
             let counters = WorkCounters()
@@ -42,14 +44,17 @@ public enum PreviewTrackGenerator {
                 for worker in 0..<workerCount {
                     group.addTask {
                         try await runBlocking {
-                            let holder = worker == 0
-                                ? first : try InputHolder(MediaInput(url: input, network: network, cancellation: cancellation))
+                            let holder =
+                                worker == 0
+                                ? first
+                                : try InputHolder(MediaInput(url: input, network: network, cancellation: cancellation))
                             let converter = FrameConverter()
                             while true {
                                 let k = counters.next.add(1, ordering: .relaxed).oldValue
                                 guard k < plan.count else { break }
                                 let frame = try chooseFrame(k, plan: plan, input: holder.input, mode: options.mode)
-                                try sheets.fill(k, with: frame, converter: converter, quarterTurns: holder.input.quarterTurns)
+                                try sheets.fill(
+                                    k, with: frame, converter: converter, quarterTurns: holder.input.quarterTurns)
                                 let completed = counters.done.add(1, ordering: .relaxed).newValue
                                 progress?(completed, plan.count)
                             }
@@ -75,7 +80,8 @@ public enum PreviewTrackGenerator {
             }
             return PreviewTrackSummary(
                 thumbnails: plan.count, sheets: sheetURLs.count, duration: plan.duration,
-                seconds: Date().timeIntervalSince(started), tileSize: ImageSize(width: plan.tileWidth, height: plan.tileHeight),
+                seconds: Date().timeIntervalSince(started),
+                tileSize: ImageSize(width: plan.tileWidth, height: plan.tileHeight),
                 trackURL: trackURL, sheetURLs: sheetURLs, bytesRead: totals.0, decodedFrames: totals.1)
         } onCancel: {
             cancellation.cancelAll()
@@ -83,7 +89,9 @@ public enum PreviewTrackGenerator {
     }
 
     /// The frame for thumbnail `k`.
-    private static func chooseFrame(_ k: Int, plan: Plan, input: MediaInput, mode: PreviewTrackOptions.Mode)
+    private static func chooseFrame(
+        _ k: Int, plan: Plan, input: MediaInput, mode: PreviewTrackOptions.Mode
+    )
         throws(MediaError) -> OwnedFrame
     {
         let start = plan.start(of: k)
@@ -226,7 +234,8 @@ final class SheetAssembly: Sendable {
         let y = (cell / plan.columns) * plan.tileHeight
         let origin = sheet.memory.baseAddress!.assumingMemoryBound(to: UInt8.self) + y * stride + x * 3
         if quarterTurns == 0 {
-            try converter.convert(frame.pointer, width: plan.tileWidth, height: plan.tileHeight, into: origin, stride: stride)
+            try converter.convert(
+                frame.pointer, width: plan.tileWidth, height: plan.tileHeight, into: origin, stride: stride)
         } else {
             let (w, h) = quarterTurns % 2 == 1 ? (plan.tileHeight, plan.tileWidth) : (plan.tileWidth, plan.tileHeight)
             let image = try converter.image(frame.pointer, width: w, height: h, quarterTurns: quarterTurns)

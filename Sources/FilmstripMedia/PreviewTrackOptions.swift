@@ -50,7 +50,8 @@ public struct PreviewTrackOptions: Sendable {
             throw MediaError(.invalidArgument, "the width must be between 16 and 4096 pixels (got \(width))")
         }
         guard columns > 0, rows > 0, columns * width <= 16384 else {
-            throw MediaError(.invalidArgument, "a sheet must have at least one column and row and be at most 16384 pixels wide")
+            throw MediaError(
+                .invalidArgument, "a sheet must have at least one column and row and be at most 16384 pixels wide")
         }
         guard (1...100).contains(quality) else {
             throw MediaError(.invalidArgument, "the JPEG quality must be between 1 and 100 (got \(quality))")

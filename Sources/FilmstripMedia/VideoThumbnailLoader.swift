@@ -30,7 +30,8 @@ public struct VideoThumbnailLoaderConfiguration: Sendable {
     /// The most bytes of thumbnails kept in memory. Default 50 MB.
     public var memoryLimit = 50_000_000
     /// The disk cache directory; `nil` for none. Default `<default cache>/video-thumbnails`.
-    public var cacheDirectory: URL? = DiskCache.defaultDirectory.appendingPathComponent("video-thumbnails", isDirectory: true)
+    public var cacheDirectory: URL? = DiskCache.defaultDirectory.appendingPathComponent(
+        "video-thumbnails", isDirectory: true)
     /// The disk cache size limit in bytes. Default 256 MiB.
     public var diskCacheLimit = 256 << 20
     /// Videos decoded at once. Default 4.
@@ -123,7 +124,9 @@ public final class VideoThumbnailLoader: Sendable {
         memory = MemoryCache(costLimit: configuration.memoryLimit, countLimit: configuration.countLimit)
         disk = configuration.cacheDirectory.map { DiskCache(directory: $0, sizeLimit: configuration.diskCacheLimit) }
         limiter = AsyncLimiter(limit: configuration.maximumConcurrentLoads)
-        logger = configuration.logger ?? Logger(label: "filmstrip.video-thumbnails", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger =
+            configuration.logger
+            ?? Logger(label: "filmstrip.video-thumbnails", factory: { _ in SwiftLogNoOpLogHandler() })
         posters = ResourceLoader(
             configuration: configuration.loading, transport: configuration.transport ?? sharedTransport,
             diskCache: nil, logger: logger)
@@ -167,7 +170,9 @@ public final class VideoThumbnailLoader: Sendable {
         let request = ThumbnailRequest(videoURL: videoURL)
         let task = Task { [self] in
             let result: Result<VideoThumbnail, any Error>
-            do { result = .success(try await thumbnail(for: videoURL, poster: poster)) } catch { result = .failure(error) }
+            do { result = .success(try await thumbnail(for: videoURL, poster: poster)) } catch {
+                result = .failure(error)
+            }
             request.deliver { completion(result) }
         }
         request.attach(task)
@@ -227,7 +232,8 @@ public final class VideoThumbnailLoader: Sendable {
             disk.remove(diskKey(key))
             return nil
         }
-        let thumbnail = VideoThumbnail(videoURL: videoURL, imageData: data, width: info.width, height: info.height, time: nil)
+        let thumbnail = VideoThumbnail(
+            videoURL: videoURL, imageData: data, width: info.width, height: info.height, time: nil)
         memory.insert(thumbnail, for: key, cost: data.count + 512)
         counters.withLock { $0.fromDisk += 1 }
         return thumbnail
@@ -240,7 +246,8 @@ public final class VideoThumbnailLoader: Sendable {
         if let poster {
             let data = try await posters.data(for: poster, policy: .cacheFirst)
             let (decoded, _) = try ImageCodec.decode(data)
-            let (w, h) = decoded.fittingSize(maxWidth: configuration.maximumSize.width, maxHeight: configuration.maximumSize.height)
+            let (w, h) = decoded.fittingSize(
+                maxWidth: configuration.maximumSize.width, maxHeight: configuration.maximumSize.height)
             image = try decoded.scaled(width: w, height: h)
         } else {
             var options = FrameExtractorOptions()

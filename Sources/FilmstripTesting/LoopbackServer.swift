@@ -258,7 +258,8 @@ public final class LoopbackServer: Sendable {
         if let range = request.headers["range"] {
             guard let (start, end) = Self.byteRange(range, size: resource.body.count) else {
                 extraHeaders += "Content-Range: bytes */\(resource.body.count)\r\n"
-                return send(fd, status: 416, contentType: "text/plain", body: [], head: false, extraHeaders: extraHeaders)
+                return send(
+                    fd, status: 416, contentType: "text/plain", body: [], head: false, extraHeaders: extraHeaders)
             }
             status = 206
             body = resource.body[start...end]

@@ -1,5 +1,6 @@
 public import Foundation
 import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -30,8 +31,10 @@ public enum MediaFixtures {
 
     private static let counterSource =
         "nullsrc=s=320x240:r=25:d=10,format=rgb24,geq=r='20+mod(N,6)*40':g='20+mod(floor(N/6),6)*40':b='20+mod(floor(N/36),7)*33'"
-    private static let h264 = ["-c:v", "libx264", "-preset", "veryfast", "-g", "50", "-keyint_min", "50",
-                               "-sc_threshold", "0", "-bf", "2", "-pix_fmt", "yuv420p"]
+    private static let h264 = [
+        "-c:v", "libx264", "-preset", "veryfast", "-g", "50", "-keyint_min", "50",
+        "-sc_threshold", "0", "-bf", "2", "-pix_fmt", "yuv420p",
+    ]
 
     /// A 10 s 320x240 counter video, MP4 with the index at the front.
     public static func counter() throws -> URL {
@@ -57,13 +60,16 @@ public enum MediaFixtures {
     public static func variableFrameRate() throws -> URL {
         try make(
             "vfr.mp4",
-            ["-f", "lavfi", "-i", counterSource, "-vf", "setpts='if(lt(N,50),N/25,2+(N-50)/5)/TB'",
-             "-fps_mode", "vfr", "-frames:v", "80"] + h264)
+            [
+                "-f", "lavfi", "-i", counterSource, "-vf", "setpts='if(lt(N,50),N/25,2+(N-50)/5)/TB'",
+                "-fps_mode", "vfr", "-frames:v", "80",
+            ] + h264)
     }
 
     /// A rich 10 s 320x240 test pattern (for image-quality comparisons).
     public static func pattern() throws -> URL {
-        try make("pattern.mp4", ["-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=10"] + h264 + ["-movflags", "+faststart"])
+        try make(
+            "pattern.mp4", ["-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=10"] + h264 + ["-movflags", "+faststart"])
     }
 
     /// A 60 s 640x360 test pattern, MP4 with the index at the front (a few MB: for byte-count checks over HTTP).
@@ -85,8 +91,10 @@ public enum MediaFixtures {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return try make(
             "hls/index.m3u8",
-            ["-i", counter.path, "-c", "copy", "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod",
-             "-hls_segment_filename", directory.appendingPathComponent("segment-%d.ts").path])
+            [
+                "-i", counter.path, "-c", "copy", "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod",
+                "-hls_segment_filename", directory.appendingPathComponent("segment-%d.ts").path,
+            ])
     }
 
     /// The files of a fixture directory (for serving over loopback).
@@ -158,7 +166,8 @@ public enum MediaFixtures {
         let output = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw FixtureError("ffmpeg \(arguments.joined(separator: " ")) failed: \(String(decoding: output, as: UTF8.self))")
+            throw FixtureError(
+                "ffmpeg \(arguments.joined(separator: " ")) failed: \(String(decoding: output, as: UTF8.self))")
         }
     }
 }

@@ -46,7 +46,8 @@ struct MediaCLITests {
         defer { directory.remove() }
         let video = try MediaFixtures.counter().path
         let output = directory.file("f.png").path
-        let keyframe = try await filmstrip("frame", video, "--at", "5.3", "--json", "--output", output, "--max-size", "160x160")
+        let keyframe = try await filmstrip(
+            "frame", video, "--at", "5.3", "--json", "--output", output, "--max-size", "160x160")
         #expect(keyframe.status == 0, "\(keyframe.stderr)")
         let json = try keyframe.json()
         #expect(json["time"] as? Double == 4 && json["keyframe"] as? Bool == true)
@@ -100,7 +101,8 @@ struct GalleryCLITests {
         let files = try FileManager.default.contentsOfDirectory(atPath: output).sorted()
         #expect(files.count == 4 && files.first?.hasPrefix("01-") == true && files.contains("gallery.jpg"))
 
-        let partial = try await filmstrip("gallery", try MediaFixtures.counter().path, "/nonexistent/x.mp4", "--output", output)
+        let partial = try await filmstrip(
+            "gallery", try MediaFixtures.counter().path, "/nonexistent/x.mp4", "--output", output)
         #expect(partial.status == 2)
         #expect(partial.stderr.contains("x.mp4"))
     }

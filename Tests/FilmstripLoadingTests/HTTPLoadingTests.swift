@@ -92,13 +92,23 @@ struct HTTPLoadingTests {
 
     @Test("a server slower than the request timeout fails with timedOut, promptly")
     func slowServer() async {
-        server.fail("/file.bin", with: [.delay(4)])
+        server.fail("/file.bin", with: [.delay(20)])
         let loader = ResourceLoader(
             configuration: LoadingConfiguration(requestTimeout: 0.5, resourceTimeout: 10, retry: .none))
         let started = Date()
         let error = await loadingError { _ = try await loader.data(for: server.url("/file.bin")) }
         #expect(error?.kind == .timedOut)
-        #expect(Date().timeIntervalSince(started) < 3)
+        // Neither early (sub-second timeouts must not round to zero) nor late.
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(elapsed >= 0.45 && elapsed < 10, "failed after \(elapsed) s")
+    }
+
+    @Test("a body that keeps arriving does not trip the idle timeout")
+    func slowButSteady() async throws {
+        server.fail("/file.bin", with: [.throttle(bytesPerSecond: 40_000)])  // 50 KB over about 1.2 s
+        let loader = ResourceLoader(
+            configuration: LoadingConfiguration(requestTimeout: 0.5, resourceTimeout: 10, retry: .none))
+        #expect(try await loader.data(for: server.url("/file.bin")).count == body.count)
     }
 
     @Test("a body that drips slower than the resource timeout fails with timedOut")
@@ -109,7 +119,8 @@ struct HTTPLoadingTests {
         let started = Date()
         let error = await loadingError { _ = try await loader.data(for: server.url("/file.bin")) }
         #expect(error?.kind == .timedOut)
-        #expect(Date().timeIntervalSince(started) < 3)
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(elapsed >= 0.75 && elapsed < 10, "failed after \(elapsed) s")
     }
 
     @Test("a body over the size limit is refused")
@@ -130,7 +141,7 @@ struct HTTPLoadingTests {
 
     @Test("identical in-flight requests share one download; cancelling one waiter spares the others")
     func sharing() async throws {
-        server.fail("/file.bin", with: [.delay(0.5)])
+        server.fail("/file.bin", with: [.delay(2)])
         let loader = ResourceLoader(configuration: fastRetries())
         let url = server.url("/file.bin")
         let cancelled = Task { try await loader.data(for: url) }

@@ -42,7 +42,8 @@ struct PreviewTrackGeneratorTests {
         #expect(try await framesShown(summary) == [0, 0, 50, 50, 100, 100, 150, 150, 200, 200])
         let sheet = try ImageCodec.info(try Data(contentsOf: summary.sheetURLs[0]))
         #expect(sheet.width == 320 && sheet.height == 180)  // 4 columns, 3 rows (10 cells)
-        let track = try WebVTTThumbnailParser().parse(try Data(contentsOf: summary.trackURL), trackURL: summary.trackURL)
+        let track = try WebVTTThumbnailParser().parse(
+            try Data(contentsOf: summary.trackURL), trackURL: summary.trackURL)
         #expect(track.cues.count == 10)
         for (k, cue) in track.cues.enumerated() {
             #expect(cue.startMilliseconds == Int64(k) * 1000 && cue.endMilliseconds == Int64(k + 1) * 1000)
@@ -59,7 +60,8 @@ struct PreviewTrackGeneratorTests {
         var options = options(.accurate, interval: 0.8)
         options.columns = 3
         options.rows = 2
-        let summary = try await PreviewTrackGenerator.generate(from: try MediaFixtures.counter(), to: directory.url, options: options)
+        let summary = try await PreviewTrackGenerator.generate(
+            from: try MediaFixtures.counter(), to: directory.url, options: options)
         #expect(summary.thumbnails == 13 && summary.sheets == 3)
         var configuration = ThumbnailsConfiguration()
         configuration.cacheDirectory = nil
@@ -146,7 +148,8 @@ struct PreviewTrackGeneratorTests {
         var bad = PreviewTrackOptions()
         bad.interval = 0
         let interval = await mediaError {
-            _ = try await PreviewTrackGenerator.generate(from: try MediaFixtures.counter(), to: directory.url, options: bad)
+            _ = try await PreviewTrackGenerator.generate(
+                from: try MediaFixtures.counter(), to: directory.url, options: bad)
         }
         #expect(interval?.kind == .invalidArgument)
         let blocker = try directory.write("file", text: "x")

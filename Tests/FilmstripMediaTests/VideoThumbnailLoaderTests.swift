@@ -60,7 +60,8 @@ struct VideoThumbnailLoaderTests {
     @Test("memory holds at most memoryLimit bytes")
     func byteLimit() async throws {
         defer { cache.remove() }
-        let one = try await VideoThumbnailLoader(configuration: configuration()).thumbnail(for: server.url("/videos/0.mp4"))
+        let one = try await VideoThumbnailLoader(configuration: configuration()).thumbnail(
+            for: server.url("/videos/0.mp4"))
         let limit = (one.imageData.count + 512) * 2 + 100
         let loader = VideoThumbnailLoader(configuration: configuration(memoryLimit: limit))
         for i in 0..<5 { _ = try await loader.thumbnail(for: server.url("/videos/\(i).mp4")) }
@@ -87,7 +88,9 @@ struct VideoThumbnailLoaderTests {
         let loader = VideoThumbnailLoader(configuration: configuration())
         let url = server.url("/videos/3.mp4")
         try await withThrowingTaskGroup(of: Int?.self) { group in
-            for _ in 0..<8 { group.addTask { try frameNumber(ImageCodec.decode(await loader.thumbnail(for: url).imageData).0) } }
+            for _ in 0..<8 {
+                group.addTask { try frameNumber(ImageCodec.decode(await loader.thumbnail(for: url).imageData).0) }
+            }
             for try await shown in group { #expect(shown == 0) }
         }
         #expect(loader.statistics.decoded == 1)
@@ -108,7 +111,9 @@ struct VideoThumbnailLoaderTests {
             done.withLock { $0 = continuation }
             _ = loader.loadThumbnail(for: server.url("/videos/5.mp4")) { result in
                 delivered.withLock { $0.append((try? result.get())?.videoURL ?? URL(fileURLWithPath: "/error")) }
-                done.withLock { $0?.resume(); $0 = nil }
+                done.withLock {
+                    $0?.resume(); $0 = nil
+                }
             }
         }
         try await Task.sleep(nanoseconds: 800_000_000)
@@ -128,12 +133,13 @@ struct VideoThumbnailLoaderTests {
             try await Task.sleep(nanoseconds: 10_000_000)
         }
         #expect(urls.allSatisfy { loader.cachedThumbnail(for: $0) != nil })
-        server.fail("/videos/5.mp4", with: [.delay(0.5)])
+        server.fail("/videos/5.mp4", with: [.delay(1.5)])
         let slow = server.url("/videos/5.mp4")
         loader.prefetch([slow])
         try await Task.sleep(nanoseconds: 100_000_000)
         loader.cancelPrefetch([slow])
-        try await Task.sleep(nanoseconds: 900_000_000)
+        // Past the moment the load would have finished had it not been cancelled.
+        try await Task.sleep(nanoseconds: 2_000_000_000)
         #expect(loader.cachedThumbnail(for: slow) == nil)
         #expect(loader.statistics.decoded == 3)
     }
@@ -141,9 +147,12 @@ struct VideoThumbnailLoaderTests {
     @Test("a poster image is used instead of decoding")
     func poster() async throws {
         defer { cache.remove() }
-        server.serve("/posters/p.png", body: try ImageCodec.encode(PixelBuffer(width: 640, height: 360, fill: (200, 10, 10, 255)), as: .png))
+        server.serve(
+            "/posters/p.png",
+            body: try ImageCodec.encode(PixelBuffer(width: 640, height: 360, fill: (200, 10, 10, 255)), as: .png))
         let loader = VideoThumbnailLoader(configuration: configuration())
-        let thumbnail = try await loader.thumbnail(for: server.url("/videos/0.mp4"), poster: server.url("/posters/p.png"))
+        let thumbnail = try await loader.thumbnail(
+            for: server.url("/videos/0.mp4"), poster: server.url("/posters/p.png"))
         #expect(thumbnail.width == 160 && thumbnail.height == 90)
         #expect(thumbnail.time == nil)
         #expect(try ImageCodec.decode(thumbnail.imageData).0.meanColor().0 > 180)
@@ -156,7 +165,11 @@ struct VideoThumbnailLoaderTests {
         let loader = VideoThumbnailLoader(configuration: configuration())
         let error: (any Error)? = await withCheckedContinuation { continuation in
             loader.loadThumbnail(for: try! MediaFixtures.audioOnly()) { result in
-                if case .failure(let error) = result { continuation.resume(returning: error) } else { continuation.resume(returning: nil) }
+                if case .failure(let error) = result {
+                    continuation.resume(returning: error)
+                } else {
+                    continuation.resume(returning: nil)
+                }
             }
         }
         #expect((error as? MediaError)?.kind == .noVideoStream)

@@ -91,13 +91,13 @@ struct AssetThumbnailsTests {
     func resetDuringPreparation() async throws {
         let fixture = try SpriteServer()
         defer { fixture.cache.remove() }
-        fixture.server.fail(fixture.sheetPath(2), with: [.delay(0.6)])
+        fixture.server.fail(fixture.sheetPath(2), with: [.delay(20)])
         let adapter = AssetThumbnails(configuration: fixture.configuration())
         let delegate = RecordingDelegate()
         adapter.prepareThumbnails(delegate: delegate, url: fixture.trackURL)
         try await Task.sleep(nanoseconds: 150_000_000)
         adapter.reset()
-        try await Task.sleep(nanoseconds: 900_000_000)
+        try await Task.sleep(nanoseconds: 500_000_000)
         #expect(delegate.recorded.isEmpty)
         #expect(adapter.thumbnails() == nil)
     }

@@ -62,10 +62,10 @@ struct TrackThumbnailsTests {
         #expect(fixture.server.requestCount(fixture.sheetPath(1)) == 0)
         // The synchronous call misses while the image is remote, and starts its download (once, however often it
         // is asked while the download is under way).
-        fixture.server.fail(fixture.sheetPath(1), with: [.delay(0.2)])
+        fixture.server.fail(fixture.sheetPath(1), with: [.delay(1)])
         for _ in 0..<50 { #expect(thumbnails.getThumbnail(atTimestamp: 2) == nil) }
         var found: Thumbnail?
-        for _ in 0..<200 where found == nil {
+        for _ in 0..<1000 where found == nil {
             try await Task.sleep(nanoseconds: 10_000_000)
             found = thumbnails.getThumbnail(atTimestamp: 2)
         }

@@ -32,7 +32,9 @@ final class CustomIO {
     deinit { close() }
 }
 
-private func customIORead(_ opaque: UnsafeMutableRawPointer?, _ buffer: UnsafeMutablePointer<UInt8>?, _ size: Int32)
+private func customIORead(
+    _ opaque: UnsafeMutableRawPointer?, _ buffer: UnsafeMutablePointer<UInt8>?, _ size: Int32
+)
     -> Int32
 {
     guard let opaque, let buffer else { return fs_averror(EINVAL) }

@@ -31,7 +31,8 @@ final class FrameConverter {
             }
         let fullRange: Int32 = f.color_range == AVCOL_RANGE_JPEG ? 1 : 0
         let coefficients = sws_getCoefficients(space)
-        sws_setColorspaceDetails(context, coefficients, fullRange, sws_getCoefficients(SWS_CS_DEFAULT), 1, 0, 1 << 16, 1 << 16)
+        sws_setColorspaceDetails(
+            context, coefficients, fullRange, sws_getCoefficients(SWS_CS_DEFAULT), 1, 0, 1 << 16, 1 << 16)
         var destinations: [UnsafeMutablePointer<UInt8>?] = [destination, nil, nil, nil]
         var strides: [Int32] = [Int32(stride), 0, 0, 0]
         let result = withUnsafePointer(to: &frame.pointee.data) { data in
@@ -48,7 +49,9 @@ final class FrameConverter {
 
     /// The frame as an RGB image of `width` x `height`, turned clockwise by `quarterTurns` (the target size is
     /// the size before turning).
-    func image(_ frame: UnsafeMutablePointer<AVFrame>, width: Int, height: Int, quarterTurns: Int) throws(MediaError)
+    func image(
+        _ frame: UnsafeMutablePointer<AVFrame>, width: Int, height: Int, quarterTurns: Int
+    ) throws(MediaError)
         -> PixelBuffer
     {
         var failure: MediaError?

@@ -219,7 +219,8 @@ final class MediaInput {
             let result = avio_open2(pb, location, flags, &callback, options)
             if result < 0 {
                 nestedFailure = MediaError(
-                    .inputUnavailable, "cannot open '\(location)': \(ffmpegMessage(result))", url: url, ffmpegCode: result)
+                    .inputUnavailable, "cannot open '\(location)': \(ffmpegMessage(result))", url: url,
+                    ffmpegCode: result)
             }
             return result
         }
