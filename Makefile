@@ -22,6 +22,7 @@ test: deps
 bench: deps
 	@Scripts/deps.sh --bench
 	$(SWIFT) build -c release --product FilmstripBench
+	$(SWIFT) build -c release --product filmstrip
 	@Benchmarks/run.sh
 
 clean:

@@ -72,7 +72,7 @@ let package = Package(
         ),
         .target(
             name: "FilmstripTesting",
-            dependencies: ["FilmstripImaging"]
+            dependencies: ["FilmstripFormats", "FilmstripImaging"]
         ),
         .executableTarget(
             name: "FilmstripCLI",
@@ -83,7 +83,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "FilmstripBench",
-            dependencies: ["Filmstrip", "FilmstripTesting"],
+            dependencies: ["Filmstrip", "FilmstripMedia", "FilmstripTesting"],
             path: "Benchmarks/FilmstripBench"
         ),
         .testTarget(name: "FilmstripFormatsTests", dependencies: ["FilmstripFormats"]),

@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
-# `make bench`: runs the release benchmark binary and keeps a copy of the report in bench-output/.
+# `make bench`: the thumbnails-engine benchmarks, then the media benchmarks against the ffmpeg CLI (whose 10-minute
+# inputs are made once and kept in bench-output/media). The report is kept in bench-output/report.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p bench-output
-"$(swift build -c release --show-bin-path)/FilmstripBench" | tee bench-output/report.txt
+bin="$(swift build -c release --show-bin-path)"
+{
+    "$bin/FilmstripBench"
+    "$bin/FilmstripBench" media bench-output/media
+} | tee bench-output/report.txt

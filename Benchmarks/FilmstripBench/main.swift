@@ -25,6 +25,13 @@ if arguments.first == "parse-only" {
     exit(0)
 }
 
+if arguments.first == "media" {
+    // Media benchmarks: generation and frames against the ffmpeg CLI; inputs are kept in bench-output/media.
+    let directory = URL(fileURLWithPath: arguments.dropFirst().first ?? "bench-output/media", isDirectory: true)
+    try MediaBenchmark.run(mediaDirectory: directory)
+    exit(0)
+}
+
 let work = try TemporaryDirectory(prefix: "filmstrip-bench")
 defer { work.remove() }
 print("Filmstrip benchmarks (release build, \(ProcessInfo.processInfo.activeProcessorCount) cores)")

@@ -173,17 +173,7 @@ struct Plan: Sendable {
         return text
     }
 
-    private func timestamp(_ ms: Int64) -> String {
-        let h = ms / 3_600_000
-        let m = (ms / 60_000) % 60
-        let s = (ms / 1000) % 60
-        let f = ms % 1000
-        func pad(_ v: Int64, _ n: Int) -> String {
-            let t = String(v)
-            return String(repeating: "0", count: max(0, n - t.count)) + t
-        }
-        return "\(pad(h, 2)):\(pad(m, 2)):\(pad(s, 2)).\(pad(f, 3))"
-    }
+    private func timestamp(_ ms: Int64) -> String { WebVTTTimestamp.string(milliseconds: ms) }
 }
 
 /// Sheet memory shared by the workers. Each cell is written by exactly one worker, so cells never overlap; the

@@ -135,7 +135,8 @@ public final class LoopbackServer: Sendable {
     /// Every request received so far.
     public var requests: [Request] { state.withLock { $0.requests } }
 
-    /// Body bytes sent for `path` (all requests, ranges included).
+    /// Body bytes handed to the socket for `path` (all requests, ranges included; a response cut short by the
+    /// client counts only what was written).
     public func bytesSent(_ path: String) -> Int {
         let key = Self.normalize(path)
         return state.withLock { $0.bytesSent[key] ?? 0 }
@@ -265,28 +266,27 @@ public final class LoopbackServer: Sendable {
             body = resource.body[start...end]
             extraHeaders += "Content-Range: bytes \(start)-\(end)/\(resource.body.count)\r\n"
         }
-        if request.method != "HEAD" {
-            state.withLock { $0.bytesSent[request.target, default: 0] += body.count }
-        }
         return send(
             fd, status: status, contentType: resource.contentType, body: Array(body), head: request.method == "HEAD",
-            bytesPerSecond: bytesPerSecond, extraHeaders: extraHeaders)
+            bytesPerSecond: bytesPerSecond, extraHeaders: extraHeaders, counting: request.target)
     }
 
+    /// Writes a response. Body bytes are counted for `counting` as they are handed to the socket, so a client
+    /// that closes early (as open-ended range readers do) is charged only for what was actually sent.
     private func send(
         _ fd: Int32, status: Int, contentType: String, body: [UInt8], head: Bool, bytesPerSecond: Int? = nil,
-        extraHeaders: String = ""
+        extraHeaders: String = "", counting target: String? = nil
     ) -> Bool {
         let header = Self.header(status: status, contentType: contentType, length: body.count, extra: extraHeaders)
         guard writeAll(fd, header) else { return false }
         if head { return true }
-        guard let rate = bytesPerSecond, rate > 0 else { return writeAll(fd, body) }
+        guard let rate = bytesPerSecond, rate > 0 else { return writeAll(fd, body, counting: target) }
         // Drip the body in 10 slices a second.
         let slice = max(1, rate / 10)
         var offset = 0
         while offset < body.count {
             let end = min(body.count, offset + slice)
-            guard writeAll(fd, Array(body[offset..<end])) else { return false }
+            guard writeAll(fd, Array(body[offset..<end]), counting: target) else { return false }
             offset = end
             if offset < body.count { Thread.sleep(forTimeInterval: 0.1) }
             if state.withLock({ $0.stopped }) { return false }
@@ -294,14 +294,15 @@ public final class LoopbackServer: Sendable {
         return true
     }
 
-    private func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+    private func writeAll(_ fd: Int32, _ bytes: [UInt8], counting target: String? = nil) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let n = bytes.withUnsafeBytes { raw in
-                systemSend(fd, raw.baseAddress! + offset, raw.count - offset, sendFlags)
+                systemSend(fd, raw.baseAddress! + offset, min(raw.count - offset, 64 << 10), sendFlags)
             }
             if n <= 0 { return false }
             offset += n
+            if let target { state.withLock { $0.bytesSent[target, default: 0] += n } }
         }
         return true
     }

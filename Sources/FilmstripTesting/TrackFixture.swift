@@ -1,18 +1,8 @@
+import FilmstripFormats
 /// Builds WebVTT thumbnail tracks as text.
 public enum TrackFixture {
     /// A timestamp in `hh:mm:ss.ttt` form.
-    public static func timestamp(milliseconds: Int64) -> String {
-        let ms = milliseconds % 1000
-        let totalSeconds = milliseconds / 1000
-        let s = totalSeconds % 60
-        let m = (totalSeconds / 60) % 60
-        let h = totalSeconds / 3600
-        func pad(_ v: Int64, _ width: Int) -> String {
-            let text = String(v)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
-        }
-        return "\(pad(h, 2)):\(pad(m, 2)):\(pad(s, 2)).\(pad(ms, 3))"
-    }
+    public static func timestamp(milliseconds: Int64) -> String { WebVTTTimestamp.string(milliseconds: milliseconds) }
 
     /// A sprite track: `count` contiguous cues of `interval` seconds; cue `k` is cell `k % (columns * rows)` of
     /// sheet `k / (columns * rows) + 1`, referenced as `sheetName(n)#xywh=x,y,w,h`.

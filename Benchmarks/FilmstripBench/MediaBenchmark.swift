@@ -1,0 +1,124 @@
+@_spi(Benchmarks) import FilmstripMedia
+import FilmstripTesting
+import Foundation
+
+/// Preview-track generation and frame extraction against the ffmpeg CLI on the same input, with the same tile
+/// count, size and JPEG quality (medians of several runs).
+enum MediaBenchmark {
+    struct Input {
+        var name: String
+        var file: URL
+        var description: String
+    }
+
+    static let runs = 3
+
+    static func run(mediaDirectory: URL) throws {
+        let inputs = try makeInputs(in: mediaDirectory)
+        let filmstrip = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("filmstrip").path
+        guard FileManager.default.isExecutableFile(atPath: filmstrip) else {
+            throw BenchError("build the filmstrip tool first: swift build -c release --product filmstrip")
+        }
+        let work = try TemporaryDirectory(prefix: "filmstrip-bench-media")
+        defer { work.remove() }
+        for input in inputs {
+            try generation(input, filmstrip: filmstrip, work: work)
+        }
+        try remoteFrame(inputs[0], filmstrip: filmstrip, work: work)
+    }
+
+    /// The benchmark videos, made once with the ffmpeg CLI and kept in `directory`.
+    static func makeInputs(in directory: URL) throws -> [Input] {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let specs = [
+            ("720p-10min-gop2", "1280x720", 50, "10 min 1280x720 25 fps H.264, keyframe every 2 s"),
+            ("1080p-10min-gop10", "1920x1080", 250, "10 min 1920x1080 25 fps H.264, keyframe every 10 s"),
+        ]
+        return try specs.map { name, size, gop, description in
+            let file = directory.appendingPathComponent(name + ".mp4")
+            if !FileManager.default.fileExists(atPath: file.path) {
+                print("making \(file.lastPathComponent) (once; kept in \(directory.path)) …")
+                let partial = directory.appendingPathComponent(".partial-" + name + ".mp4")
+                try MediaFixtures.run([
+                    "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=\(size):r=25:d=600",
+                    "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-g", "\(gop)", "-keyint_min", "\(gop)",
+                    "-sc_threshold", "0", "-pix_fmt", "yuv420p", "-movflags", "+faststart", partial.path,
+                ])
+                try FileManager.default.moveItem(at: partial, to: file)
+            }
+            return Input(name: name, file: file, description: description)
+        }
+    }
+
+    /// Seconds a command takes (median of `runs`).
+    static func time(_ arguments: [String], runs: Int = runs) throws -> Double {
+        var times: [Double] = []
+        for _ in 0..<runs {
+            let start = now()
+            _ = try FilmstripBench.run("/usr/bin/env", arguments)
+            times.append(Double(now() - start) / 1e9)
+        }
+        return median(times)
+    }
+
+    static func generation(_ input: Input, filmstrip: String, work: TemporaryDirectory) throws {
+        let interval = 10.0
+        let out = work.file("generate-\(input.name)").path
+        // ffmpeg's mjpeg -q:v 5 is about libjpeg quality 80; both write 4:2:0.
+        let ours = try time([filmstrip, "generate", input.file.path, "--output", out, "--interval", "10", "--width", "160",
+                             "--columns", "10", "--rows", "10", "--quality", "80", "--chroma", "420"])
+        let summary = try FilmstripBench.run(
+            "/usr/bin/env", [filmstrip, "generate", input.file.path, "--output", out, "--chroma", "420", "--json"])
+        let thumbnails = (try? JSONSerialization.jsonObject(with: Data(summary.utf8)) as? [String: Any])?["thumbnails"] as? Int ?? 0
+        let starts = (0..<thumbnails).map { Double($0) * interval }
+        var floors: [Double] = []
+        for _ in 0..<runs { floors.append(try MediaBenchmarks.decodeKeyframes(url: input.file, starts: starts, interval: interval).1) }
+        let floor = median(floors)
+        let recipe = ["-hide_banner", "-loglevel", "error", "-y"]
+        let tile = ["-vf", "fps=1/10,scale=160:-2,tile=10x10", "-q:v", "5", work.file("ffmpeg-\(input.name)-%d.jpg").path]
+        let skip = try time(["ffmpeg"] + recipe + ["-skip_frame", "nokey", "-i", input.file.path] + tile)
+        let full = try time(["ffmpeg"] + recipe + ["-i", input.file.path] + tile, runs: 1)
+        print("Preview track: \(input.description)")
+        print("  \(thumbnails) thumbnails of 160 px, 10x10 tiles, JPEG quality 80 (4:2:0)")
+        print("  filmstrip generate                 \(format(ours, 2)) s")
+        print("  keyframe-decode floor (one core)   \(format(floor, 2)) s   filmstrip = \(format(ours / floor, 2))x the floor")
+        print("  ffmpeg -skip_frame nokey … tile    \(format(skip, 2)) s   filmstrip \(format(skip / ours, 1))x faster")
+        print("  ffmpeg (full decode) … tile        \(format(full, 2)) s   filmstrip \(format(full / ours, 1))x faster (1 run)")
+        print("")
+    }
+
+    static func remoteFrame(_ input: Input, filmstrip: String, work: TemporaryDirectory) throws {
+        let server = try LoopbackServer()
+        let body = Array(try Data(contentsOf: input.file))
+        let t = 301.0
+        var ours: [Double] = []
+        var oursBytes = 0
+        var theirs: [Double] = []
+        var theirsBytes = 0
+        for run in 0..<5 {
+            let path = "/ours-\(run)/video.mp4"
+            server.serve(path, body: body)
+            let start = now()
+            _ = try FilmstripBench.run("/usr/bin/env", [filmstrip, "frame", server.url(path).absoluteString, "--at", "\(t)",
+                                                       "--output", work.file("ours.jpg").path])
+            ours.append(Double(now() - start) / 1e9)
+            oursBytes = server.bytesSent(path)
+            server.remove(path)
+            let other = "/ffmpeg-\(run)/video.mp4"
+            server.serve(other, body: body)
+            let start2 = now()
+            _ = try FilmstripBench.run("/usr/bin/env", ["ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-ss", "\(t)",
+                                                       "-i", server.url(other).absoluteString, "-frames:v", "1",
+                                                       work.file("theirs.jpg").path])
+            theirs.append(Double(now() - start2) / 1e9)
+            theirsBytes = server.bytesSent(other)
+            server.remove(other)
+        }
+        let size = Double(body.count)
+        print("One frame over HTTP (loopback), \(input.description), \(format(size / 1e6, 1)) MB, at \(Int(t)) s")
+        print("  filmstrip frame                    \(format(median(ours) * 1000, 0)) ms   \(format(Double(oursBytes) / 1e3, 0)) KB sent by the server (\(format(Double(oursBytes) / size * 100, 2)) % of the file)")
+        print("  ffmpeg -ss T -i URL -frames:v 1    \(format(median(theirs) * 1000, 0)) ms   \(format(Double(theirsBytes) / 1e3, 0)) KB sent by the server (\(format(Double(theirsBytes) / size * 100, 2)) % of the file)")
+        print("")
+    }
+}
