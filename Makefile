@@ -17,6 +17,8 @@ demo: deps
 
 test: deps
 	$(SWIFT) build --build-tests
+	@# Test media first (made once with the ffmpeg CLI and cached), so the parallel run never waits on ffmpeg.
+	$(SWIFT) test --skip-build --filter MediaFixtureTests
 	$(SWIFT) test --skip-build
 
 bench: deps

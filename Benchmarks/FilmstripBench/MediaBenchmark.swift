@@ -66,25 +66,36 @@ enum MediaBenchmark {
         let interval = 10.0
         let out = work.file("generate-\(input.name)").path
         // ffmpeg's mjpeg -q:v 5 is about libjpeg quality 80; both write 4:2:0.
-        let ours = try time([filmstrip, "generate", input.file.path, "--output", out, "--interval", "10", "--width", "160",
-                             "--columns", "10", "--rows", "10", "--quality", "80", "--chroma", "420"])
+        let ours = try time([
+            filmstrip, "generate", input.file.path, "--output", out, "--interval", "10", "--width", "160",
+            "--columns", "10", "--rows", "10", "--quality", "80", "--chroma", "420",
+        ])
         let summary = try FilmstripBench.run(
             "/usr/bin/env", [filmstrip, "generate", input.file.path, "--output", out, "--chroma", "420", "--json"])
-        let thumbnails = (try? JSONSerialization.jsonObject(with: Data(summary.utf8)) as? [String: Any])?["thumbnails"] as? Int ?? 0
+        let thumbnails =
+            (try? JSONSerialization.jsonObject(with: Data(summary.utf8)) as? [String: Any])?["thumbnails"] as? Int ?? 0
         let starts = (0..<thumbnails).map { Double($0) * interval }
         var floors: [Double] = []
-        for _ in 0..<runs { floors.append(try MediaBenchmarks.decodeKeyframes(url: input.file, starts: starts, interval: interval).1) }
+        for _ in 0..<runs {
+            floors.append(try MediaBenchmarks.decodeKeyframes(url: input.file, starts: starts, interval: interval).1)
+        }
         let floor = median(floors)
         let recipe = ["-hide_banner", "-loglevel", "error", "-y"]
-        let tile = ["-vf", "fps=1/10,scale=160:-2,tile=10x10", "-q:v", "5", work.file("ffmpeg-\(input.name)-%d.jpg").path]
+        let tile = [
+            "-vf", "fps=1/10,scale=160:-2,tile=10x10", "-q:v", "5", work.file("ffmpeg-\(input.name)-%d.jpg").path,
+        ]
         let skip = try time(["ffmpeg"] + recipe + ["-skip_frame", "nokey", "-i", input.file.path] + tile)
         let full = try time(["ffmpeg"] + recipe + ["-i", input.file.path] + tile, runs: 1)
         print("Preview track: \(input.description)")
         print("  \(thumbnails) thumbnails of 160 px, 10x10 tiles, JPEG quality 80 (4:2:0)")
         print("  filmstrip generate                 \(format(ours, 2)) s")
-        print("  keyframe-decode floor (one core)   \(format(floor, 2)) s   filmstrip = \(format(ours / floor, 2))x the floor")
+        print(
+            "  keyframe-decode floor (one core)   \(format(floor, 2)) s   filmstrip = \(format(ours / floor, 2))x the floor"
+        )
         print("  ffmpeg -skip_frame nokey … tile    \(format(skip, 2)) s   filmstrip \(format(skip / ours, 1))x faster")
-        print("  ffmpeg (full decode) … tile        \(format(full, 2)) s   filmstrip \(format(full / ours, 1))x faster (1 run)")
+        print(
+            "  ffmpeg (full decode) … tile        \(format(full, 2)) s   filmstrip \(format(full / ours, 1))x faster (1 run)"
+        )
         print("")
     }
 
@@ -100,25 +111,37 @@ enum MediaBenchmark {
             let path = "/ours-\(run)/video.mp4"
             server.serve(path, body: body)
             let start = now()
-            _ = try FilmstripBench.run("/usr/bin/env", [filmstrip, "frame", server.url(path).absoluteString, "--at", "\(t)",
-                                                       "--output", work.file("ours.jpg").path])
+            _ = try FilmstripBench.run(
+                "/usr/bin/env",
+                [
+                    filmstrip, "frame", server.url(path).absoluteString, "--at", "\(t)",
+                    "--output", work.file("ours.jpg").path,
+                ])
             ours.append(Double(now() - start) / 1e9)
             oursBytes = server.bytesSent(path)
             server.remove(path)
             let other = "/ffmpeg-\(run)/video.mp4"
             server.serve(other, body: body)
             let start2 = now()
-            _ = try FilmstripBench.run("/usr/bin/env", ["ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-ss", "\(t)",
-                                                       "-i", server.url(other).absoluteString, "-frames:v", "1",
-                                                       work.file("theirs.jpg").path])
+            _ = try FilmstripBench.run(
+                "/usr/bin/env",
+                [
+                    "ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-ss", "\(t)",
+                    "-i", server.url(other).absoluteString, "-frames:v", "1",
+                    work.file("theirs.jpg").path,
+                ])
             theirs.append(Double(now() - start2) / 1e9)
             theirsBytes = server.bytesSent(other)
             server.remove(other)
         }
         let size = Double(body.count)
         print("One frame over HTTP (loopback), \(input.description), \(format(size / 1e6, 1)) MB, at \(Int(t)) s")
-        print("  filmstrip frame                    \(format(median(ours) * 1000, 0)) ms   \(format(Double(oursBytes) / 1e3, 0)) KB sent by the server (\(format(Double(oursBytes) / size * 100, 2)) % of the file)")
-        print("  ffmpeg -ss T -i URL -frames:v 1    \(format(median(theirs) * 1000, 0)) ms   \(format(Double(theirsBytes) / 1e3, 0)) KB sent by the server (\(format(Double(theirsBytes) / size * 100, 2)) % of the file)")
+        print(
+            "  filmstrip frame                    \(format(median(ours) * 1000, 0)) ms   \(format(Double(oursBytes) / 1e3, 0)) KB sent by the server (\(format(Double(oursBytes) / size * 100, 2)) % of the file)"
+        )
+        print(
+            "  ffmpeg -ss T -i URL -frames:v 1    \(format(median(theirs) * 1000, 0)) ms   \(format(Double(theirsBytes) / 1e3, 0)) KB sent by the server (\(format(Double(theirsBytes) / size * 100, 2)) % of the file)"
+        )
         print("")
     }
 }

@@ -7,6 +7,7 @@ public enum WebVTTTimestamp {
             let text = String(value)
             return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
         }
-        return "\(pad(ms / 3_600_000, 2)):\(pad((ms / 60_000) % 60, 2)):\(pad((ms / 1000) % 60, 2)).\(pad(ms % 1000, 3))"
+        return
+            "\(pad(ms / 3_600_000, 2)):\(pad((ms / 60_000) % 60, 2)):\(pad((ms / 1000) % 60, 2)).\(pad(ms % 1000, 3))"
     }
 }

@@ -32,8 +32,31 @@ public final class URLSessionDataLoader: DataLoading {
     }
 
     public func load(_ url: URL, configuration: LoadingConfiguration) async throws -> LoadResponse {
+        let started = Mutex<URLSessionTask?>(nil)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<LoadResponse, any Error>) in
+                let task = load(url, configuration: configuration) { continuation.resume(with: $0) }
+                started.withLock { $0 = task }
+                // A cancellation that arrived before the task existed found nothing to cancel.
+                if Task.isCancelled { task?.cancel() }
+            }
+        } onCancel: {
+            started.withLock { $0 }?.cancel()
+        }
+    }
+
+    /// Starts a request and calls `completion` once, on URLSession's delegate queue. For callers on threads outside
+    /// Swift concurrency (FFmpeg's I/O callbacks block their own thread on this), so they never depend on the
+    /// cooperative pool having a free thread. Returns the task (`nil` when the URL is refused at once), which the
+    /// caller may cancel.
+    @discardableResult
+    public func load(
+        _ url: URL, configuration: LoadingConfiguration,
+        completion: @escaping @Sendable (Result<LoadResponse, any Error>) -> Void
+    ) -> URLSessionTask? {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            throw LoadingError(.unsupportedURL, url: url, "only http and https URLs can be fetched over the network")
+            completion(.failure(LoadingError(.unsupportedURL, url: url, "only http and https URLs can be fetched over the network")))
+            return nil
         }
         var request = URLRequest(url: url)
         // The idle timeout is enforced by the delegate (Linux's URLSession truncates sub-second intervals to
@@ -41,20 +64,12 @@ public final class URLSessionDataLoader: DataLoading {
         request.timeoutInterval = (configuration.requestTimeout + 1).rounded(.up)
         for (name, value) in configuration.additionalHeaders { request.setValue(value, forHTTPHeaderField: name) }
         let task = session.dataTask(with: request)
-        let limit = configuration.maximumResponseSize
-        let deadline = configuration.resourceTimeout
-        let idle = configuration.requestTimeout
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<LoadResponse, any Error>) in
-                delegate.register(task, url: url, limit: limit, continuation: continuation)
-                task.resume()
-                // URLSession's resource timeout is per session; a per-request deadline needs its own timer.
-                delegate.armDeadline(task, seconds: deadline)
-                delegate.armIdleTimeout(task, seconds: idle)
-            }
-        } onCancel: {
-            task.cancel()
-        }
+        delegate.register(task, url: url, limit: configuration.maximumResponseSize, completion: completion)
+        task.resume()
+        // URLSession's resource timeout is per session; a per-request deadline needs its own timer.
+        delegate.armDeadline(task, seconds: configuration.resourceTimeout)
+        delegate.armIdleTimeout(task, seconds: configuration.requestTimeout)
+        return task
     }
 }
 
@@ -64,7 +79,7 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
     struct Transfer {
         var url: URL
         var limit: Int
-        var continuation: CheckedContinuation<LoadResponse, any Error>
+        var completion: @Sendable (Result<LoadResponse, any Error>) -> Void
         var data = Data()
         var response: HTTPURLResponse?
         var failure: LoadingError?
@@ -75,9 +90,10 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
     private let transfers = Mutex<[Int: Transfer]>([:])
 
     func register(
-        _ task: URLSessionTask, url: URL, limit: Int, continuation: CheckedContinuation<LoadResponse, any Error>
+        _ task: URLSessionTask, url: URL, limit: Int,
+        completion: @escaping @Sendable (Result<LoadResponse, any Error>) -> Void
     ) {
-        transfers.withLock { $0[task.taskIdentifier] = Transfer(url: url, limit: limit, continuation: continuation) }
+        transfers.withLock { $0[task.taskIdentifier] = Transfer(url: url, limit: limit, completion: completion) }
     }
 
     func armDeadline(_ task: URLSessionTask, seconds: Double) {
@@ -181,7 +197,7 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
-        transfer.continuation.resume(with: Self.outcome(transfer, error: error))
+        transfer.completion(Self.outcome(transfer, error: error))
     }
 
     private static func outcome(_ transfer: Transfer, error: (any Error)?) -> Result<LoadResponse, any Error> {

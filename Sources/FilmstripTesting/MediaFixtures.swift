@@ -7,7 +7,9 @@ import Synchronization
     import Darwin
 #endif
 
-/// Test media made with the `ffmpeg` CLI on first use and kept for the rest of the process.
+/// Test media made with the `ffmpeg` CLI on first use and kept (by a hash of the recipe) under the temporary
+/// directory for later runs. `make test` makes them all before the parallel run (``makeAll()``), so tests never
+/// block on ffmpeg.
 ///
 /// The "counter" videos encode their frame number in the colour of every pixel (see ``frameNumber(r:g:b:)``),
 /// so a test can tell exactly which frame a decoded image is. Videos are 25 fps with a keyframe every 2 s
@@ -97,6 +99,18 @@ public enum MediaFixtures {
             ])
     }
 
+    /// Makes every fixture (in parallel, one ffmpeg per fixture).
+    public static func makeAll() throws {
+        let makers: [@Sendable () throws -> URL] = [
+            counter, counterIndexAtEnd, rotated, variableFrameRate, pattern, audioOnly, hls, large,
+        ]
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: makers.count) { i in
+            do { _ = try makers[i]() } catch { failures.withLock { $0.append("\(error)") } }
+        }
+        if let first = failures.withLock({ $0.first }) { throw FixtureError(first) }
+    }
+
     /// The files of a fixture directory (for serving over loopback).
     public static func files(in directory: URL) throws -> [URL] {
         try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
@@ -119,13 +133,20 @@ public enum MediaFixtures {
     }
 
     private static let making = Mutex<[String: Result<URL, FixtureError>]>([:])
-    private static let makingLock = NSLock()
+    /// One lock per fixture, so different fixtures are made in parallel and only callers of the same one wait.
+    private static let locks = Mutex<[String: NSLock]>([:])
 
     /// Runs ffmpeg once per recipe (others wait), writing to a temporary name and renaming into place, so a run
     /// that is interrupted never leaves a half-written fixture behind.
     static func make(_ name: String, _ arguments: [String]) throws -> URL {
-        makingLock.lock()
-        defer { makingLock.unlock() }
+        let lock = locks.withLock { locks in
+            if let lock = locks[name] { return lock }
+            let lock = NSLock()
+            locks[name] = lock
+            return lock
+        }
+        lock.lock()
+        defer { lock.unlock() }
         if let done = making.withLock({ $0[name] }) { return try done.get() }
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a of the recipe
         for byte in (arguments.joined(separator: "\u{1}")).utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }

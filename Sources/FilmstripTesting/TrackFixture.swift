@@ -1,4 +1,5 @@
 import FilmstripFormats
+
 /// Builds WebVTT thumbnail tracks as text.
 public enum TrackFixture {
     /// A timestamp in `hh:mm:ss.ttt` form.

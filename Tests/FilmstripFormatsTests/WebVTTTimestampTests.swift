@@ -19,9 +19,11 @@ struct WebVTTTimestampTests {
         #expect(track.cues.first?.startMilliseconds == expected)
     }
 
-    @Test("formatted timestamps parse back to the same time", arguments: [
-        0 as Int64, 1, 999, 1000, 59_999, 60_000, 3_599_999, 3_600_000, 86_399_999, 360_000_000_001,
-    ])
+    @Test(
+        "formatted timestamps parse back to the same time",
+        arguments: [
+            0 as Int64, 1, 999, 1000, 59_999, 60_000, 3_599_999, 3_600_000, 86_399_999, 360_000_000_001,
+        ])
     func formatRoundTrip(_ ms: Int64) throws {
         let text = WebVTTTimestamp.string(milliseconds: ms)
         let track = try parse("WEBVTT\n\n\(text) --> 999999999:00:00.000\na.jpg\n")

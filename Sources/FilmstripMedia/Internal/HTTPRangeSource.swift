@@ -4,7 +4,8 @@ import Foundation
 /// Random access to an HTTP resource through bounded `Range` requests, for FFmpeg's custom I/O.
 ///
 /// FFmpeg reads on a worker thread that is not part of Swift's cooperative pool, so each fetch blocks that thread
-/// on a semaphore while the request runs on the shared loader. Reads are served from the last fetched chunk; a
+/// on a semaphore while the request runs; with the default transport the request completes on URLSession's own
+/// queue, so FFmpeg's I/O never waits for a free thread in the pool. Reads are served from the last fetched chunk; a
 /// read just past it fetches the next chunk with twice the read-ahead (up to 4 MiB), a jump resets it to 64 KiB.
 /// Every body byte received is counted, so callers can report exactly how much of the file was transferred.
 ///
@@ -71,13 +72,21 @@ final class HTTPRangeSource {
         let box = ResultBox()
         let transport = self.transport
         let url = self.url
-        Task.detached {
-            do {
-                box.result = .success(try await transport.load(url, configuration: configuration))
-            } catch {
-                box.result = .failure(error)
+        if let session = transport as? URLSessionDataLoader {
+            // Completed on URLSession's delegate queue: no dependence on Swift's cooperative pool.
+            session.load(url, configuration: configuration) { result in
+                box.result = result
+                semaphore.signal()
             }
-            semaphore.signal()
+        } else {
+            Task.detached {
+                do {
+                    box.result = .success(try await transport.load(url, configuration: configuration))
+                } catch {
+                    box.result = .failure(error)
+                }
+                semaphore.signal()
+            }
         }
         semaphore.wait()
         requestCount += 1
