@@ -55,7 +55,10 @@ public final class URLSessionDataLoader: DataLoading {
         completion: @escaping @Sendable (Result<LoadResponse, any Error>) -> Void
     ) -> URLSessionTask? {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            completion(.failure(LoadingError(.unsupportedURL, url: url, "only http and https URLs can be fetched over the network")))
+            completion(
+                .failure(
+                    LoadingError(.unsupportedURL, url: url, "only http and https URLs can be fetched over the network"))
+            )
             return nil
         }
         var request = URLRequest(url: url)

@@ -180,10 +180,12 @@ public final class FrameExtractor: Sendable {
 
     // MARK: Work
 
-    /// The last decoded keyframe, so a batch that maps several times to one keyframe decodes it once.
+    /// State kept across the frames of one call: the last decoded keyframe (so a batch that maps several times to
+    /// one keyframe decodes it once) and one swscale context.
     struct KeyframeCache {
         var time: Double?
         var image: PixelBuffer?
+        let converter = FrameConverter()
     }
 
     private static func frame(
@@ -199,7 +201,7 @@ public final class FrameExtractor: Sendable {
                 url: input.url)
         }
         let turns = options.appliesPreferredTrackTransform ? input.quarterTurns : 0
-        let converter = FrameConverter()
+        let converter = cache.converter
         func render(_ frame: OwnedFrame) throws(MediaError) -> PixelBuffer {
             let (w, h) = outputSize(input: input, options: options)
             return try converter.image(frame.pointer, width: w, height: h, quarterTurns: turns)
@@ -222,7 +224,8 @@ public final class FrameExtractor: Sendable {
                 }
                 let decoded = try input.decode(keyPacket: choice)
                 let image = try render(decoded)
-                cache = KeyframeCache(time: choice.time, image: image)
+                cache.time = choice.time
+                cache.image = image
                 return VideoFrame(image: image, requestedTime: seconds, actualTime: decoded.time, isKeyframe: true)
             }
         }
