@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "FilmstripLoading", targets: ["FilmstripLoading"]),
         .library(name: "FilmstripThumbnails", targets: ["FilmstripThumbnails"]),
         .library(name: "FilmstripMedia", targets: ["FilmstripMedia"]),
+        .library(name: "FilmstripPlayer", targets: ["FilmstripPlayer"]),
         .library(name: "FilmstripTesting", targets: ["FilmstripTesting"]),
         .executable(name: "filmstrip", targets: ["FilmstripCLI"]),
     ],
@@ -65,6 +66,13 @@ let package = Package(
             ]
         ),
         .target(
+            name: "FilmstripPlayer",
+            dependencies: [
+                "FilmstripFormats", "FilmstripLoading", "FilmstripMedia",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
             name: "Filmstrip",
             dependencies: [
                 "FilmstripFormats", "FilmstripImaging", "FilmstripLoading", "FilmstripThumbnails", "FilmstripMedia",
@@ -94,6 +102,7 @@ let package = Package(
             dependencies: ["Filmstrip", "FilmstripTesting"]
         ),
         .testTarget(name: "FilmstripMediaTests", dependencies: ["Filmstrip", "FilmstripTesting"]),
+        .testTarget(name: "FilmstripPlayerTests", dependencies: ["FilmstripPlayer", "FilmstripTesting"]),
         .testTarget(
             name: "FilmstripCLITests",
             dependencies: ["FilmstripTesting", "FilmstripImaging"]

@@ -25,7 +25,9 @@ public enum CmcdEncoder {
         add("bl", hundred(data.bufferLength))
         add("dl", hundred(data.deadline))
         add("mtp", hundred(data.measuredThroughput))
-        add("nor", data.nextObjectRequest.flatMap { nonEmpty(relative($0, to: baseURL)) }.map { quoted(componentEncoded($0)) })
+        add(
+            "nor",
+            data.nextObjectRequest.flatMap { nonEmpty(relative($0, to: baseURL)) }.map { quoted(componentEncoded($0)) })
         add("nrr", data.nextRangeRequest.flatMap(nonEmpty).map(quoted))
         flag("su", data.startup)
         add("cid", data.contentID.flatMap(nonEmpty).map { quoted(String($0.prefix(64))) })
@@ -120,7 +122,8 @@ public enum CmcdEncoder {
 
     /// Percent-encoding as JavaScript's `encodeURIComponent` does it (what CMCD implementations use).
     static func componentEncoded(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)...Unicode.Scalar(127)))
+        var allowed = CharacterSet.alphanumerics.intersection(
+            CharacterSet(charactersIn: Unicode.Scalar(0)...Unicode.Scalar(127)))
         allowed.insert(charactersIn: "-_.!~*'()")
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }

@@ -25,7 +25,8 @@ struct CmcdTests {
     func specExample() {
         #expect(
             CmcdEncoder.encode(specInput())
-                == #"br=200,bs,cid="content-id",d=325,mtp=10000,nor="..%2Ftesting%2F3.m4v",nrr="0-99",ot=m,sid="session-id""#)
+                == #"br=200,bs,cid="content-id",d=325,mtp=10000,nor="..%2Ftesting%2F3.m4v",nrr="0-99",ot=m,sid="session-id""#
+        )
     }
 
     @Test("custom keys: strings, integers, booleans and tokens; false is omitted; quotes are escaped")
@@ -142,9 +143,11 @@ struct CmcdTests {
         let with = CmcdEncoder.url(url, adding: data)
         #expect(with.absoluteString.hasPrefix("https://cdn.example.com/v/seg-1.m4s?token=abc&CMCD=br%3D200"))
         #expect(with.absoluteString.components(separatedBy: "CMCD=").count == 2)
-        let decoded = URLComponents(url: with, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "CMCD" }?.value
+        let decoded = URLComponents(url: with, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "CMCD" }?
+            .value
         #expect(decoded == CmcdEncoder.encode(data))
-        #expect(CmcdEncoder.url(url, adding: CmcdData()).absoluteString == "https://cdn.example.com/v/seg-1.m4s?token=abc")
+        #expect(
+            CmcdEncoder.url(url, adding: CmcdData()).absoluteString == "https://cdn.example.com/v/seg-1.m4s?token=abc")
     }
 
     @Test("nor is made relative to the request (common-media-library: 'converts to relative path')")

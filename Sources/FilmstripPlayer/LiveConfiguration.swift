@@ -1,0 +1,40 @@
+/// Live playback settings (SPEC 4.3). Every property has a documented default.
+public struct LiveConfiguration: Sendable, Hashable, Codable {
+    /// How the player catches up with the live edge when it falls behind.
+    public enum Chase: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Never.
+        case disabled
+        /// Jump forward to the edge minus the cutoff distance, aligned to a segment boundary.
+        case skipFrames
+        /// Play faster (``LiveConfiguration/chaseLiveEdgeSpeedupRatio``) until the cutoff distance is reached.
+        case speedupPlayback
+    }
+
+    /// Target latency behind the live edge in milliseconds, for engines that steer latency; `nil` for none.
+    public var liveEdgeLatencyMs: Int?
+    /// Start playback with a short buffer to reach the edge sooner. Default `false`.
+    public var optimizeLiveStartup = false
+    /// Seconds before the start of the seekable window that still count as inside it. Default 3.
+    public var behindLiveWindowTolerance: Double = 3
+    /// Initial distance behind the live edge, in seconds. Default 0 (as close as the stream allows).
+    public var liveEdgeDelay: Double = 0
+    /// Catch-up behaviour. Default ``Chase/disabled``.
+    public var chaseLiveEdge: Chase = .disabled
+    /// The largest tolerated distance from the edge before catching up, in seconds. Default 10.
+    public var chaseLiveEdgeCatchupThreshold: Double = 10
+    /// The distance from the edge to settle at, in seconds. Default 5.
+    public var chaseLiveEdgeCutoffThreshold: Double = 5
+    /// Segment duration hint for ``Chase/skipFrames``, in seconds; 0 for none. Default 0.
+    public var chaseLiveEdgeHLSSegmentDuration: Double = 0
+    /// Playback rate while catching up with ``Chase/speedupPlayback``. Default 1.1.
+    public var chaseLiveEdgeSpeedupRatio: Double = 1.1
+
+    /// Creates a configuration.
+    public init(
+        liveEdgeLatencyMs: Int? = nil, optimizeLiveStartup: Bool = false, behindLiveWindowTolerance: Double = 3
+    ) {
+        self.liveEdgeLatencyMs = liveEdgeLatencyMs
+        self.optimizeLiveStartup = optimizeLiveStartup
+        self.behindLiveWindowTolerance = behindLiveWindowTolerance
+    }
+}

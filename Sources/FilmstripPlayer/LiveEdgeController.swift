@@ -1,0 +1,111 @@
+/// Decides, from the position and the live window, when the player is behind the live window and how it catches up
+/// with the edge (SPEC 4.3). A pure value: the engine feeds it observations and carries out its decisions.
+///
+/// Catching up has hysteresis: it starts when the distance to the edge exceeds the catch-up threshold and stops at
+/// the cutoff distance.
+///
+/// **The user's seek wins.** When the user seeks to a position further from the edge than the catch-up threshold,
+/// catching up is suspended. It resumes only when the playhead is back within the cutoff distance of the edge, for
+/// example after a seek to live. While paused, nothing is decided either. So the controller never drags a viewer
+/// out of the DVR window they chose.
+public struct LiveEdgeController: Sendable, Hashable {
+    /// What the engine should do.
+    public enum Decision: Sendable, Hashable {
+        /// Nothing.
+        case none
+        /// Set the playback rate (catch-up started or ended).
+        case setRate(Double)
+        /// Jump to this position.
+        case seek(to: Double)
+    }
+
+    /// The configuration.
+    public let configuration: LiveConfiguration
+    /// Whether catching up by speed-up is in progress.
+    public private(set) var catchingUp = false
+    /// Whether the user's seek suspended catching up.
+    public private(set) var suspendedByUser = false
+    private var behindReported = false
+
+    /// Creates a controller.
+    public init(configuration: LiveConfiguration) {
+        self.configuration = configuration
+    }
+
+    /// Where to start in a live window: `liveEdgeDelay` behind the edge, but never closer than three target
+    /// durations (RFC 8216, 6.3.3) and never before the window.
+    public func startPosition(window: ClosedRange<Double>, targetDuration: Double = 0) -> Double {
+        let distance = max(configuration.liveEdgeDelay, 3 * targetDuration)
+        return min(window.upperBound, max(window.lowerBound, window.upperBound - distance))
+    }
+
+    /// Whether `position` lies behind the seekable window (with the tolerance).
+    public func isBehindLiveWindow(position: Double, window: ClosedRange<Double>) -> Bool {
+        position < max(0, window.lowerBound - configuration.behindLiveWindowTolerance)
+    }
+
+    /// The user sought to `position`: suspends catching up when that is further from the edge than the catch-up
+    /// threshold. Returns a rate reset if a speed-up was running.
+    public mutating func userSought(to position: Double, window: ClosedRange<Double>) -> Decision {
+        let distance = window.upperBound - position
+        let wasCatchingUp = catchingUp
+        catchingUp = false
+        suspendedByUser = distance > configuration.chaseLiveEdgeCatchupThreshold
+        return wasCatchingUp ? .setRate(1) : .none
+    }
+
+    /// Looks at the playhead. Returns a behind-live-window warning once each time the playhead falls behind, and
+    /// a catch-up decision.
+    public mutating func observe(
+        position: Double, window: ClosedRange<Double>, isPlaying: Bool
+    )
+        -> (decision: Decision, warning: PlayerError?)
+    {
+        var warning: PlayerError?
+        if isBehindLiveWindow(position: position, window: window) {
+            if !behindReported {
+                behindReported = true
+                warning = PlayerError(
+                    .playerBehindLiveWindow, severity: .warning,
+                    "the position \(formatSeconds(position)) s is behind the live window starting at \(formatSeconds(window.lowerBound)) s"
+                )
+            }
+        } else {
+            behindReported = false
+        }
+        let distance = window.upperBound - position
+        let cutoff = configuration.chaseLiveEdgeCutoffThreshold
+        if suspendedByUser, distance <= cutoff { suspendedByUser = false }
+        guard isPlaying, !suspendedByUser else {
+            if catchingUp, !isPlaying {
+                catchingUp = false
+                return (.setRate(1), warning)
+            }
+            return (.none, warning)
+        }
+        switch configuration.chaseLiveEdge {
+        case .disabled:
+            return (.none, warning)
+        case .speedupPlayback:
+            if !catchingUp, distance > configuration.chaseLiveEdgeCatchupThreshold {
+                catchingUp = true
+                return (.setRate(configuration.chaseLiveEdgeSpeedupRatio), warning)
+            }
+            if catchingUp, distance <= cutoff {
+                catchingUp = false
+                return (.setRate(1), warning)
+            }
+            return (.none, warning)
+        case .skipFrames:
+            guard distance > configuration.chaseLiveEdgeCatchupThreshold else { return (.none, warning) }
+            var target = window.upperBound - cutoff
+            let segment = configuration.chaseLiveEdgeHLSSegmentDuration
+            if segment > 0 {
+                // Land on a segment boundary of the window, at or before the cutoff point.
+                target = window.lowerBound + ((target - window.lowerBound) / segment).rounded(.down) * segment
+            }
+            target = max(target, window.lowerBound)
+            return (target > position ? .seek(to: target) : .none, warning)
+        }
+    }
+}

@@ -1,0 +1,66 @@
+#if canImport(FoundationNetworking)
+    import Foundation
+    public import FoundationNetworking
+#else
+    public import Foundation
+#endif
+
+/// Network settings (SPEC 4.5), SDK-wide or per player; where both are set, the player's value wins, field by field.
+public struct NetworkConfiguration: Sendable, Hashable {
+    /// Headers sent with every request (merged key by key; the player's value wins).
+    public var httpAdditionalHeaders: [String: String]?
+    /// Whether cellular networks may be used.
+    public var allowsCellularAccess: Bool?
+    /// The longest a whole resource may take, in milliseconds.
+    public var timeoutIntervalForResourceMs: Int?
+    /// The longest a DRM license request may take, in milliseconds (kept for DRM-capable engines).
+    public var timeoutIntervalForDrmAcquisitionMs: Int?
+    /// Whether requests wait for connectivity instead of failing at once.
+    public var waitsForConnectivity: Bool?
+
+    /// Creates a configuration; unset fields fall back to the SDK-wide configuration, then to the defaults.
+    public init(
+        httpAdditionalHeaders: [String: String]? = nil, allowsCellularAccess: Bool? = nil,
+        timeoutIntervalForResourceMs: Int? = nil, timeoutIntervalForDrmAcquisitionMs: Int? = nil,
+        waitsForConnectivity: Bool? = nil
+    ) {
+        self.httpAdditionalHeaders = httpAdditionalHeaders
+        self.allowsCellularAccess = allowsCellularAccess
+        self.timeoutIntervalForResourceMs = timeoutIntervalForResourceMs
+        self.timeoutIntervalForDrmAcquisitionMs = timeoutIntervalForDrmAcquisitionMs
+        self.waitsForConnectivity = waitsForConnectivity
+    }
+
+    /// The SDK-wide configuration overlaid with the player's: every field the player sets wins; headers merge.
+    public static func merged(sdk: NetworkConfiguration?, player: NetworkConfiguration?) -> NetworkConfiguration {
+        var result = sdk ?? NetworkConfiguration()
+        guard let player else { return result }
+        if let headers = player.httpAdditionalHeaders {
+            result.httpAdditionalHeaders = (result.httpAdditionalHeaders ?? [:]).merging(headers) { _, mine in mine }
+        }
+        result.allowsCellularAccess = player.allowsCellularAccess ?? result.allowsCellularAccess
+        result.timeoutIntervalForResourceMs = player.timeoutIntervalForResourceMs ?? result.timeoutIntervalForResourceMs
+        result.timeoutIntervalForDrmAcquisitionMs =
+            player.timeoutIntervalForDrmAcquisitionMs ?? result.timeoutIntervalForDrmAcquisitionMs
+        result.waitsForConnectivity = player.waitsForConnectivity ?? result.waitsForConnectivity
+        return result
+    }
+
+    /// Applies the set fields to a URLSession configuration (`waitsForConnectivity` only where the platform's
+    /// URLSession supports it).
+    public func apply(to session: URLSessionConfiguration) {
+        if let httpAdditionalHeaders {
+            var headers = (session.httpAdditionalHeaders as? [String: String]) ?? [:]
+            headers.merge(httpAdditionalHeaders) { _, mine in mine }
+            session.httpAdditionalHeaders = headers
+        }
+        if let allowsCellularAccess { session.allowsCellularAccess = allowsCellularAccess }
+        if let timeoutIntervalForResourceMs {
+            session.timeoutIntervalForResource = Double(timeoutIntervalForResourceMs) / 1000
+        }
+        #if !os(Linux)
+            // swift-corelibs-foundation exposes this read-only; on Linux the engine's retries do the waiting.
+            if let waitsForConnectivity { session.waitsForConnectivity = waitsForConnectivity }
+        #endif
+    }
+}

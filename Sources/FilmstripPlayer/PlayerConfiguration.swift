@@ -1,0 +1,117 @@
+public import Foundation
+
+/// Which engine plays the content.
+public enum PlayerEngine: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Filmstrip's own engine (FFmpeg-based; rates from 0 upwards, no reverse playback).
+    case filmstrip
+    /// A platform-native engine (rates -1...2 by default, reverse playback where the platform has it).
+    case native
+
+    /// Whether the engine plays backwards.
+    public var supportsNegativeRates: Bool { self == .native }
+
+    /// The default playback-rate range (SPEC 4.2): native -1...2, Filmstrip's own 0 and up.
+    public var defaultRateRange: ClosedRange<Double> {
+        switch self {
+        case .native: -1...2
+        case .filmstrip: 0...Double.greatestFiniteMagnitude
+        }
+    }
+}
+
+/// CMCD settings for a player (SPEC 4.6).
+public struct CmcdConfiguration: Sendable, Hashable {
+    /// How the data travels.
+    public enum Mode: String, Sendable, Hashable, Codable {
+        /// `CMCD-Object`, `CMCD-Request`, `CMCD-Session` and `CMCD-Status` headers.
+        case headers
+        /// One `CMCD=` query parameter.
+        case query
+    }
+
+    /// The session id (`sid`); a UUID by default.
+    public var sessionID: String
+    /// The content id (`cid`), if any.
+    public var contentID: String?
+    /// Headers or query. Default headers.
+    public var mode: Mode
+    /// The keys to send; `nil` sends every key that has a value.
+    public var keys: Set<String>?
+
+    /// Creates a configuration.
+    public init(
+        sessionID: String = UUID().uuidString.lowercased(), contentID: String? = nil, mode: Mode = .headers,
+        keys: Set<String>? = nil
+    ) {
+        self.sessionID = sessionID
+        self.contentID = contentID
+        self.mode = mode
+        self.keys = keys
+    }
+}
+
+/// What a player plays and how (SPEC 4.2–4.6).
+public struct PlayerConfiguration: Sendable, Hashable {
+    /// The content: a file URL, a progressive http(s) video, or an HLS playlist.
+    public var url: URL
+    /// The preferred engine. Default ``PlayerEngine/filmstrip``.
+    public var preferredEngine: PlayerEngine = .filmstrip
+    /// Live settings (used when the content is live).
+    public var live = LiveConfiguration()
+    /// State timeouts; `nil` disables all. Default: the SPEC 4.4 table.
+    public var stateTimeouts: StateTimeoutConfiguration? = StateTimeoutConfiguration()
+    /// The player's network settings (they win over the SDK-wide ones).
+    public var network: NetworkConfiguration?
+    /// CMCD; `nil` (the default) sends none.
+    public var cmcd: CmcdConfiguration?
+    /// Seconds to buffer before starting. Default 2.
+    public var minPrebufferTime: Double = 2
+    /// Seconds to buffer ahead at most. Default 30.
+    public var maxPrebufferTime: Double = 30
+    /// Seconds to buffer before resuming after a stall. Default 2.
+    public var minRebufferTime: Double = 2
+
+    /// Creates a configuration for `url` with the defaults.
+    public init(with url: URL) {
+        self.url = url
+    }
+}
+
+/// The playback-rate policy of one engine: its range (set SDK-wide) and what a requested rate becomes.
+public struct PlaybackRatePolicy: Sendable, Hashable {
+    /// The engine.
+    public let engine: PlayerEngine
+    /// The allowed range.
+    public let range: ClosedRange<Double>
+
+    /// A policy; negative bounds are raised to 0 for engines that cannot play backwards.
+    public init(engine: PlayerEngine, range: ClosedRange<Double>? = nil) {
+        self.engine = engine
+        let requested = range ?? engine.defaultRateRange
+        self.range =
+            engine.supportsNegativeRates
+            ? requested : max(0, requested.lowerBound)...max(0, requested.upperBound)
+    }
+
+    /// The rate the engine will use for `requested`, whether audio plays at it, and a warning when it was clamped.
+    public func resolve(_ requested: Double) -> (rate: Double, audioMuted: Bool, warning: PlayerError?) {
+        guard requested.isFinite else {
+            return (
+                1, false,
+                PlayerError(
+                    .playbackRateClamped, severity: .warning, "the rate \(requested) is not a number; 1 is used")
+            )
+        }
+        let rate = min(max(requested, range.lowerBound), range.upperBound)
+        var warning: PlayerError?
+        if rate != requested {
+            let reason =
+                requested < 0 && !engine.supportsNegativeRates
+                ? "the \(engine.rawValue) engine does not play backwards"
+                : "the \(engine.rawValue) engine allows \(range)"
+            warning = PlayerError(
+                .playbackRateClamped, severity: .warning, "the rate \(requested) was clamped to \(rate): \(reason)")
+        }
+        return (rate, rate < 0 || rate > 2, warning)
+    }
+}

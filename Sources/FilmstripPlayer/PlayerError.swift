@@ -1,0 +1,58 @@
+/// An error or warning reported by the player or the SDK (through the SDK-level `onError`).
+public struct PlayerError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// How bad it is.
+    public enum Severity: String, Sendable, Hashable, Codable {
+        /// Nothing stops; worth knowing (a refused transition, connectivity changes, behind the live window).
+        case warning
+        /// Something failed and the player carries on or retries (a state timeout, a failed segment).
+        case recoverable
+        /// Playback cannot continue; the player is in the error state.
+        case fatal
+    }
+
+    /// What happened. The raw values are the stable identifiers apps match on.
+    public enum ErrorType: String, Sendable, Hashable, Codable, CaseIterable {
+        case stateTimeoutIdle = "state_timeout_idle"
+        case stateTimeoutOpening = "state_timeout_opening"
+        case stateTimeoutReady = "state_timeout_ready"
+        case stateTimeoutBuffering = "state_timeout_buffering"
+        case stateTimeoutPlay = "state_timeout_play"
+        case stateTimeoutPlaying = "state_timeout_playing"
+        case stateTimeoutPausing = "state_timeout_pausing"
+        case stateTimeoutPaused = "state_timeout_paused"
+        case stateTimeoutSeeking = "state_timeout_seeking"
+        case stateTimeoutEnded = "state_timeout_ended"
+        case stateTimeoutStopping = "state_timeout_stopping"
+        case stateTimeoutError = "state_timeout_error"
+        case playerBehindLiveWindow = "player_behind_live_window"
+        case internetConnectionUnavailable = "system_internet_connection_unavailable"
+        case internetConnectionAvailable = "system_internet_connection_available"
+        case invalidStateTransition = "invalid_state_transition"
+        case playbackRateClamped = "playback_rate_clamped"
+        case sourceUnavailable = "source_unavailable"
+        case sourceInvalid = "source_invalid"
+        case decodeFailed = "decode_failed"
+
+        /// The timeout type of a state.
+        public static func stateTimeout(_ state: PlayerState.Kind) -> ErrorType {
+            ErrorType(rawValue: "state_timeout_\(state.rawValue)")!
+        }
+    }
+
+    /// What happened.
+    public var type: ErrorType
+    /// How bad it is.
+    public var severity: Severity
+    /// A human-readable explanation.
+    public var message: String
+
+    /// Creates an error.
+    public init(_ type: ErrorType, severity: Severity, _ message: String) {
+        self.type = type
+        self.severity = severity
+        self.message = message
+    }
+
+    /// `severity type: message`.
+    public var description: String { "\(severity.rawValue) \(type.rawValue): \(message)" }
+}
