@@ -129,12 +129,15 @@ struct LiveEdgeTests {
         var configuration = LiveConfiguration()
         configuration.chaseLiveEdge = .speedupPlayback
         var controller = LiveEdgeController(configuration: configuration)
-        #expect(controller.observe(position: 151, window: window, isPlaying: true).decision == .none)  // 9 s
-        #expect(controller.observe(position: 149.5, window: window, isPlaying: true).decision == .setRate(1.1))  // 10.5 s
-        #expect(controller.observe(position: 152, window: window, isPlaying: true).decision == .none)  // 8 s, still catching up
+        func decide(_ position: Double) -> LiveEdgeController.Decision {
+            controller.observe(position: position, window: window, isPlaying: true).decision
+        }
+        #expect(decide(151) == .none)  // 9 s behind
+        #expect(decide(149.5) == .setRate(1.1))  // 10.5 s: past the catch-up threshold
+        #expect(decide(152) == .none)  // 8 s: still catching up
         #expect(controller.catchingUp)
-        #expect(controller.observe(position: 155, window: window, isPlaying: true).decision == .setRate(1))  // 5 s
-        #expect(controller.observe(position: 152, window: window, isPlaying: true).decision == .none)  // 8 s: below threshold
+        #expect(decide(155) == .setRate(1))  // 5 s: the cutoff
+        #expect(decide(152) == .none)  // 8 s: below the threshold, not catching up
     }
 
     @Test("skip: jump to the edge minus the cutoff, on a segment boundary")
