@@ -43,6 +43,11 @@ public enum MediaFixtures {
         try make("counter.mp4", ["-f", "lavfi", "-i", counterSource] + h264 + ["-movflags", "+faststart"])
     }
 
+    /// The first 2 s of the counter video (50 frames), for playback tests.
+    public static func shortCounter() throws -> URL {
+        try make("counter-2s.mp4", ["-f", "lavfi", "-i", counterSource, "-t", "2"] + h264 + ["-movflags", "+faststart"])
+    }
+
     /// The counter video with the index at the end (ffmpeg's default layout).
     public static func counterIndexAtEnd() throws -> URL {
         try make("counter-moov-at-end.mp4", ["-f", "lavfi", "-i", counterSource] + h264)
@@ -102,7 +107,7 @@ public enum MediaFixtures {
     /// Makes every fixture (in parallel, one ffmpeg per fixture).
     public static func makeAll() throws {
         let makers: [@Sendable () throws -> URL] = [
-            counter, counterIndexAtEnd, rotated, variableFrameRate, pattern, audioOnly, hls, large,
+            counter, shortCounter, counterIndexAtEnd, rotated, variableFrameRate, pattern, audioOnly, hls, large,
         ]
         let failures = Mutex<[String]>([])
         DispatchQueue.concurrentPerform(iterations: makers.count) { i in

@@ -333,6 +333,7 @@ final class MediaInput {
         }
         if result < 0 { throw readFailure(result) }
         avcodec_flush_buffers(codec)
+        draining = false
     }
 
     /// The key packet at or before `t`. When `t` is before the first keyframe, the first keyframe.
@@ -407,6 +408,29 @@ final class MediaInput {
         let f = frame!.pointee
         let ts = f.best_effort_timestamp != fs_nopts_value() ? f.best_effort_timestamp : f.pts
         return ts == fs_nopts_value() ? nil : seconds(ts)
+    }
+
+    /// Whether the decoder was sent end-of-stream (sequential decoding); cleared by ``seek(to:)``.
+    private var draining = false
+
+    /// The next frame in presentation order for sequential playback; `nil` at the end of the input.
+    func nextFrame() throws(MediaError) -> OwnedFrame? {
+        while true {
+            try checkCancelled()
+            if avcodec_receive_frame(codec, frame) >= 0 {
+                framesDecoded += 1
+                defer { av_frame_unref(frame) }
+                return OwnedFrame(cloning: frame!, time: frameTime ?? -1)
+            }
+            if draining { return nil }
+            if try readPacket() {
+                let sent = avcodec_send_packet(codec, packet)
+                if sent < 0, sent != fs_averror_eagain() { continue }  // a damaged packet: skip it
+            } else {
+                avcodec_send_packet(codec, nil)
+                draining = true
+            }
+        }
     }
 
     /// The frame shown at `t`: the last frame whose presentation time is at or before `t` (the first frame when

@@ -1,0 +1,321 @@
+import FilmstripImaging
+import FilmstripMedia
+import Foundation
+
+/// The engine behind ``Player``: runs on the player's thread, owns the decoder, and drives the state machine,
+/// the playback clock, frame presentation, timeouts and statistics.
+struct PlaybackEngine {
+    private var machine = PlayerStateMachine()
+    private var timeouts = StateTimeoutController(configuration: StateTimeoutConfiguration())
+    private var configuration: PlayerConfiguration?
+    private var decoder: VideoDecoder?
+    private var duration = 0.0
+    private var pending: DecodedVideoFrame?
+    /// Whether playback should run (play was asked) as opposed to paused.
+    private var wantsPlay = false
+    // The playback clock: media time = anchorMedia + (now - anchorWall) * rate.
+    private var anchorWall = 0.0
+    private var anchorMedia = 0.0
+    private var rate = 1.0
+    private var position = 0.0
+    private var presented = 0
+    private var dropped = 0
+    private var openedAt: Double?
+    private var startupTime: Double?
+    private var lastStats = 0.0
+    private var hasPresentedSinceAnchor = false
+
+    private static func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+
+    mutating func run(_ player: () -> Player?) {
+        while let player = player() {
+            if player.shared.withLock({ $0.shutdown }) { break }
+            let commands = player.shared.withLock { shared -> [Player.Command] in
+                defer { shared.commands.removeAll() }
+                return shared.commands
+            }
+            for command in commands { handle(command, player) }
+            step(player)
+        }
+        decoder?.cancel()
+    }
+
+    // MARK: Commands
+
+    private mutating func handle(_ command: Player.Command, _ player: Player) {
+        switch command {
+        case .load(let configuration):
+            load(configuration, player)
+        case .open(let autoplay):
+            guard machine.state.kind == .ready else {
+                warn(player, "open() needs loaded content in the ready state (the player is \(machine.state))")
+                return
+            }
+            wantsPlay = autoplay
+            if autoplay {
+                move(.play, player)
+            } else {
+                // Show the first frame, then wait paused.
+                move(.buffering, player)
+                if fillPending(player) { present(player) }
+                move(.paused, player)
+            }
+        case .play:
+            switch machine.state.kind {
+            case .ready, .paused, .pausing:
+                wantsPlay = true
+                move(.play, player)
+            case .ended:
+                wantsPlay = true
+                seek(to: 0, player)
+            default:
+                warn(player, "play() is ignored in the \(machine.state) state")
+            }
+        case .pause:
+            switch machine.state.kind {
+            case .play, .playing, .buffering:
+                wantsPlay = false
+                move(.pausing, player)
+                position = mediaTime()
+                move(.paused, player)
+            case .ready:
+                wantsPlay = false
+                move(.paused, player)
+            default:
+                warn(player, "pause() is ignored in the \(machine.state) state")
+            }
+        case .seek(let seconds):
+            switch machine.state.kind {
+            case .ready, .play, .playing, .pausing, .paused, .buffering, .ended:
+                seek(to: seconds, player)
+            default:
+                warn(player, "seek() is ignored in the \(machine.state) state")
+            }
+        case .rate(let requested):
+            let resolved = player.ratePolicy.resolve(requested)
+            if let warning = resolved.warning { report(warning, player) }
+            position = mediaTime()
+            rate = resolved.rate
+            anchor(at: position)
+            player.shared.withLock { $0.rate = resolved.rate }
+        case .stop:
+            guard machine.state.kind != .idle, machine.state.kind != .stopping else { return }
+            move(.stopping, player)
+            decoder?.cancel()
+            decoder = nil
+            pending = nil
+            wantsPlay = false
+            move(.idle, player)
+        }
+    }
+
+    private mutating func load(_ configuration: PlayerConfiguration, _ player: Player) {
+        guard machine.state.kind == .idle || machine.state.kind == .ended else {
+            warn(player, "load() needs an idle or ended player (it is \(machine.state)); call stop() first")
+            return
+        }
+        self.configuration = configuration
+        timeouts = StateTimeoutController(configuration: configuration.stateTimeouts)
+        openedAt = Self.now()
+        startupTime = nil
+        presented = 0
+        dropped = 0
+        position = 0
+        pending = nil
+        decoder = nil
+        move(.opening, player)
+        var options = FrameExtractorOptions()
+        options.loading.additionalHeaders = configuration.network?.httpAdditionalHeaders ?? [:]
+        if let ms = configuration.network?.timeoutIntervalForResourceMs {
+            options.loading.resourceTimeout = Double(ms) / 1000
+        }
+        do {
+            let opened = try VideoDecoder(url: configuration.url, options: options)
+            decoder = opened
+            duration = opened.duration
+        } catch {
+            fail(error, player)
+            return
+        }
+        let ranges = duration > 0 ? [0...duration] : []
+        let callback = player.shared.withLock { shared in
+            shared.seekable = ranges
+            return shared.callbacks.onSeekableTimeRanges
+        }
+        callback?(ranges)
+        move(.ready, player)
+        publishStats(player)
+    }
+
+    private mutating func seek(to requested: Double, _ player: Player) {
+        guard let decoder else { return }
+        let target = min(max(0, requested), duration > 0 ? duration : requested)
+        move(.seeking, player)
+        pending = nil
+        do {
+            try decoder.seek(to: target)
+        } catch {
+            fail(error, player)
+            return
+        }
+        position = target
+        if fillPending(player) {
+            // The target frame is shown right away, playing or paused.
+            present(player)
+            move(wantsPlay ? .play : .pausing, player)
+            if !wantsPlay { move(.paused, player) }
+        } else if machine.state.kind != .error {
+            move(.ended, player)
+        }
+    }
+
+    // MARK: Playback
+
+    private mutating func step(_ player: Player) {
+        let now = Self.now()
+        if let error = timeouts.check(at: now) { report(error, player) }
+        if now - lastStats >= 1, decoder != nil { publishStats(player) }
+        switch machine.state.kind {
+        case .play:
+            // Start: the first frame must be ready; the clock starts from where the playhead is.
+            if !fillPending(player) {
+                if machine.state.kind != .error { move(.ended, player) }
+                return
+            }
+            anchor(at: pending?.time ?? position)
+            move(.playing, player)
+        case .playing:
+            playing(player, now: now)
+        default:
+            wait(player, until: now + 0.1)
+        }
+    }
+
+    private mutating func playing(_ player: Player, now: Double) {
+        guard rate > 0 else {
+            wait(player, until: now + 0.1)
+            return
+        }
+        guard fillPending(player), let frame = pending else {
+            if machine.state.kind == .playing {
+                position = duration > 0 ? duration : position
+                wantsPlay = false
+                move(.ended, player)
+            }
+            return
+        }
+        let due = anchorWall + (frame.time - anchorMedia) / rate
+        if due - now > 0.002 {
+            wait(player, until: min(due, now + 0.1))
+            return
+        }
+        // More than two frame intervals late (at 25 fps): drop it, unless it is the first since the clock started.
+        if now - due > 0.08, hasPresentedSinceAnchor {
+            dropped += 1
+            position = frame.time
+            pending = nil
+            return
+        }
+        present(player)
+    }
+
+    /// Decodes the next frame into `pending` if needed; false at the end (or after a failure, now in error).
+    private mutating func fillPending(_ player: Player) -> Bool {
+        if pending != nil { return true }
+        guard let decoder else { return false }
+        do {
+            pending = try decoder.nextFrame()
+        } catch {
+            fail(error, player)
+            return false
+        }
+        return pending != nil
+    }
+
+    private mutating func present(_ player: Player) {
+        guard let frame = pending else { return }
+        pending = nil
+        position = frame.time
+        presented += 1
+        hasPresentedSinceAnchor = true
+        if startupTime == nil, let openedAt { startupTime = Self.now() - openedAt }
+        guard let output = player.shared.withLock({ $0.callbacks.output }) else { return }
+        if let image = try? frame.image() { output.display(image, at: frame.time) }
+    }
+
+    private mutating func anchor(at media: Double) {
+        anchorWall = Self.now()
+        anchorMedia = media
+        hasPresentedSinceAnchor = false
+    }
+
+    private func mediaTime() -> Double {
+        guard machine.state.kind == .playing else { return position }
+        let time = anchorMedia + (Self.now() - anchorWall) * rate
+        return duration > 0 ? min(time, duration) : time
+    }
+
+    private func wait(_ player: Player, until deadline: Double) {
+        let seconds = deadline - Self.now()
+        guard seconds > 0 else { return }
+        player.wakeUp.lock()
+        if player.shared.withLock({ $0.commands.isEmpty && !$0.shutdown }) {
+            _ = player.wakeUp.wait(until: Date(timeIntervalSinceNow: seconds))
+        }
+        player.wakeUp.unlock()
+    }
+
+    // MARK: Reporting
+
+    private mutating func move(_ next: PlayerState, _ player: Player) {
+        switch machine.move(to: next) {
+        case .moved(let previous, let current):
+            timeouts.enter(current.kind, at: Self.now())
+            let callback = player.shared.withLock { shared in
+                shared.state = current
+                return shared.callbacks.onState
+            }
+            callback?(previous, current)
+        case .refused(let warning):
+            report(warning, player)
+        }
+    }
+
+    private mutating func fail(_ error: any Error, _ player: Player) {
+        let media = error as? MediaError
+        let type: PlayerError.ErrorType =
+            switch media?.kind {
+            case .inputUnavailable?, .timedOut?: .sourceUnavailable
+            case .decodeFailed?: .decodeFailed
+            default: .sourceInvalid
+            }
+        let playerError = PlayerError(type, severity: .fatal, media?.description ?? "\(error)")
+        decoder?.cancel()
+        decoder = nil
+        pending = nil
+        wantsPlay = false
+        report(playerError, player)
+        move(.error(playerError), player)
+    }
+
+    private func warn(_ player: Player, _ message: String) {
+        report(PlayerError(.invalidStateTransition, severity: .warning, message), player)
+    }
+
+    private func report(_ error: PlayerError, _ player: Player) {
+        player.shared.withLock { $0.callbacks.onError }?(error)
+    }
+
+    private mutating func publishStats(_ player: Player) {
+        lastStats = Self.now()
+        let stats = PlayerStats(
+            state: machine.state.kind, position: mediaTime(), duration: duration, playbackRate: rate,
+            audioMuted: rate < 0 || rate > 2, decodedFrames: decoder?.framesDecoded ?? 0, presentedFrames: presented,
+            droppedFrames: dropped, bytesRead: decoder?.bytesRead ?? 0, startupTime: startupTime)
+        let callback = player.shared.withLock { shared in
+            shared.stats = stats
+            return shared.callbacks.onStats
+        }
+        callback?(stats)
+    }
+}

@@ -1,0 +1,155 @@
+import FilmstripImaging
+import FilmstripMedia
+import Foundation
+import Synchronization
+
+/// A player for local files and progressive MP4 over http, on the FFmpeg layer.
+///
+/// ```swift
+/// let player = Player()
+/// player.onState = { previous, state in print(previous, "->", state) }
+/// player.attach(to: myOutput)                                     // or stay headless
+/// player.open(config: PlayerConfiguration(with: videoURL))        // opening -> ready -> play -> playing
+/// player.seek(42)                                                  // seeking -> play -> playing
+/// player.playbackRate = 2
+/// ```
+///
+/// Commands return at once and are carried out in order on the player's engine thread, which also calls the
+/// callbacks (`onState`, `onError`, `onStats`, `onSeekableTimeRanges`) and the attached output.
+public final class Player: Sendable {
+    enum Command: Sendable {
+        case load(PlayerConfiguration)
+        case open(autoplay: Bool)
+        case play
+        case pause
+        case seek(Double)
+        case rate(Double)
+        case stop
+    }
+
+    struct Callbacks {
+        var onState: (@Sendable (PlayerState, PlayerState) -> Void)?
+        var onError: (@Sendable (PlayerError) -> Void)?
+        var onStats: (@Sendable (PlayerStats) -> Void)?
+        var onSeekableTimeRanges: (@Sendable ([ClosedRange<Double>]) -> Void)?
+        weak var output: (any VideoOutput)?
+    }
+
+    struct Shared {
+        var commands: [Command] = []
+        var state: PlayerState = .idle
+        var stats: PlayerStats?
+        var rate: Double = 1
+        var seekable: [ClosedRange<Double>] = []
+        var callbacks = Callbacks()
+        var shutdown = false
+    }
+
+    let shared = Mutex(Shared())
+    let wakeUp = NSCondition()
+    let ratePolicy: PlaybackRatePolicy
+    private let engineThread: EngineThread
+
+    /// Creates a player for an engine (its rate range comes from `ratePolicy`, by default the engine's).
+    public init(ratePolicy: PlaybackRatePolicy = PlaybackRatePolicy(engine: .filmstrip)) {
+        self.ratePolicy = ratePolicy
+        engineThread = EngineThread()
+        engineThread.start(self)
+    }
+
+    deinit {
+        shared.withLock { $0.shutdown = true }
+        signal()
+    }
+
+    // MARK: API
+
+    /// The current state.
+    public var state: PlayerState { shared.withLock { $0.state } }
+
+    /// Called on every state change with the previous and the new state.
+    public var onState: (@Sendable (PlayerState, PlayerState) -> Void)? {
+        get { shared.withLock { $0.callbacks.onState } }
+        set { shared.withLock { $0.callbacks.onState = newValue } }
+    }
+
+    /// Called for warnings, recoverable and fatal errors of this player.
+    public var onError: (@Sendable (PlayerError) -> Void)? {
+        get { shared.withLock { $0.callbacks.onError } }
+        set { shared.withLock { $0.callbacks.onError = newValue } }
+    }
+
+    /// Called about once a second while content is loaded.
+    public var onStats: (@Sendable (PlayerStats) -> Void)? {
+        get { shared.withLock { $0.callbacks.onStats } }
+        set { shared.withLock { $0.callbacks.onStats = newValue } }
+    }
+
+    /// Called when the seekable ranges change.
+    public var onSeekableTimeRanges: (@Sendable ([ClosedRange<Double>]) -> Void)? {
+        get { shared.withLock { $0.callbacks.onSeekableTimeRanges } }
+        set { shared.withLock { $0.callbacks.onSeekableTimeRanges = newValue } }
+    }
+
+    /// The ranges the playhead may be moved to (for a file: from 0 to the duration).
+    public var seekableTimeRanges: [ClosedRange<Double>] { shared.withLock { $0.seekable } }
+
+    /// The latest statistics, or `nil` before any content was opened.
+    public func getStats() -> PlayerStats? { shared.withLock { $0.stats } }
+
+    /// Sends decoded frames to `output` (held weakly). Without an output the player runs headless and does not
+    /// convert frames to pixels.
+    public func attach(to output: any VideoOutput) {
+        shared.withLock { $0.callbacks.output = output }
+    }
+
+    /// The playback rate (1 is normal). Values outside the engine's range are clamped and reported as warnings;
+    /// audio would be muted below 0 and above 2.
+    public var playbackRate: Double {
+        get { shared.withLock { $0.rate } }
+        set { send(.rate(newValue)) }
+    }
+
+    /// Prepares content: `idle -> opening -> ready`.
+    public func load(config: PlayerConfiguration) { send(.load(config)) }
+    /// Opens the loaded content; with `autoplay`, playback starts when ready.
+    public func open(autoplay: Bool) { send(.open(autoplay: autoplay)) }
+    /// Loads and opens `config` with autoplay.
+    public func open(config: PlayerConfiguration) {
+        send(.load(config))
+        send(.open(autoplay: true))
+    }
+    /// Starts or resumes playback.
+    public func play() { send(.play) }
+    /// Pauses playback.
+    public func pause() { send(.pause) }
+    /// Moves the playhead to `seconds`: the first frame at or after it is shown next.
+    public func seek(_ seconds: Double) { send(.seek(seconds)) }
+    /// Releases the content: `-> stopping -> idle`.
+    public func stop() { send(.stop) }
+
+    private func send(_ command: Command) {
+        shared.withLock { $0.commands.append(command) }
+        signal()
+    }
+
+    func signal() {
+        wakeUp.lock()
+        wakeUp.broadcast()
+        wakeUp.unlock()
+    }
+}
+
+/// Starts the engine on its own thread; the engine holds the player weakly so the player can go away.
+final class EngineThread: Sendable {
+    func start(_ player: Player) {
+        weak let weakPlayer = player
+        let thread = Thread {
+            var engine = PlaybackEngine()
+            engine.run { weakPlayer }
+        }
+        thread.name = "filmstrip.player"
+        thread.qualityOfService = .userInteractive
+        thread.start()
+    }
+}

@@ -1,0 +1,31 @@
+public import FilmstripImaging
+
+/// Receives decoded frames from a player, at their presentation times (on the player's engine thread).
+public protocol VideoOutput: AnyObject, Sendable {
+    /// A frame to show now. `time` is its presentation time in seconds.
+    func display(_ image: PixelBuffer, at time: Double)
+}
+
+/// Playback statistics (``Player/getStats()`` and ``Player/onStats``).
+public struct PlayerStats: Sendable, Hashable, Codable {
+    /// The state when the statistics were taken.
+    public var state: PlayerState.Kind
+    /// Playhead position in seconds.
+    public var position: Double
+    /// Duration of the content in seconds (0 when unknown).
+    public var duration: Double
+    /// The playback rate in effect.
+    public var playbackRate: Double
+    /// Whether audio would be muted at this rate.
+    public var audioMuted: Bool
+    /// Frames decoded.
+    public var decodedFrames: Int
+    /// Frames shown (or, headless, whose time came).
+    public var presentedFrames: Int
+    /// Frames dropped because they were late.
+    public var droppedFrames: Int
+    /// Bytes read from the source.
+    public var bytesRead: Int
+    /// Seconds from `open` to the first frame, once known.
+    public var startupTime: Double?
+}

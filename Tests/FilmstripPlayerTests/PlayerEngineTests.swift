@@ -1,0 +1,162 @@
+import FilmstripImaging
+import FilmstripMedia
+import FilmstripPlayer
+import FilmstripTesting
+import Foundation
+import Synchronization
+import Testing
+
+/// Records what a player reports.
+final class PlayerRecorder: VideoOutput, @unchecked Sendable {
+    // Guarded by `lock`; written on the player's thread, read by the test.
+    private let lock = NSLock()
+    private var _states: [PlayerState.Kind] = []
+    private var _frames: [(time: Double, frame: Int?)] = []
+    private var _errors: [PlayerError] = []
+
+    var states: [PlayerState.Kind] { lock.withLock { _states } }
+    var frames: [(time: Double, frame: Int?)] { lock.withLock { _frames } }
+    var errors: [PlayerError] { lock.withLock { _errors } }
+
+    func observe(_ player: Player) {
+        player.onState = { [self] _, state in lock.withLock { _states.append(state.kind) } }
+        player.onError = { [self] error in lock.withLock { _errors.append(error) } }
+        player.attach(to: self)
+    }
+
+    func display(_ image: PixelBuffer, at time: Double) {
+        let (r, g, b) = image.meanColor(x: image.width / 4, y: image.height / 4, width: image.width / 2, height: image.height / 2)
+        let number = MediaFixtures.frameNumber(r: r, g: g, b: b)
+        lock.withLock { _frames.append((time, number)) }
+    }
+
+    /// Waits (up to `seconds`) until `state` has been entered.
+    func wait(for state: PlayerState.Kind, seconds: Double = 10) async throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !states.contains(state) {
+            guard Date() < deadline else {
+                Issue.record("timed out waiting for \(state); states: \(states)")
+                return
+            }
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+    }
+}
+
+@Suite("Player engine (files and progressive MP4)")
+struct PlayerEngineTests {
+    @Test("autoplay: opening -> ready -> play -> playing -> ended, frames in order at their times")
+    func autoplay() async throws {
+        let player = Player()
+        let recorder = PlayerRecorder()
+        recorder.observe(player)
+        let started = Date()
+        player.open(config: PlayerConfiguration(with: try MediaFixtures.shortCounter()))
+        try await recorder.wait(for: .ended)
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(recorder.states == [.opening, .ready, .play, .playing, .ended])
+        #expect(elapsed >= 1.9, "2 s of video took \(elapsed) s")
+        let frames = recorder.frames
+        #expect(frames.count + (player.getStats()?.droppedFrames ?? 0) == 50)
+        #expect(frames.map(\.time) == frames.map(\.time).sorted())
+        #expect(frames.first?.frame == 0)
+        // Each frame is the one its presentation time says (the counter video's colour is its frame number).
+        for frame in frames {
+            let shown = try #require(frame.frame, "unrecognised frame at \(frame.time)")
+            #expect(abs(Double(shown) / 25 - frame.time) < 1e-6)
+        }
+        #expect(player.seekableTimeRanges == [0...2])
+        #expect(recorder.errors.isEmpty)
+    }
+
+    @Test("an accurate seek lands within one frame of the target, paused or playing")
+    func seek() async throws {
+        let player = Player()
+        let recorder = PlayerRecorder()
+        recorder.observe(player)
+        player.load(config: PlayerConfiguration(with: try MediaFixtures.counter()))
+        player.open(autoplay: false)
+        try await recorder.wait(for: .paused)
+        #expect(recorder.frames.first?.frame == 0)
+        player.seek(6.13)
+        try await recorder.wait(for: .seeking)
+        for _ in 0..<200 where recorder.frames.count < 2 { try await Task.sleep(nanoseconds: 10_000_000) }
+        let landed = try #require(recorder.frames.last)
+        #expect(abs(landed.time - 6.13) <= 0.04, "landed at \(landed.time)")
+        #expect(landed.frame == Int((landed.time * 25).rounded()))
+        #expect(player.state == .paused)
+        #expect(recorder.states == [.opening, .ready, .buffering, .paused, .seeking, .pausing, .paused])
+        player.play()
+        try await recorder.wait(for: .playing)
+        try await Task.sleep(nanoseconds: 300_000_000)
+        player.pause()
+        try await Task.sleep(nanoseconds: 100_000_000)
+        #expect(player.state == .paused)
+        let frames = recorder.frames.map(\.time)
+        #expect(frames.last! > 6.13 && frames.last! < 7)
+    }
+
+    @Test("at rate 2.0 twice the media time passes per wall second (within 10 %)")
+    func rate() async throws {
+        let player = Player()
+        let recorder = PlayerRecorder()
+        recorder.observe(player)
+        player.playbackRate = 2
+        player.open(config: PlayerConfiguration(with: try MediaFixtures.counter()))
+        try await recorder.wait(for: .playing)
+        try await Task.sleep(nanoseconds: 200_000_000)
+        let wallStart = Date()
+        let mediaStart = try #require(recorder.frames.last?.time)
+        try await Task.sleep(nanoseconds: 1_500_000_000)
+        let mediaEnd = try #require(recorder.frames.last?.time)
+        let ratio = (mediaEnd - mediaStart) / Date().timeIntervalSince(wallStart)
+        #expect(abs(ratio - 2) <= 0.2, "media advanced \(ratio)x wall time")
+        #expect(player.playbackRate == 2)
+        #expect(player.getStats()?.playbackRate == 2)
+        player.stop()
+        try await recorder.wait(for: .idle)
+    }
+
+    @Test("a negative rate is clamped on this engine and reported")
+    func negativeRate() async throws {
+        let player = Player()
+        let recorder = PlayerRecorder()
+        recorder.observe(player)
+        player.playbackRate = -1
+        for _ in 0..<100 where recorder.errors.isEmpty { try await Task.sleep(nanoseconds: 10_000_000) }
+        #expect(recorder.errors.first?.type == .playbackRateClamped)
+        #expect(player.playbackRate == 0)
+    }
+
+    @Test("a missing file and a 404 end in the error state with playerError")
+    func failures() async throws {
+        for url in [URL(fileURLWithPath: "/nonexistent/clip.mp4"), try LoopbackServer().url("/missing.mp4")] {
+            let player = Player()
+            let recorder = PlayerRecorder()
+            recorder.observe(player)
+            player.open(config: PlayerConfiguration(with: url))
+            try await recorder.wait(for: .error)
+            #expect(recorder.states == [.opening, .error])
+            #expect(player.state.playerError?.severity == .fatal)
+            #expect(player.state.playerError?.type == .sourceUnavailable)
+            #expect(recorder.errors.contains { $0.severity == .fatal })
+            player.stop()
+            try await recorder.wait(for: .idle)
+            #expect(recorder.states.suffix(2) == [.stopping, .idle])
+        }
+    }
+
+    @Test("progressive MP4 over http plays too")
+    func remote() async throws {
+        let server = try LoopbackServer()
+        server.serve("/short.mp4", body: Array(try Data(contentsOf: try MediaFixtures.shortCounter())))
+        let player = Player()
+        let recorder = PlayerRecorder()
+        recorder.observe(player)
+        player.playbackRate = 4
+        player.open(config: PlayerConfiguration(with: server.url("/short.mp4")))
+        try await recorder.wait(for: .ended)
+        #expect(recorder.states == [.opening, .ready, .play, .playing, .ended])
+        #expect((player.getStats()?.bytesRead ?? 0) > 0)
+    }
+}
