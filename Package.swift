@@ -76,6 +76,7 @@ let package = Package(
             name: "Filmstrip",
             dependencies: [
                 "FilmstripFormats", "FilmstripImaging", "FilmstripLoading", "FilmstripThumbnails", "FilmstripMedia",
+                "FilmstripPlayer",
             ]
         ),
         .target(
@@ -102,7 +103,7 @@ let package = Package(
             dependencies: ["Filmstrip", "FilmstripTesting"]
         ),
         .testTarget(name: "FilmstripMediaTests", dependencies: ["Filmstrip", "FilmstripTesting"]),
-        .testTarget(name: "FilmstripPlayerTests", dependencies: ["FilmstripPlayer", "FilmstripTesting"]),
+        .testTarget(name: "FilmstripPlayerTests", dependencies: ["Filmstrip", "FilmstripPlayer", "FilmstripTesting"]),
         .testTarget(
             name: "FilmstripCLITests",
             dependencies: ["FilmstripTesting", "FilmstripImaging"]

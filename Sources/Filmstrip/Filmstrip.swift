@@ -2,6 +2,7 @@
 @_exported public import FilmstripImaging
 @_exported public import FilmstripLoading
 @_exported public import FilmstripMedia
+@_exported public import FilmstripPlayer
 @_exported public import FilmstripThumbnails
 import Foundation
 import Synchronization
@@ -28,6 +29,11 @@ public final class Filmstrip: Sendable {
     }
 
     private let defaults = Mutex(ThumbnailsConfiguration())
+    private let playerSettings = Mutex(
+        (
+            rateRanges: [PlayerEngine: ClosedRange<Double>](), network: NetworkConfiguration?.none,
+            onError: (@Sendable (PlayerError) -> Void)?.none
+        ))
     /// Loaders are shared by engines whose cache and loading settings are equal.
     private struct LoaderKey: Hashable {
         var cacheDirectory: URL?
@@ -39,6 +45,50 @@ public final class Filmstrip: Sendable {
 
     /// Creates an SDK instance; most apps use ``shared``.
     public init() {}
+
+    // MARK: Players
+
+    /// A new player. Its playback-rate range and network settings come from the SDK-wide settings, and its errors
+    /// also reach ``onError``.
+    public func player(engine: PlayerEngine = .filmstrip) -> Player {
+        let settings = playerSettings.withLock { $0 }
+        return Player(
+            ratePolicy: PlaybackRatePolicy(engine: engine, range: settings.rateRanges[engine]),
+            network: settings.network,
+            errors: { [weak self] error in self?.onError?(error) })
+    }
+
+    /// Sets the playback-rate range of an engine for players made from now on (negative bounds only stick on
+    /// engines that play backwards).
+    public func setPlaybackRateRange(of engine: PlayerEngine, to range: ClosedRange<Double>) {
+        playerSettings.withLock { $0.rateRanges[engine] = range }
+    }
+
+    /// The playback-rate range of an engine for new players.
+    public func playbackRateRange(of engine: PlayerEngine) -> ClosedRange<Double> {
+        PlaybackRatePolicy(engine: engine, range: playerSettings.withLock { $0.rateRanges[engine] }).range
+    }
+
+    /// Network settings for every player; a player's own configuration wins field by field.
+    public var networkConfiguration: NetworkConfiguration? {
+        get { playerSettings.withLock { $0.network } }
+        set { playerSettings.withLock { $0.network = newValue } }
+    }
+
+    /// The SDK-level error handler: warnings, recoverable errors (state timeouts) and fatal errors of every player
+    /// made with ``player(engine:)``.
+    public var onError: (@Sendable (PlayerError) -> Void)? {
+        get { playerSettings.withLock { $0.onError } }
+        set { playerSettings.withLock { $0.onError = newValue } }
+    }
+
+    /// The thumbnails API for a player (the `.tracks` engine). The player is not needed by this engine; the
+    /// overload keeps the shape apps use with player SDKs.
+    public func thumbnails(
+        for player: Player, engine: ThumbnailEngine = .tracks, configuration: ThumbnailsConfiguration? = nil
+    ) -> TrackThumbnails {
+        thumbnails(engine: engine, configuration: configuration)
+    }
 
     /// SDK-wide defaults for new thumbnails APIs.
     public var thumbnailsConfiguration: ThumbnailsConfiguration {

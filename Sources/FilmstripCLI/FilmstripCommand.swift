@@ -12,6 +12,7 @@ struct FilmstripCommand: AsyncParsableCommand {
             """,
         subcommands: [
             ThumbnailCommand.self, InspectCommand.self, GenerateCommand.self, FrameCommand.self, GalleryCommand.self,
+            PlayCommand.self,
             CacheCommand.self,
         ]
     )

@@ -125,8 +125,9 @@ struct PlaybackEngine {
         decoder = nil
         move(.opening, player)
         var options = FrameExtractorOptions()
-        options.loading.additionalHeaders = configuration.network?.httpAdditionalHeaders ?? [:]
-        if let ms = configuration.network?.timeoutIntervalForResourceMs {
+        let network = NetworkConfiguration.merged(sdk: player.sdkNetwork, player: configuration.network)
+        options.loading.additionalHeaders = network.httpAdditionalHeaders ?? [:]
+        if let ms = network.timeoutIntervalForResourceMs {
             options.loading.resourceTimeout = Double(ms) / 1000
         }
         do {
@@ -304,6 +305,7 @@ struct PlaybackEngine {
 
     private func report(_ error: PlayerError, _ player: Player) {
         player.shared.withLock { $0.callbacks.onError }?(error)
+        player.sdkErrors?(error)
     }
 
     private mutating func publishStats(_ player: Player) {

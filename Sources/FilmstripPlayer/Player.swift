@@ -48,11 +48,24 @@ public final class Player: Sendable {
     let shared = Mutex(Shared())
     let wakeUp = NSCondition()
     let ratePolicy: PlaybackRatePolicy
+    /// Network settings that apply to every player of the SDK (the player's configuration wins field by field).
+    let sdkNetwork: NetworkConfiguration?
+    /// Receives every error and warning too (the SDK-level `onError`).
+    let sdkErrors: (@Sendable (PlayerError) -> Void)?
     private let engineThread: EngineThread
 
     /// Creates a player for an engine (its rate range comes from `ratePolicy`, by default the engine's).
-    public init(ratePolicy: PlaybackRatePolicy = PlaybackRatePolicy(engine: .filmstrip)) {
+    ///
+    /// - Parameters:
+    ///   - network: SDK-wide network settings, overlaid by each configuration's own.
+    ///   - errors: an SDK-level error handler that sees every error of this player as well.
+    public init(
+        ratePolicy: PlaybackRatePolicy = PlaybackRatePolicy(engine: .filmstrip), network: NetworkConfiguration? = nil,
+        errors: (@Sendable (PlayerError) -> Void)? = nil
+    ) {
         self.ratePolicy = ratePolicy
+        sdkNetwork = network
+        sdkErrors = errors
         engineThread = EngineThread()
         engineThread.start(self)
     }

@@ -45,7 +45,8 @@ public enum MediaFixtures {
 
     /// The first 2 s of the counter video (50 frames), for playback tests.
     public static func shortCounter() throws -> URL {
-        try make("counter-2s.mp4", ["-f", "lavfi", "-i", counterSource, "-t", "2"] + h264 + ["-movflags", "+faststart"])
+        try make(
+            "counter-2s.mp4", ["-f", "lavfi", "-i", counterSource, "-t", "2"] + h264 + ["-movflags", "+faststart"])
     }
 
     /// The counter video with the index at the end (ffmpeg's default layout).

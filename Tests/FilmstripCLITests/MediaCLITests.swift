@@ -107,3 +107,53 @@ struct GalleryCLITests {
         #expect(partial.stderr.contains("x.mp4"))
     }
 }
+
+@Suite("filmstrip CLI: play")
+struct PlayCLITests {
+    struct Event {
+        var t: Double
+        var event: String
+        var fields: [String: Any]
+    }
+
+    func events(_ result: CLIResult) throws -> [Event] {
+        try result.stdout.split(separator: "\n").map { line in
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            return Event(
+                t: try #require(object["t"] as? Double), event: try #require(object["event"] as? String), fields: object
+            )
+        }
+    }
+
+    @Test("autoplay to the end: one JSON object per event, states in order, exit 0")
+    func playToEnd() async throws {
+        let result = try await filmstrip(
+            "play", try MediaFixtures.shortCounter().path, "--autoplay", "--rate", "2", "--json")
+        #expect(result.status == 0, "\(result.stderr)")
+        let events = try events(result)
+        let states = events.filter { $0.event == "state" }.map { "\($0.fields["from"]!)>\($0.fields["to"]!)" }
+        #expect(states == ["idle>opening", "opening>ready", "ready>play", "play>playing", "playing>ended"])
+        #expect(events.contains { $0.event == "stats" && $0.fields["duration"] as? Double == 2 })
+        #expect(events.map(\.t) == events.map(\.t).sorted())
+        let ended = try #require(events.last { $0.event == "state" })
+        #expect(ended.t >= 0.9 && ended.t < 5, "2 s at rate 2 ended at \(ended.t) s")
+    }
+
+    @Test("--seek T@AT and --duration; a fatal error exits non-zero")
+    func seekAndDuration() async throws {
+        let result = try await filmstrip(
+            "play", try MediaFixtures.counter().path, "--autoplay", "--seek", "8@0.3", "--duration", "1", "--json")
+        #expect(result.status == 0, "\(result.stderr)")
+        let events = try events(result)
+        let seeking = try #require(events.first { $0.event == "state" && $0.fields["to"] as? String == "seeking" })
+        #expect(seeking.t >= 0.3)
+        #expect(events.last { $0.event == "state" }?.fields["to"] as? String == "idle")
+        let failed = try await filmstrip("play", "/nonexistent/video.mp4", "--autoplay", "--json")
+        #expect(failed.status != 0)
+        let errors = try self.events(failed).filter { $0.event == "error" }
+        #expect(
+            errors.contains {
+                $0.fields["severity"] as? String == "fatal" && $0.fields["type"] as? String == "source_unavailable"
+            })
+    }
+}

@@ -25,7 +25,8 @@ final class PlayerRecorder: VideoOutput, @unchecked Sendable {
     }
 
     func display(_ image: PixelBuffer, at time: Double) {
-        let (r, g, b) = image.meanColor(x: image.width / 4, y: image.height / 4, width: image.width / 2, height: image.height / 2)
+        let (r, g, b) = image.meanColor(
+            x: image.width / 4, y: image.height / 4, width: image.width / 2, height: image.height / 2)
         let number = MediaFixtures.frameNumber(r: r, g: g, b: b)
         lock.withLock { _frames.append((time, number)) }
     }

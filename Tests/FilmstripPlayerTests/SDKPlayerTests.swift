@@ -1,0 +1,58 @@
+import Filmstrip
+import FilmstripTesting
+import Foundation
+import Synchronization
+import Testing
+
+@Suite("SDK-level player settings")
+struct SDKPlayerTests {
+    @Test("setPlaybackRateRange applies to new players; clamping warnings reach the SDK-level onError")
+    func rateRanges() async throws {
+        let sdk = Filmstrip()
+        #expect(sdk.playbackRateRange(of: .native) == -1...2)
+        #expect(sdk.playbackRateRange(of: .filmstrip).lowerBound == 0)
+        sdk.setPlaybackRateRange(of: .filmstrip, to: -1...1.5)
+        #expect(sdk.playbackRateRange(of: .filmstrip) == 0...1.5)
+        let seen = Mutex<[PlayerError]>([])
+        sdk.onError = { error in seen.withLock { $0.append(error) } }
+        let player = sdk.player()
+        player.playbackRate = 3
+        for _ in 0..<200 where seen.withLock({ $0.isEmpty }) { try await Task.sleep(nanoseconds: 10_000_000) }
+        #expect(player.playbackRate == 1.5)
+        #expect(seen.withLock { $0.first?.type } == .playbackRateClamped)
+    }
+
+    @Test("SDK-wide network headers reach the player's requests; the player's configuration wins")
+    func networkHeaders() async throws {
+        let server = try LoopbackServer()
+        server.serve("/v.mp4", body: Array(try Data(contentsOf: try MediaFixtures.shortCounter())))
+        let sdk = Filmstrip()
+        sdk.networkConfiguration = NetworkConfiguration(httpAdditionalHeaders: ["X-App": "sdk", "X-Shared": "sdk"])
+        let player = sdk.player()
+        let states = Mutex<[PlayerState.Kind]>([])
+        player.onState = { _, state in states.withLock { $0.append(state.kind) } }
+        var configuration = PlayerConfiguration(with: server.url("/v.mp4"))
+        configuration.network = NetworkConfiguration(httpAdditionalHeaders: ["X-Shared": "player"])
+        player.load(config: configuration)
+        for _ in 0..<500 where !states.withLock({ $0.contains(.ready) }) {
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        let request = try #require(server.requests.first { $0.target == "/v.mp4" })
+        #expect(request.headers["x-app"] == "sdk")
+        #expect(request.headers["x-shared"] == "player")
+        player.stop()
+    }
+
+    @Test("a fatal error reaches both the player's and the SDK's handlers")
+    func fatal() async throws {
+        let sdk = Filmstrip()
+        let seen = Mutex<[PlayerError.Severity]>([])
+        sdk.onError = { error in seen.withLock { $0.append(error.severity) } }
+        let player = sdk.player()
+        player.open(config: PlayerConfiguration(with: URL(fileURLWithPath: "/nonexistent/x.mp4")))
+        for _ in 0..<500 where !seen.withLock({ $0.contains(.fatal) }) { try await Task.sleep(nanoseconds: 10_000_000) }
+        #expect(seen.withLock { $0.contains(.fatal) })
+        #expect(player.state.playerError?.type == .sourceUnavailable)
+        _ = sdk.thumbnails(for: player)
+    }
+}
