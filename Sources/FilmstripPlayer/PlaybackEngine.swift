@@ -1,6 +1,10 @@
 import FilmstripImaging
 import FilmstripMedia
 import Foundation
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+import FilmstripLoading
 
 /// The engine behind ``Player``: runs on the player's thread, owns the decoder, and drives the state machine,
 /// the playback clock, frame presentation, timeouts and statistics.
@@ -129,6 +133,13 @@ struct PlaybackEngine {
         options.loading.additionalHeaders = network.httpAdditionalHeaders ?? [:]
         if let ms = network.timeoutIntervalForResourceMs {
             options.loading.resourceTimeout = Double(ms) / 1000
+        }
+        if !configuration.url.isFileURL {
+            // The player's own URL session, configured from the merged network settings.
+            let session = URLSessionConfiguration.ephemeral
+            session.urlCache = nil
+            network.apply(to: session)
+            options.transport = URLSessionDataLoader(sessionConfiguration: session)
         }
         do {
             let opened = try VideoDecoder(url: configuration.url, options: options)
