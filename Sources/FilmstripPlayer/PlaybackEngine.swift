@@ -1,10 +1,11 @@
 import FilmstripImaging
+import FilmstripLoading
 import FilmstripMedia
 import Foundation
+
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
-import FilmstripLoading
 
 /// The engine behind ``Player``: runs on the player's thread, owns the decoder, and drives the state machine,
 /// the playback clock, frame presentation, timeouts and statistics.
@@ -12,8 +13,13 @@ struct PlaybackEngine {
     private var machine = PlayerStateMachine()
     private var timeouts = StateTimeoutController(configuration: StateTimeoutConfiguration())
     private var configuration: PlayerConfiguration?
-    private var decoder: VideoDecoder?
+    private var feeder: FrameFeeder?
     private var duration = 0.0
+    /// After a seek or a paused open: the first frame is shown as soon as it is decoded.
+    private var needsFirstFrame = false
+    /// Whether the current buffering is a stall during playback (counted, resumed at `minRebufferTime`).
+    private var rebuffering = false
+    private var rebuffers = 0
     private var pending: DecodedVideoFrame?
     /// Whether playback should run (play was asked) as opposed to paused.
     private var wantsPlay = false
@@ -41,7 +47,7 @@ struct PlaybackEngine {
             for command in commands { handle(command, player) }
             step(player)
         }
-        decoder?.cancel()
+        feeder?.stop()
     }
 
     // MARK: Commands
@@ -59,10 +65,10 @@ struct PlaybackEngine {
             if autoplay {
                 move(.play, player)
             } else {
-                // Show the first frame, then wait paused.
+                // Show the first frame as soon as it is decoded, then wait paused.
+                needsFirstFrame = true
+                rebuffering = false
                 move(.buffering, player)
-                if fillPending(player) { present(player) }
-                move(.paused, player)
             }
         case .play:
             switch machine.state.kind {
@@ -101,12 +107,16 @@ struct PlaybackEngine {
             position = mediaTime()
             rate = resolved.rate
             anchor(at: position)
-            player.shared.withLock { $0.rate = resolved.rate }
+            let clock = (anchorWall, anchorMedia, rate, machine.state.kind == .playing, duration)
+            player.shared.withLock {
+                $0.rate = resolved.rate
+                $0.clock = clock
+            }
         case .stop:
             guard machine.state.kind != .idle, machine.state.kind != .stopping else { return }
             move(.stopping, player)
-            decoder?.cancel()
-            decoder = nil
+            feeder?.stop()
+            feeder = nil
             pending = nil
             wantsPlay = false
             move(.idle, player)
@@ -126,7 +136,9 @@ struct PlaybackEngine {
         dropped = 0
         position = 0
         pending = nil
-        decoder = nil
+        feeder?.stop()
+        feeder = nil
+        rebuffers = 0
         move(.opening, player)
         var options = FrameExtractorOptions()
         let network = NetworkConfiguration.merged(sdk: player.sdkNetwork, player: configuration.network)
@@ -143,8 +155,8 @@ struct PlaybackEngine {
         }
         do {
             let opened = try VideoDecoder(url: configuration.url, options: options)
-            decoder = opened
             duration = opened.duration
+            feeder = FrameFeeder(decoder: opened, capacity: configuration.maxPrebufferTime)
         } catch {
             fail(error, player)
             return
@@ -160,24 +172,30 @@ struct PlaybackEngine {
     }
 
     private mutating func seek(to requested: Double, _ player: Player) {
-        guard let decoder else { return }
+        guard let feeder else { return }
         let target = min(max(0, requested), duration > 0 ? duration : requested)
         move(.seeking, player)
         pending = nil
-        do {
-            try decoder.seek(to: target)
-        } catch {
-            fail(error, player)
-            return
-        }
         position = target
-        if fillPending(player) {
-            // The target frame is shown right away, playing or paused.
+        feeder.seek(to: target)
+        needsFirstFrame = true
+        rebuffering = false
+        // Usually the target is decoded at once; if not, buffering shows it when it arrives.
+        feeder.waitForBuffer(0.04, timeout: 0.25)
+        switch feeder.take() {
+        case .frame(let frame):
+            pending = frame
+            needsFirstFrame = false
             present(player)
             move(wantsPlay ? .play : .pausing, player)
             if !wantsPlay { move(.paused, player) }
-        } else if machine.state.kind != .error {
+        case .ended:
+            needsFirstFrame = false
             move(.ended, player)
+        case .failed(let error):
+            fail(error, player)
+        case .empty:
+            move(.buffering, player)
         }
     }
 
@@ -186,21 +204,59 @@ struct PlaybackEngine {
     private mutating func step(_ player: Player) {
         let now = Self.now()
         if let error = timeouts.check(at: now) { report(error, player) }
-        if now - lastStats >= 1, decoder != nil { publishStats(player) }
+        if now - lastStats >= 1, feeder != nil { publishStats(player) }
         switch machine.state.kind {
         case .play:
-            // Start: the first frame must be ready; the clock starts from where the playhead is.
-            if !fillPending(player) {
-                if machine.state.kind != .error { move(.ended, player) }
-                return
-            }
-            anchor(at: pending?.time ?? position)
-            move(.playing, player)
+            starting(player)
         case .playing:
             playing(player, now: now)
+        case .buffering:
+            buffering(player)
         default:
             wait(player, until: now + 0.1)
         }
+    }
+
+    /// In `play`: start once `minPrebufferTime` is decoded ahead (or the rest of the video is), else buffer.
+    private mutating func starting(_ player: Player) {
+        guard let feeder, let configuration else { return }
+        let ready = feeder.waitForBuffer(Self.threshold(configuration.minPrebufferTime, configuration), timeout: 0.2)
+        guard take(player) else { return }
+        if ready || feeder.isEnded {
+            anchor(at: pending?.time ?? position)
+            move(.playing, player)
+        } else {
+            rebuffering = false
+            move(.buffering, player)
+        }
+    }
+
+    /// In `buffering`: show a pending first frame, then wait for enough data and go on playing or paused.
+    private mutating func buffering(_ player: Player) {
+        guard let feeder, let configuration else { return }
+        if needsFirstFrame {
+            guard take(player) else { return }
+            if pending == nil {
+                feeder.waitForBuffer(0.04, timeout: 0.05)
+                return
+            }
+            needsFirstFrame = false
+            present(player)
+        }
+        let target = Self.threshold(
+            rebuffering ? configuration.minRebufferTime : configuration.minPrebufferTime, configuration)
+        guard feeder.waitForBuffer(target, timeout: 0.05) || feeder.isEnded else { return }
+        if wantsPlay {
+            move(.play, player)
+        } else {
+            move(.paused, player)
+        }
+    }
+
+    /// A start or resume threshold, capped by what the forward buffer may hold (`maxPrebufferTime`, at least 0.5 s),
+    /// so a small buffer never waits for more than it can keep.
+    private static func threshold(_ seconds: Double, _ configuration: PlayerConfiguration) -> Double {
+        min(seconds, max(0.5, configuration.maxPrebufferTime))
     }
 
     private mutating func playing(_ player: Player, now: Double) {
@@ -208,11 +264,18 @@ struct PlaybackEngine {
             wait(player, until: now + 0.1)
             return
         }
-        guard fillPending(player), let frame = pending else {
-            if machine.state.kind == .playing {
+        guard take(player) else { return }
+        guard let frame = pending else {
+            if feeder?.isEnded ?? true {
                 position = duration > 0 ? duration : position
                 wantsPlay = false
                 move(.ended, player)
+            } else {
+                // The forward buffer ran dry: a stall.
+                position = mediaTime()
+                rebuffers += 1
+                rebuffering = true
+                move(.buffering, player)
             }
             return
         }
@@ -231,17 +294,17 @@ struct PlaybackEngine {
         present(player)
     }
 
-    /// Decodes the next frame into `pending` if needed; false at the end (or after a failure, now in error).
-    private mutating func fillPending(_ player: Player) -> Bool {
-        if pending != nil { return true }
-        guard let decoder else { return false }
-        do {
-            pending = try decoder.nextFrame()
-        } catch {
+    /// Takes the next decoded frame into `pending` when there is none; false after a failure (now in error).
+    private mutating func take(_ player: Player) -> Bool {
+        guard pending == nil, let feeder else { return true }
+        switch feeder.take() {
+        case .frame(let frame): pending = frame
+        case .empty, .ended: break
+        case .failed(let error):
             fail(error, player)
             return false
         }
-        return pending != nil
+        return true
     }
 
     private mutating func present(_ player: Player) {
@@ -283,8 +346,10 @@ struct PlaybackEngine {
         switch machine.move(to: next) {
         case .moved(let previous, let current):
             timeouts.enter(current.kind, at: Self.now())
+            let clock = (anchorWall, current.kind == .playing ? anchorMedia : position, rate, current.kind == .playing, duration)
             let callback = player.shared.withLock { shared in
                 shared.state = current
+                shared.clock = clock
                 return shared.callbacks.onState
             }
             callback?(previous, current)
@@ -302,8 +367,8 @@ struct PlaybackEngine {
             default: .sourceInvalid
             }
         let playerError = PlayerError(type, severity: .fatal, media?.description ?? "\(error)")
-        decoder?.cancel()
-        decoder = nil
+        feeder?.stop()
+        feeder = nil
         pending = nil
         wantsPlay = false
         report(playerError, player)
@@ -323,8 +388,9 @@ struct PlaybackEngine {
         lastStats = Self.now()
         let stats = PlayerStats(
             state: machine.state.kind, position: mediaTime(), duration: duration, playbackRate: rate,
-            audioMuted: rate < 0 || rate > 2, decodedFrames: decoder?.framesDecoded ?? 0, presentedFrames: presented,
-            droppedFrames: dropped, bytesRead: decoder?.bytesRead ?? 0, startupTime: startupTime)
+            audioMuted: rate < 0 || rate > 2, decodedFrames: feeder?.framesDecoded ?? 0, presentedFrames: presented,
+            droppedFrames: dropped, bytesRead: feeder?.bytesRead ?? 0, startupTime: startupTime,
+            bufferLength: feeder?.bufferedSeconds ?? 0, rebufferCount: rebuffers)
         let callback = player.shared.withLock { shared in
             shared.stats = stats
             return shared.callbacks.onStats

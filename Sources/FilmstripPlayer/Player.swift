@@ -43,6 +43,8 @@ public final class Player: Sendable {
         var seekable: [ClosedRange<Double>] = []
         var callbacks = Callbacks()
         var shutdown = false
+        /// The playback clock as the engine last set it: media time = media + (now - wall) * rate while running.
+        var clock = (wall: 0.0, media: 0.0, rate: 1.0, running: false, duration: 0.0)
     }
 
     let shared = Mutex(Shared())
@@ -102,6 +104,15 @@ public final class Player: Sendable {
     public var onSeekableTimeRanges: (@Sendable ([ClosedRange<Double>]) -> Void)? {
         get { shared.withLock { $0.callbacks.onSeekableTimeRanges } }
         set { shared.withLock { $0.callbacks.onSeekableTimeRanges = newValue } }
+    }
+
+    /// The playhead position in seconds, from the playback clock (it moves at the rate while playing).
+    public var currentTime: Double {
+        let clock = shared.withLock { $0.clock }
+        guard clock.running else { return clock.media }
+        let now = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+        let time = clock.media + (now - clock.wall) * clock.rate
+        return clock.duration > 0 ? min(time, clock.duration) : time
     }
 
     /// The ranges the playhead may be moved to (for a file: from 0 to the duration).

@@ -28,4 +28,8 @@ public struct PlayerStats: Sendable, Hashable, Codable {
     public var bytesRead: Int
     /// Seconds from `open` to the first frame, once known.
     public var startupTime: Double?
+    /// Seconds of frames decoded ahead of the playhead.
+    public var bufferLength: Double = 0
+    /// Stalls during playback (the forward buffer ran dry).
+    public var rebufferCount: Int = 0
 }

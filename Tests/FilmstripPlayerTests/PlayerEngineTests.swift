@@ -91,10 +91,16 @@ struct PlayerEngineTests {
         try await recorder.wait(for: .playing)
         try await Task.sleep(nanoseconds: 300_000_000)
         player.pause()
-        try await Task.sleep(nanoseconds: 100_000_000)
+        for _ in 0..<200 where player.state != .paused { try await Task.sleep(nanoseconds: 10_000_000) }
         #expect(player.state == .paused)
-        let frames = recorder.frames.map(\.time)
-        #expect(frames.last! > 6.13 && frames.last! < 7)
+        // Playback went on from the seek target, and stops while paused.
+        let shownAtPause = recorder.frames.count
+        let last = try #require(recorder.frames.last?.time)
+        #expect(last > 6.13)
+        let paused = player.currentTime
+        #expect(paused >= last - 0.001 && paused - last < 1, "paused at \(paused), last frame \(last)")
+        try await Task.sleep(nanoseconds: 300_000_000)
+        #expect(recorder.frames.count == shownAtPause)
     }
 
     @Test("at rate 2.0 twice the media time passes per wall second (within 10 %)")
@@ -107,11 +113,16 @@ struct PlayerEngineTests {
         try await recorder.wait(for: .playing)
         try await Task.sleep(nanoseconds: 200_000_000)
         let wallStart = Date()
-        let mediaStart = try #require(recorder.frames.last?.time)
+        let mediaStart = player.currentTime
         try await Task.sleep(nanoseconds: 1_500_000_000)
-        let mediaEnd = try #require(recorder.frames.last?.time)
-        let ratio = (mediaEnd - mediaStart) / Date().timeIntervalSince(wallStart)
+        let mediaEnd = player.currentTime
+        let wall = Date().timeIntervalSince(wallStart)
+        let ratio = (mediaEnd - mediaStart) / wall
         #expect(abs(ratio - 2) <= 0.2, "media advanced \(ratio)x wall time")
+        // The frames shown follow the clock (some may be dropped when the machine is busy).
+        let shown = try #require(recorder.frames.last?.time)
+        #expect(shown <= mediaEnd + 0.05 && shown >= mediaStart)
+        #expect(recorder.states.filter { $0 == .buffering }.isEmpty, "a local file should not stall")
         #expect(player.playbackRate == 2)
         #expect(player.getStats()?.playbackRate == 2)
         player.stop()
@@ -159,5 +170,58 @@ struct PlayerEngineTests {
         try await recorder.wait(for: .ended)
         #expect(recorder.states == [.opening, .ready, .play, .playing, .ended])
         #expect((player.getStats()?.bytesRead ?? 0) > 0)
+    }
+}
+
+@Suite("Player engine: the forward buffer")
+struct PlayerBufferTests {
+    @Test("a source slower than the bitrate stalls into buffering and resumes; stalls are counted")
+    func stall() async throws {
+        let server = try LoopbackServer()
+        let data = Array(try Data(contentsOf: try MediaFixtures.large()))  // 60 s at about 600 kbps
+        server.serve("/large.mp4", body: data)
+        // About 40 KB/s for every request: slower than the 75 KB/s the video needs.
+        server.fail("/large.mp4", with: Array(repeating: .throttle(bytesPerSecond: 40_000), count: 200))
+        let player = Player()
+        let recorder = PlayerRecorder()
+        recorder.observe(player)
+        var configuration = PlayerConfiguration(with: server.url("/large.mp4"))
+        configuration.minPrebufferTime = 0.5
+        configuration.minRebufferTime = 0.5
+        player.open(config: configuration)
+        let deadline = Date().addingTimeInterval(20)
+        func stalledAndResumed() -> Bool {
+            let states = recorder.states
+            guard let first = states.firstIndex(of: .playing) else { return false }
+            let after = states[first...]
+            guard let stall = after.firstIndex(of: .buffering) else { return false }
+            return states[stall...].contains(.playing)
+        }
+        while !stalledAndResumed(), Date() < deadline { try await Task.sleep(nanoseconds: 50_000_000) }
+        #expect(stalledAndResumed(), "states: \(recorder.states)")
+        for _ in 0..<150 where (player.getStats()?.rebufferCount ?? 0) == 0 {
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        #expect((player.getStats()?.rebufferCount ?? 0) >= 1)
+        #expect(recorder.errors.allSatisfy { $0.severity != .fatal })
+        player.stop()
+    }
+
+    @Test("decoding runs at most maxPrebufferTime ahead")
+    func bounded() async throws {
+        let player = Player()
+        let recorder = PlayerRecorder()
+        recorder.observe(player)
+        var configuration = PlayerConfiguration(with: try MediaFixtures.counter())
+        configuration.maxPrebufferTime = 1
+        player.load(config: configuration)
+        player.open(autoplay: false)
+        try await recorder.wait(for: .paused)
+        try await Task.sleep(nanoseconds: 1_300_000_000)  // a stats update after the buffer filled
+        let stats = try #require(player.getStats())
+        #expect(stats.bufferLength <= 1.1, "buffered \(stats.bufferLength) s")
+        #expect(stats.bufferLength >= 0.9)
+        #expect(stats.decodedFrames <= 30, "decoded \(stats.decodedFrames) frames while paused")
+        player.stop()
     }
 }

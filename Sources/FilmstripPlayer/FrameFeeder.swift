@@ -1,0 +1,131 @@
+import FilmstripMedia
+import Foundation
+
+/// Decodes ahead on its own thread into a queue bounded by media time (the forward buffer).
+///
+/// The decoder is touched only by the feeder's thread; seeks are requests the thread carries out. A seek discards
+/// what is queued and whatever the thread was decoding when it was asked.
+final class FrameFeeder: @unchecked Sendable {
+    // Every field below is guarded by `condition`; the decoder only by the feeder thread.
+    enum Taken {
+        case frame(DecodedVideoFrame)
+        case empty
+        case ended
+        case failed(any Error)
+    }
+
+    private let decoder: VideoDecoder
+    private let condition = NSCondition()
+    private var queue: [DecodedVideoFrame] = []
+    private var ended = false
+    private var failure: (any Error)?
+    private var seekRequest: Double?
+    private var generation = 0
+    private var stopped = false
+    private let capacity: Double
+
+    /// Starts decoding ahead, keeping up to `capacity` seconds of frames.
+    init(decoder: VideoDecoder, capacity: Double) {
+        self.decoder = decoder
+        self.capacity = max(0.5, capacity)
+        let thread = Thread { [self] in produce() }
+        thread.name = "filmstrip.player.decode"
+        thread.start()
+    }
+
+    /// Seconds of frames queued (first to last presentation time).
+    var bufferedSeconds: Double {
+        condition.withLock { seconds() }
+    }
+
+    /// Whether the end was reached (nothing more will come until a seek).
+    var isEnded: Bool { condition.withLock { ended && queue.isEmpty } }
+
+    /// The next frame, if one is queued.
+    func take() -> Taken {
+        condition.withLock {
+            if !queue.isEmpty {
+                let frame = queue.removeFirst()
+                condition.broadcast()
+                return .frame(frame)
+            }
+            if let failure { return .failed(failure) }
+            return ended ? .ended : .empty
+        }
+    }
+
+    /// Waits up to `seconds` until `seconds` of frames are queued, or the end or a failure.
+    @discardableResult
+    func waitForBuffer(_ target: Double, timeout: Double) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        return condition.withLock {
+            while seconds() < target, !ended, failure == nil, !stopped {
+                if !condition.wait(until: deadline) { break }
+            }
+            return seconds() >= target || ended || failure != nil
+        }
+    }
+
+    /// Drops the queue and continues from `time` (the first frame at or after it).
+    func seek(to time: Double) {
+        condition.withLock {
+            queue.removeAll()
+            ended = false
+            failure = nil
+            generation += 1
+            seekRequest = time
+            condition.broadcast()
+        }
+    }
+
+    /// Stops the thread and the decoder.
+    func stop() {
+        condition.withLock {
+            stopped = true
+            queue.removeAll()
+            condition.broadcast()
+        }
+        decoder.cancel()
+    }
+
+    var framesDecoded: Int { decoder.framesDecoded }
+    var bytesRead: Int { decoder.bytesRead }
+
+    private func seconds() -> Double {
+        guard let first = queue.first, let last = queue.last else { return 0 }
+        // One frame interval beyond the last, so a single queued frame counts as a frame's worth.
+        return last.time - first.time + 0.04
+    }
+
+    private func produce() {
+        condition.lock()
+        while !stopped {
+            if let target = seekRequest {
+                seekRequest = nil
+                let generation = self.generation
+                condition.unlock()
+                var error: (any Error)?
+                do { try decoder.seek(to: target) } catch let failure { error = failure }
+                condition.lock()
+                if let error, generation == self.generation { failure = error }
+                continue
+            }
+            if ended || failure != nil || (queue.count >= 2 && seconds() >= capacity) {
+                condition.wait()
+                continue
+            }
+            let generation = self.generation
+            condition.unlock()
+            let result = Result { try decoder.nextFrame() }
+            condition.lock()
+            guard generation == self.generation, !stopped else { continue }
+            switch result {
+            case .success(let frame?): queue.append(frame)
+            case .success(nil): ended = true
+            case .failure(let error): failure = error
+            }
+            condition.broadcast()
+        }
+        condition.unlock()
+    }
+}
