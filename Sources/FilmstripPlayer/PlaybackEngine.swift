@@ -346,7 +346,9 @@ struct PlaybackEngine {
         switch machine.move(to: next) {
         case .moved(let previous, let current):
             timeouts.enter(current.kind, at: Self.now())
-            let clock = (anchorWall, current.kind == .playing ? anchorMedia : position, rate, current.kind == .playing, duration)
+            let clock = (
+                anchorWall, current.kind == .playing ? anchorMedia : position, rate, current.kind == .playing, duration
+            )
             let callback = player.shared.withLock { shared in
                 shared.state = current
                 shared.clock = clock
