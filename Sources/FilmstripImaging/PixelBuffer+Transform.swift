@@ -35,6 +35,12 @@ extension PixelBuffer {
 
     /// The largest size that fits inside `maxWidth` x `maxHeight` keeping the aspect ratio (never upscaled).
     public func fittingSize(maxWidth: Int, maxHeight: Int) -> (width: Int, height: Int) {
+        Self.fittingSize(width: width, height: height, maxWidth: maxWidth, maxHeight: maxHeight)
+    }
+
+    /// `width` x `height` shrunk to fit inside `maxWidth` x `maxHeight`, keeping the aspect ratio (never enlarged).
+    public static func fittingSize(width: Int, height: Int, maxWidth: Int, maxHeight: Int) -> (width: Int, height: Int)
+    {
         guard width > maxWidth || height > maxHeight else { return (width, height) }
         let scale = min(Double(maxWidth) / Double(width), Double(maxHeight) / Double(height))
         return (max(1, Int((Double(width) * scale).rounded())), max(1, Int((Double(height) * scale).rounded())))

@@ -237,10 +237,8 @@ public final class FrameExtractor: Sendable {
     /// The output size before turning: the display size fitted into `maximumSize`, in the coded orientation.
     static func outputSize(input: MediaInput, options: FrameExtractorOptions) -> (Int, Int) {
         var (w, h) = input.displaySize  // already turned
-        if let maximum = options.maximumSize, w > maximum.width || h > maximum.height {
-            let scale = min(Double(maximum.width) / Double(w), Double(maximum.height) / Double(h))
-            w = max(1, Int((Double(w) * scale).rounded()))
-            h = max(1, Int((Double(h) * scale).rounded()))
+        if let maximum = options.maximumSize {
+            (w, h) = PixelBuffer.fittingSize(width: w, height: h, maxWidth: maximum.width, maxHeight: maximum.height)
         }
         return input.quarterTurns % 2 == 1 ? (h, w) : (w, h)
     }

@@ -22,10 +22,9 @@ public final class DecodedVideoFrame {
     /// The frame as RGB, fitted into `maximumSize` (keeping the aspect ratio) and turned per the display matrix.
     public func image(maximumSize: ImageSize? = nil) throws -> PixelBuffer {
         var (w, h) = displaySize
-        if let maximumSize, w > maximumSize.width || h > maximumSize.height {
-            let scale = min(Double(maximumSize.width) / Double(w), Double(maximumSize.height) / Double(h))
-            w = max(1, Int((Double(w) * scale).rounded()))
-            h = max(1, Int((Double(h) * scale).rounded()))
+        if let maximumSize {
+            (w, h) = PixelBuffer.fittingSize(
+                width: w, height: h, maxWidth: maximumSize.width, maxHeight: maximumSize.height)
         }
         let (cw, ch) = quarterTurns % 2 == 1 ? (h, w) : (w, h)
         return try FrameConverter().image(frame.pointer, width: cw, height: ch, quarterTurns: quarterTurns)
