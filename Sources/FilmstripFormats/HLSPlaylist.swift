@@ -132,8 +132,17 @@ public struct HLSMediaPlaylist: Sendable, Hashable {
 
 /// One media segment.
 public struct HLSSegment: Sendable, Hashable {
-    /// The segment's resource (with the byte range, the part of it).
-    public var uri: URL
+    /// The URI as written in the playlist.
+    public var reference: String
+    /// The playlist's URL, which ``reference`` is relative to.
+    public var baseURL: URL
+    /// The segment's resource (with the byte range, the part of it), resolved against the playlist URL when asked:
+    /// a 12-hour playlist has tens of thousands of segments and a player needs the next few.
+    public var uri: URL {
+        if let url = URL(string: reference, relativeTo: baseURL) { return url.absoluteURL }
+        let escaped = reference.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed) ?? reference
+        return URL(string: escaped, relativeTo: baseURL)?.absoluteURL ?? baseURL
+    }
     /// `EXTINF` duration, seconds.
     public var duration: Double
     /// `EXTINF` title.

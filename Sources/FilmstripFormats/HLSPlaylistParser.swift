@@ -20,19 +20,17 @@ public struct HLSPlaylistParser: Sendable {
 
     /// Parses a playlist fetched from `url`.
     public func parse(_ bytes: some ContiguousBytes, url: URL) throws(HLSParseError) -> HLSPlaylist {
-        let text: String = bytes.withUnsafeBytes { raw in
-            var slice = UnsafeRawBufferPointer(rebasing: raw[...])
-            if raw.count >= 3, raw[0] == 0xEF, raw[1] == 0xBB, raw[2] == 0xBF {
-                slice = UnsafeRawBufferPointer(rebasing: raw[3...])
-            }
-            return String(decoding: slice, as: UTF8.self)
+        let result: Result<HLSPlaylist, HLSParseError> = bytes.withUnsafeBytes { raw in
+            var state = HLSParse(base: url)
+            return Result { () throws(HLSParseError) in try state.run(raw) }
         }
-        var state = HLSParse(base: url)
-        return try state.run(text)
+        return try result.get()
     }
 }
 
-/// One parse: walks the lines once, keeping the tags that apply to the next segment.
+/// One parse: walks the lines once over the bytes, keeping the tags that apply to the next segment. The two lines
+/// that make up almost all of a media playlist (`#EXTINF` and the segment URI) are handled without building
+/// intermediate strings; other tags go through the general path.
 struct HLSParse {
     let base: URL
     var master = HLSMasterPlaylist()
@@ -40,7 +38,8 @@ struct HLSParse {
     var isMaster = false
     var isMedia = false
     var lineNumber = 0
-    var line = ""
+    /// The current line (trimmed), as bytes.
+    var bytes = UnsafeRawBufferPointer(start: nil, count: 0)
     // State for the next segment or variant.
     var pendingDuration: Double?
     var pendingTitle: String?
@@ -52,57 +51,139 @@ struct HLSParse {
     var map: HLSMap?
     var key: HLSKey?
     var nextDate: Date?
-    var lastRangeEnd: [URL: Int64] = [:]
+    var lastRangeEnd: [String: Int64] = [:]
     var sawTargetDuration = false
 
     init(base: URL) { self.base = base }
+
+    /// The current line as text.
+    var line: String { String(decoding: bytes, as: UTF8.self) }
 
     func error(_ kind: HLSParseError.Kind, _ message: String) -> HLSParseError {
         HLSParseError(kind: kind, line: lineNumber, message: message, snippet: String(line.prefix(240)))
     }
 
-    mutating func run(_ text: String) throws(HLSParseError) -> HLSPlaylist {
+    mutating func run(_ raw: UnsafeRawBufferPointer) throws(HLSParseError) -> HLSPlaylist {
+        guard let base = raw.baseAddress, raw.count > 0 else {
+            lineNumber = 1
+            throw error(.notAPlaylist, "the playlist is empty")
+        }
+        var offset = 0
+        let count = raw.count
+        if count >= 3, raw[0] == 0xEF, raw[1] == 0xBB, raw[2] == 0xBF { offset = 3 }
+        media.segments.reserveCapacity(count / 48)
         var first = true
-        for raw in text.split(
-            omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
-        {
+        while offset < count {
+            // One line: up to LF, CR LF or CR.
+            var end: Int
+            if let newline = memchr(base + offset, 0x0A, count - offset) {
+                end = base.distance(to: UnsafeRawPointer(newline))
+            } else {
+                end = count
+            }
+            var next = end + 1
+            if let cr = memchr(base + offset, 0x0D, end - offset) {
+                // A lone CR ends the line too; CR LF is one break.
+                let at = base.distance(to: UnsafeRawPointer(cr))
+                next = at + 1 < count && raw[at + 1] == 0x0A ? at + 2 : at + 1
+                end = at
+            }
+            var start = offset
+            offset = next
+            while start < end, raw[start] == 0x20 || raw[start] == 0x09 { start += 1 }
+            while end > start, raw[end - 1] == 0x20 || raw[end - 1] == 0x09 { end -= 1 }
             lineNumber += 1
-            line = raw.trimmingCharacters(in: .whitespaces)
+            bytes = UnsafeRawBufferPointer(start: base + start, count: end - start)
             if first {
                 first = false
-                guard line == "#EXTM3U" else {
+                guard has("#EXTM3U"), bytes.count == 7 else {
                     throw error(.notAPlaylist, "an HLS playlist must start with #EXTM3U")
                 }
                 continue
             }
-            if line.isEmpty { continue }
-            if line.hasPrefix("#EXT") {
-                try tag()
-            } else if line.hasPrefix("#") {
-                continue  // a comment
-            } else {
+            guard let lead = bytes.first else { continue }
+            if lead != 0x23 {  // not '#': a URI
                 try uri()
-            }
+            } else if has("#EXTINF:") {
+                try extinf()
+            } else if has("#EXT") {
+                try tag()
+            }  // else a comment
         }
         if first { throw error(.notAPlaylist, "the playlist is empty") }
         if isMaster { return .master(master) }
         if isMedia || media.endList {
             guard sawTargetDuration else {
                 lineNumber = 1
-                line = "#EXTM3U"
-                throw error(.missing, "a media playlist needs #EXT-X-TARGETDURATION")
+                bytes = UnsafeRawBufferPointer(start: nil, count: 0)
+                throw HLSParseError(
+                    kind: .missing, line: 1, message: "a media playlist needs #EXT-X-TARGETDURATION",
+                    snippet: "#EXTM3U")
             }
             return .media(media)
         }
         throw error(.missing, "the playlist has neither variants nor segments")
     }
 
+    /// Whether the current line starts with `prefix`.
+    func has(_ prefix: StaticString) -> Bool {
+        let n = prefix.utf8CodeUnitCount
+        guard bytes.count >= n, let start = bytes.baseAddress else { return false }
+        return memcmp(start, prefix.utf8Start, n) == 0
+    }
+
+    /// `#EXTINF:<duration>[,<title>]`, the duration read straight from the bytes.
+    mutating func extinf() throws(HLSParseError) {
+        try becomeMedia()
+        var i = 8
+        var whole = 0.0
+        var digits = 0
+        var simple = true
+        while i < bytes.count {
+            let c = bytes[i]
+            if c >= 0x30, c <= 0x39 {
+                whole = whole * 10 + Double(c - 0x30)
+                digits += 1
+            } else {
+                break
+            }
+            i += 1
+        }
+        if i < bytes.count, bytes[i] == 0x2E {  // '.'
+            i += 1
+            var scale = 0.1
+            while i < bytes.count, bytes[i] >= 0x30, bytes[i] <= 0x39 {
+                whole += Double(bytes[i] - 0x30) * scale
+                scale *= 0.1
+                digits += 1
+                i += 1
+            }
+        }
+        if i < bytes.count, bytes[i] != 0x2C { simple = false }  // not ','
+        var duration = whole
+        if !simple || digits == 0 || digits > 15 {
+            // Exponents, signs, long fractions: the general conversion (and its errors).
+            let comma = bytes[8...].firstIndex(of: 0x2C) ?? bytes.count
+            let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[8..<comma]), as: UTF8.self)
+            guard let value = Double(text.trimmingCharacters(in: .whitespaces)), value >= 0, value.isFinite else {
+                throw error(.malformed, "EXTINF needs a duration in seconds")
+            }
+            duration = value
+            i = comma
+        }
+        pendingDuration = duration
+        pendingTitle =
+            i + 1 < bytes.count
+            ? String(decoding: UnsafeRawBufferPointer(rebasing: bytes[(i + 1)...]), as: UTF8.self) : nil
+    }
+
     // MARK: Tags
 
     mutating func tag() throws(HLSParseError) {
-        let colon = line.firstIndex(of: ":")
-        let name = colon.map { String(line[..<$0]) } ?? line
-        let value = colon.map { String(line[line.index(after: $0)...]) } ?? ""
+        let colon = bytes.firstIndex(of: 0x3A)
+        let name = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[..<(colon ?? bytes.count)]), as: UTF8.self)
+        let value =
+            colon.map { String(decoding: UnsafeRawBufferPointer(rebasing: bytes[($0 + 1)...]), as: UTF8.self) } ?? ""
         switch name {
         case "#EXT-X-VERSION":
             let version = try integer(value, "EXT-X-VERSION")
@@ -157,15 +238,7 @@ struct HLSParse {
         case "#EXT-X-IMAGES-ONLY":
             media.imagesOnly = true
         case "#EXTINF":
-            try becomeMedia()
-            let comma = value.firstIndex(of: ",")
-            let number = comma.map { String(value[..<$0]) } ?? value
-            guard let duration = Double(number), duration >= 0, duration.isFinite else {
-                throw error(.malformed, "EXTINF needs a duration in seconds")
-            }
-            pendingDuration = duration
-            let title = comma.map { String(value[value.index(after: $0)...]) }
-            pendingTitle = title?.isEmpty == true ? nil : title
+            throw error(.malformed, "EXTINF needs a duration in seconds")
         case "#EXT-X-BYTERANGE":
             pendingByteRange = try byteRange(value)
         case "#EXT-X-DISCONTINUITY":
@@ -232,14 +305,17 @@ struct HLSParse {
                 .missing,
                 isMaster ? "a variant URI needs #EXT-X-STREAM-INF before it" : "a segment URI needs #EXTINF before it")
         }
-        let url = try resolve(line)
+        for byte in bytes where byte < 0x21 || byte == 0x7F {
+            throw error(.malformed, "'\(line)' is not a valid URI")
+        }
+        let reference = line
         var range: Range<Int64>?
         if let (length, offset) = pendingByteRange {
-            guard let start = offset ?? lastRangeEnd[url] else {
+            guard let start = offset ?? lastRangeEnd[reference] else {
                 throw error(.missing, "EXT-X-BYTERANGE without an offset needs a previous range of the same resource")
             }
             range = start..<(start + length)
-            lastRangeEnd[url] = start + length
+            lastRangeEnd[reference] = start + length
         }
         if pendingDiscontinuity { nextDate = nil }
         let date = pendingDate ?? nextDate
@@ -247,7 +323,8 @@ struct HLSParse {
         let discontinuities = media.segments.last.map { $0.discontinuitySequence } ?? media.discontinuitySequence
         media.segments.append(
             HLSSegment(
-                uri: url, duration: duration, title: pendingTitle, sequenceNumber: media.mediaSequence + index,
+                reference: reference, baseURL: base, duration: duration, title: pendingTitle,
+                sequenceNumber: media.mediaSequence + index,
                 discontinuitySequence: discontinuities + (pendingDiscontinuity && index > 0 ? 1 : 0),
                 discontinuity: pendingDiscontinuity, byteRange: range, map: map, key: key, programDateTime: date,
                 tiles: pendingTiles))
