@@ -1,5 +1,6 @@
 public import FilmstripImaging
 public import Foundation
+import FilmstripLoading
 
 /// A decoded frame from a ``VideoDecoder``, converted to pixels only when asked.
 public final class DecodedVideoFrame {
@@ -11,9 +12,9 @@ public final class DecodedVideoFrame {
     private let quarterTurns: Int
     private let displaySize: (Int, Int)
 
-    init(_ frame: OwnedFrame, quarterTurns: Int, displaySize: (Int, Int)) {
+    init(_ frame: OwnedFrame, quarterTurns: Int, displaySize: (Int, Int), timeOffset: Double = 0) {
         self.frame = frame
-        time = frame.time
+        time = frame.time + timeOffset
         isKeyframe = frame.isKey
         self.quarterTurns = quarterTurns
         self.displaySize = displaySize
@@ -78,5 +79,53 @@ public final class VideoDecoder {
             return DecodedVideoFrame(frame, quarterTurns: input.quarterTurns, displaySize: input.displaySize)
         }
         return nil
+    }
+}
+
+/// Decodes video from a forward-only byte stream: MPEG-TS, or fragmented MP4 with its initialisation section first.
+/// Segment-based streaming (HLS) feeds it the segments of one rendition back to back.
+///
+/// ```swift
+/// let decoder = try StreamDecoder(label: segmentURL) { buffer in
+///     try queue.read(into: buffer)          // blocks until bytes arrive; 0 at the end of the stream
+/// }
+/// while let frame = try decoder.nextFrame() { show(frame) }
+/// ```
+///
+/// Blocking and not thread-safe, like ``VideoDecoder``. Frame times are seconds from the stream's first timestamp.
+public final class StreamDecoder {
+    private let input: MediaInput
+    private let flag = CancellationFlag()
+
+    /// Opens the stream, reading from `read` until the video stream is known (blocks). `read` fills the buffer and
+    /// returns the count, 0 at the end of the stream, and throws to fail the decoder. `label` names the stream in
+    /// errors.
+    public init(label: URL, read: @escaping @Sendable (UnsafeMutableRawBufferPointer) throws -> Int) throws {
+        let network = MediaNetwork(transport: URLSessionDataLoader(), configuration: LoadingConfiguration())
+        input = try MediaInput(url: label, network: network, cancellation: flag, stream: ByteStream(read: read))
+        flag.begin(1)
+    }
+
+    /// The display size (after sample aspect ratio and rotation).
+    public var displaySize: ImageSize {
+        let (w, h) = input.displaySize
+        return ImageSize(width: w, height: h)
+    }
+    /// Bytes read from the stream so far.
+    public var bytesRead: Int { input.bytesRead }
+    /// Frames decoded so far.
+    public var framesDecoded: Int { input.framesDecoded }
+
+    /// Stops the current and every later read or decode (from any thread).
+    public func cancel() { flag.cancelAll() }
+
+    /// Seconds added to every frame time (to place the stream on a playlist's timeline).
+    public var timeOffset = 0.0
+
+    /// The next frame in presentation order, or `nil` at the end of the stream.
+    public func nextFrame() throws -> DecodedVideoFrame? {
+        guard let frame = try input.nextFrame() else { return nil }
+        return DecodedVideoFrame(
+            frame, quarterTurns: input.quarterTurns, displaySize: input.displaySize, timeOffset: timeOffset)
     }
 }

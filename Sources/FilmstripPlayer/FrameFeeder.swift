@@ -1,6 +1,25 @@
 import FilmstripMedia
 import Foundation
 
+/// Where a ``FrameFeeder`` gets frames: a file decoder or a stream. Used by the feeder's thread only, except
+/// ``interrupt()`` and ``cancel()``.
+protocol FrameSource: AnyObject {
+    /// The next frame is the first at or after `time`.
+    func seek(to time: Double) throws
+    /// The next frame in presentation order; `nil` at the end.
+    func nextFrame() throws -> DecodedVideoFrame?
+    /// Wakes a read blocked on data because a seek is coming (any thread).
+    func interrupt()
+    /// Stops every read and decode for good (any thread).
+    func cancel()
+    var framesDecoded: Int { get }
+    var bytesRead: Int { get }
+}
+
+extension VideoDecoder: FrameSource {
+    func interrupt() {}
+}
+
 /// Decodes ahead on its own thread into a queue bounded by media time (the forward buffer).
 ///
 /// The decoder is touched only by the feeder's thread; seeks are requests the thread carries out. A seek discards
@@ -14,7 +33,7 @@ final class FrameFeeder: @unchecked Sendable {
         case failed(any Error)
     }
 
-    private let decoder: VideoDecoder
+    private let decoder: any FrameSource
     private let condition = NSCondition()
     private var queue: [DecodedVideoFrame] = []
     private var ended = false
@@ -25,7 +44,7 @@ final class FrameFeeder: @unchecked Sendable {
     private let capacity: Double
 
     /// Starts decoding ahead, keeping up to `capacity` seconds of frames.
-    init(decoder: VideoDecoder, capacity: Double) {
+    init(decoder: any FrameSource, capacity: Double) {
         self.decoder = decoder
         self.capacity = max(0.5, capacity)
         let thread = Thread { [self] in produce() }
@@ -76,6 +95,7 @@ final class FrameFeeder: @unchecked Sendable {
             seekRequest = time
             condition.broadcast()
         }
+        decoder.interrupt()
     }
 
     /// Stops the thread and the decoder.

@@ -27,6 +27,16 @@ struct PlaybackEngine {
     private var anchorWall = 0.0
     private var anchorMedia = 0.0
     private var rate = 1.0
+    /// The live catch-up factor (1 unless speeding up to the live edge); the clock runs at `rate * catchUp`.
+    private var catchUp = 1.0
+    private var clockRate: Double { rate * catchUp }
+    // HLS streaming.
+    private var hls: HLSSession?
+    private var live: LiveEdgeController?
+    private var isLive = false
+    private var window: ClosedRange<Double>?
+    private var rebufferTime = 0.0
+    private var stallStarted: Double?
     private var position = 0.0
     private var presented = 0
     private var dropped = 0
@@ -107,7 +117,7 @@ struct PlaybackEngine {
             position = mediaTime()
             rate = resolved.rate
             anchor(at: position)
-            let clock = (anchorWall, anchorMedia, rate, machine.state.kind == .playing, duration)
+            let clock = (anchorWall, anchorMedia, clockRate, machine.state.kind == .playing, duration)
             player.shared.withLock {
                 $0.rate = resolved.rate
                 $0.clock = clock
@@ -117,6 +127,8 @@ struct PlaybackEngine {
             move(.stopping, player)
             feeder?.stop()
             feeder = nil
+            hls?.stop()
+            hls = nil
             pending = nil
             wantsPlay = false
             move(.idle, player)
@@ -139,6 +151,14 @@ struct PlaybackEngine {
         feeder?.stop()
         feeder = nil
         rebuffers = 0
+        rebufferTime = 0
+        stallStarted = nil
+        catchUp = 1
+        hls?.stop()
+        hls = nil
+        live = nil
+        isLive = false
+        window = nil
         move(.opening, player)
         var options = FrameExtractorOptions()
         let network = NetworkConfiguration.merged(sdk: player.sdkNetwork, player: configuration.network)
@@ -153,15 +173,21 @@ struct PlaybackEngine {
             network.apply(to: session)
             options.transport = URLSessionDataLoader(sessionConfiguration: session)
         }
-        do {
-            let opened = try VideoDecoder(url: configuration.url, options: options)
-            duration = opened.duration
-            feeder = FrameFeeder(decoder: opened, capacity: configuration.maxPrebufferTime)
-        } catch {
-            fail(error, player)
-            return
+        var ranges: [ClosedRange<Double>] = []
+        if Self.isStream(configuration.url), let transport = options.transport as? URLSessionDataLoader {
+            guard openStream(configuration, transport: transport, loading: options.loading, player) else { return }
+            ranges = window.map { [$0] } ?? []
+        } else {
+            do {
+                let opened = try VideoDecoder(url: configuration.url, options: options)
+                duration = opened.duration
+                feeder = FrameFeeder(decoder: opened, capacity: configuration.maxPrebufferTime)
+            } catch {
+                fail(error, player)
+                return
+            }
+            ranges = duration > 0 ? [0...duration] : []
         }
-        let ranges = duration > 0 ? [0...duration] : []
         let callback = player.shared.withLock { shared in
             shared.seekable = ranges
             return shared.callbacks.onSeekableTimeRanges
@@ -171,9 +197,15 @@ struct PlaybackEngine {
         publishStats(player)
     }
 
-    private mutating func seek(to requested: Double, _ player: Player) {
+    private mutating func seek(to requested: Double, _ player: Player, byUser: Bool = true) {
         guard let feeder else { return }
-        let target = min(max(0, requested), duration > 0 ? duration : requested)
+        var target = min(max(0, requested), duration > 0 ? duration : requested)
+        if isLive, let window {
+            target = min(max(requested, window.lowerBound), window.upperBound)
+            if byUser, let decision = live?.userSought(to: target, window: window), decision != .none {
+                catchUp = 1
+            }
+        }
         move(.seeking, player)
         pending = nil
         position = target
@@ -205,6 +237,7 @@ struct PlaybackEngine {
         let now = Self.now()
         if let error = timeouts.check(at: now) { report(error, player) }
         if now - lastStats >= 1, feeder != nil { publishStats(player) }
+        if hls != nil { streamStep(player, now: now) }
         switch machine.state.kind {
         case .play:
             starting(player)
@@ -220,9 +253,10 @@ struct PlaybackEngine {
     /// In `play`: start once `minPrebufferTime` is decoded ahead (or the rest of the video is), else buffer.
     private mutating func starting(_ player: Player) {
         guard let feeder, let configuration else { return }
-        let ready = feeder.waitForBuffer(Self.threshold(configuration.minPrebufferTime, configuration), timeout: 0.2)
+        let ready = hasBuffer(Self.threshold(configuration.minPrebufferTime, configuration), timeout: 0.2, player)
         guard take(player) else { return }
         if ready || feeder.isEnded {
+            endStall()
             anchor(at: pending?.time ?? position)
             move(.playing, player)
         } else {
@@ -245,7 +279,8 @@ struct PlaybackEngine {
         }
         let target = Self.threshold(
             rebuffering ? configuration.minRebufferTime : configuration.minPrebufferTime, configuration)
-        guard feeder.waitForBuffer(target, timeout: 0.05) || feeder.isEnded else { return }
+        guard hasBuffer(target, timeout: 0.05, player) || feeder.isEnded else { return }
+        endStall()
         if wantsPlay {
             move(.play, player)
         } else {
@@ -260,7 +295,7 @@ struct PlaybackEngine {
     }
 
     private mutating func playing(_ player: Player, now: Double) {
-        guard rate > 0 else {
+        guard clockRate > 0 else {
             wait(player, until: now + 0.1)
             return
         }
@@ -275,11 +310,13 @@ struct PlaybackEngine {
                 position = mediaTime()
                 rebuffers += 1
                 rebuffering = true
+                stallStarted = Self.now()
+                hls?.markStarvation()
                 move(.buffering, player)
             }
             return
         }
-        let due = anchorWall + (frame.time - anchorMedia) / rate
+        let due = anchorWall + (frame.time - anchorMedia) / clockRate
         if due - now > 0.002 {
             wait(player, until: min(due, now + 0.1))
             return
@@ -326,7 +363,7 @@ struct PlaybackEngine {
 
     private func mediaTime() -> Double {
         guard machine.state.kind == .playing else { return position }
-        let time = anchorMedia + (Self.now() - anchorWall) * rate
+        let time = anchorMedia + (Self.now() - anchorWall) * clockRate
         return duration > 0 ? min(time, duration) : time
     }
 
@@ -340,6 +377,120 @@ struct PlaybackEngine {
         player.wakeUp.unlock()
     }
 
+    // MARK: Streaming (HLS)
+
+    /// http(s) playlists play on the HLS engine; files, progressive videos and local playlists through FFmpeg.
+    static func isStream(_ url: URL) -> Bool {
+        let scheme = url.scheme?.lowercased()
+        let ext = url.pathExtension.lowercased()
+        return (scheme == "http" || scheme == "https") && (ext == "m3u8" || ext == "m3u")
+    }
+
+    /// Opens an HLS stream: playlists, the start position (live: `liveEdgeDelay` behind the edge, never closer than
+    /// three target durations), the fetcher and the decoder.
+    private mutating func openStream(
+        _ configuration: PlayerConfiguration, transport: URLSessionDataLoader, loading: LoadingConfiguration,
+        _ player: Player
+    ) -> Bool {
+        weak let weakPlayer = player
+        let session = HLSSession(
+            url: configuration.url, transport: transport, loading: loading, configuration: configuration,
+            report: { error in
+                guard let player = weakPlayer else { return }
+                player.shared.withLock { $0.callbacks.onError }?(error)
+                player.sdkErrors?(error)
+            })
+        let opening: HLSOpening
+        do {
+            opening = try session.open()
+        } catch {
+            report(error, player)
+            move(.error(error), player)
+            return false
+        }
+        hls = session
+        isLive = opening.isLive
+        window = opening.window
+        duration = opening.duration
+        var start = opening.window.lowerBound
+        if opening.isLive {
+            let controller = LiveEdgeController(configuration: configuration.live)
+            start = controller.startPosition(window: opening.window, targetDuration: opening.targetDuration)
+            live = controller
+        }
+        position = session.start(at: start)
+        // The forward buffer is the fetched segments; decoded frames are kept for about a second ahead.
+        feeder = FrameFeeder(decoder: HLSFrameSource(session: session), capacity: 1)
+        return true
+    }
+
+    /// Once per step while streaming: tells the fetcher where the playhead is, follows the live window, and carries
+    /// out the live-edge controller's decisions.
+    private mutating func streamStep(_ player: Player, now: Double) {
+        guard let hls else { return }
+        let kind = machine.state.kind
+        let current = mediaTime()
+        hls.update(playhead: current, rate: clockRate, startup: kind != .playing && kind != .paused)
+        if let failure = hls.buffered(from: current).failure, kind != .error {
+            feeder?.stop()
+            report(failure, player)
+            move(.error(failure), player)
+            return
+        }
+        guard let latest = hls.window else { return }
+        if latest.isLive != isLive || latest.range != window {
+            isLive = latest.isLive
+            window = latest.range
+            if !isLive, duration == 0 { duration = latest.range.upperBound }
+            let ranges = [latest.range]
+            let callback = player.shared.withLock { shared in
+                shared.seekable = ranges
+                return shared.callbacks.onSeekableTimeRanges
+            }
+            callback?(ranges)
+        }
+        guard isLive, var controller = live else { return }
+        let (decision, warning) = controller.observe(
+            position: current, window: latest.range, isPlaying: kind == .playing)
+        live = controller
+        if let warning { report(warning, player) }
+        switch decision {
+        case .none:
+            break
+        case .setRate(let factor):
+            position = mediaTime()
+            catchUp = factor
+            anchor(at: position)
+            let clock = (anchorWall, anchorMedia, clockRate, kind == .playing, duration)
+            player.shared.withLock { $0.clock = clock }
+        case .seek(let target):
+            seek(to: target, player, byUser: false)
+        }
+    }
+
+    /// Whether `target` seconds are buffered ahead of the playhead (waiting up to `timeout` for it): decoded frames
+    /// for files, fetched segments (and a decoded frame) for streams.
+    private mutating func hasBuffer(_ target: Double, timeout: Double, _ player: Player) -> Bool {
+        guard let feeder else { return false }
+        guard let hls else { return feeder.waitForBuffer(target, timeout: timeout) }
+        let from = pending?.time ?? position
+        let state = hls.buffered(from: from)
+        if (state.seconds >= target || state.complete), pending != nil || feeder.bufferedSeconds > 0 { return true }
+        wait(player, until: Self.now() + timeout)
+        return false
+    }
+
+    /// Seconds buffered ahead of the playhead.
+    private var bufferLength: Double {
+        if let hls { return hls.buffered(from: mediaTime()).seconds }
+        return feeder?.bufferedSeconds ?? 0
+    }
+
+    private mutating func endStall() {
+        if let started = stallStarted { rebufferTime += Self.now() - started }
+        stallStarted = nil
+    }
+
     // MARK: Reporting
 
     private mutating func move(_ next: PlayerState, _ player: Player) {
@@ -347,7 +498,8 @@ struct PlaybackEngine {
         case .moved(let previous, let current):
             timeouts.enter(current.kind, at: Self.now())
             let clock = (
-                anchorWall, current.kind == .playing ? anchorMedia : position, rate, current.kind == .playing, duration
+                anchorWall, current.kind == .playing ? anchorMedia : position, clockRate, current.kind == .playing,
+                duration
             )
             let callback = player.shared.withLock { shared in
                 shared.state = current
@@ -388,11 +540,21 @@ struct PlaybackEngine {
 
     private mutating func publishStats(_ player: Player) {
         lastStats = Self.now()
-        let stats = PlayerStats(
+        var stats = PlayerStats(
             state: machine.state.kind, position: mediaTime(), duration: duration, playbackRate: rate,
             audioMuted: rate < 0 || rate > 2, decodedFrames: feeder?.framesDecoded ?? 0, presentedFrames: presented,
             droppedFrames: dropped, bytesRead: feeder?.bytesRead ?? 0, startupTime: startupTime,
-            bufferLength: feeder?.bufferedSeconds ?? 0, rebufferCount: rebuffers)
+            bufferLength: bufferLength, rebufferCount: rebuffers)
+        stats.rebufferTime = rebufferTime + (stallStarted.map { Self.now() - $0 } ?? 0)
+        if let hls {
+            let network = hls.statistics
+            stats.bitrate = network.bitrate
+            stats.bandwidthEstimate = network.bandwidthEstimate
+            stats.segmentsLoaded = network.segmentsLoaded
+            stats.rendition = network.rendition
+            stats.isLive = isLive
+            if isLive, let window { stats.liveLatency = max(0, window.upperBound - stats.position) }
+        }
         let callback = player.shared.withLock { shared in
             shared.stats = stats
             return shared.callbacks.onStats

@@ -70,6 +70,8 @@ public struct PlayerConfiguration: Sendable, Hashable {
     public var maxPrebufferTime: Double = 30
     /// Seconds to buffer before resuming after a stall. Default 2.
     public var minRebufferTime: Double = 2
+    /// How HLS streams are fetched: retries, the missing-segment policy, adaptive bitrate.
+    public var streaming = StreamingConfiguration()
 
     /// Creates a configuration for `url` with the defaults.
     public init(with url: URL) {
@@ -114,4 +116,29 @@ public struct PlaybackRatePolicy: Sendable, Hashable {
         }
         return (rate, rate < 0 || rate > 2, warning)
     }
+}
+
+/// How the HLS engine fetches a stream (SPEC 4.7).
+public struct StreamingConfiguration: Sendable, Hashable {
+    /// What happens to a segment the server keeps refusing (an HTTP error status after every retry).
+    public enum MissingSegmentPolicy: String, Sendable, Hashable, Codable {
+        /// Skip it with a `segment_skipped` warning; playback jumps over its time (the default, as broadcast
+        /// players do: a hole of one segment beats a stopped stream).
+        case skip
+        /// Stop with a fatal `source_unavailable` error.
+        case fail
+    }
+
+    /// Attempts after the first failed request of a segment, with exponential backoff from 0.25 s. Default 3.
+    public var segmentRetries = 3
+    /// What to do with a segment that still fails. Default ``MissingSegmentPolicy/skip``.
+    public var missingSegmentPolicy = MissingSegmentPolicy.skip
+    /// Whether to switch renditions by the measured bandwidth. Default true; false stays on ``startRendition``.
+    public var adaptiveBitrate = true
+    /// The rendition to start with, as an index into the master playlist's variants. Default 0, the first listed
+    /// (RFC 8216 recommends starting there).
+    public var startRendition = 0
+
+    /// The defaults.
+    public init() {}
 }

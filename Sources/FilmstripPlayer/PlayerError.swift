@@ -32,6 +32,10 @@ public struct PlayerError: Error, Sendable, Hashable, CustomStringConvertible {
         case sourceUnavailable = "source_unavailable"
         case sourceInvalid = "source_invalid"
         case decodeFailed = "decode_failed"
+        /// A stream segment failed after every retry and was skipped (warning).
+        case segmentSkipped = "segment_skipped"
+        /// A live playlist could not be reloaded; it is retried (warning).
+        case playlistReloadFailed = "playlist_reload_failed"
 
         /// The timeout type of a state.
         public static func stateTimeout(_ state: PlayerState.Kind) -> ErrorType {

@@ -32,4 +32,18 @@ public struct PlayerStats: Sendable, Hashable, Codable {
     public var bufferLength: Double = 0
     /// Stalls during playback (the forward buffer ran dry).
     public var rebufferCount: Int = 0
+    /// Seconds spent in those stalls.
+    public var rebufferTime: Double = 0
+    /// Streams: the bitrate of the rendition playing (its `BANDWIDTH`, bits per second).
+    public var bitrate: Int?
+    /// Streams: the bandwidth estimate in bits per second.
+    public var bandwidthEstimate: Double?
+    /// Streams: segments fetched.
+    public var segmentsLoaded: Int = 0
+    /// Streams: the rendition playing, as an index into the master playlist's variants.
+    public var rendition: Int?
+    /// Whether the content is live.
+    public var isLive = false
+    /// Live: seconds between the playhead and the live edge (the end of the newest segment).
+    public var liveLatency: Double?
 }

@@ -47,11 +47,29 @@ public final class LoopbackServer: Sendable {
         public var target: String
         /// Header names lower-cased.
         public var headers: [String: String]
+        /// When the request arrived.
+        public var time = Date()
+
+        /// The path without the query.
+        public var path: String { target.split(separator: "?", maxSplits: 1).first.map(String.init) ?? target }
+
+        /// The value of query parameter `name` (percent-decoded), if present.
+        public func query(_ name: String) -> String? {
+            guard let query = target.split(separator: "?", maxSplits: 1).dropFirst().first else { return nil }
+            for pair in query.split(separator: "&") {
+                let parts = pair.split(separator: "=", maxSplits: 1)
+                if parts.first.map(String.init) == name {
+                    return parts.count > 1 ? String(parts[1]).removingPercentEncoding : ""
+                }
+            }
+            return nil
+        }
     }
 
     private struct Resource {
         var body: [UInt8]
         var contentType: String
+        var generate: (@Sendable () -> [UInt8]?)?
     }
 
     private struct State {
@@ -61,15 +79,24 @@ public final class LoopbackServer: Sendable {
         var connections: Set<Int32> = []
         var stopped = false
         var bytesSent: [String: Int] = [:]
+        var throttles: [String: Int] = [:]
+        var listener: Int32 = -1
+        var reachable = true
     }
 
     private let state = Mutex(State())
-    private let listener: Int32
     /// The port the server listens on.
     public let port: Int
 
     /// Starts a server on a free loopback port.
     public init() throws {
+        let (fd, port) = try Self.openListener(port: 0)
+        self.port = port
+        state.withLock { $0.listener = fd }
+        startAccepting(fd)
+    }
+
+    private static func openListener(port: Int) throws -> (Int32, Int) {
         let fd = socket(AF_INET, streamSocket, 0)
         guard fd >= 0 else { throw ServerError("socket() failed: \(String(cString: strerror(errno)))") }
         var yes: Int32 = 1
@@ -79,7 +106,7 @@ public final class LoopbackServer: Sendable {
             address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
         #endif
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
+        address.sin_port = UInt16(port).bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -94,9 +121,11 @@ public final class LoopbackServer: Sendable {
         _ = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
-        listener = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
-        let thread = Thread { [self] in acceptLoop() }
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
+    private func startAccepting(_ fd: Int32) {
+        let thread = Thread { [self] in acceptLoop(fd) }
         thread.name = "LoopbackServer.accept"
         thread.start()
     }
@@ -122,6 +151,39 @@ public final class LoopbackServer: Sendable {
         serve(path, body: Array(text.utf8), contentType: contentType)
     }
 
+    /// Serves a body made for each request (a live playlist, say); `nil` answers 404.
+    public func serve(
+        _ path: String, contentType: String = "application/vnd.apple.mpegurl",
+        generate: @escaping @Sendable () -> [UInt8]?
+    ) {
+        let key = Self.normalize(path)
+        state.withLock { $0.resources[key] = Resource(body: [], contentType: contentType, generate: generate) }
+    }
+
+    /// Sends every response under `prefix` at `bytesPerSecond` from now on (`nil` lifts it).
+    public func throttle(prefix: String, bytesPerSecond: Int?) {
+        state.withLock { $0.throttles[Self.normalize(prefix)] = bytesPerSecond }
+    }
+
+    /// Takes the server off the network (`false`: the listening socket and every connection close, so clients get
+    /// "connection refused") or back on it, on the same port, with the same resources.
+    public func setReachable(_ reachable: Bool) throws {
+        let (wasReachable, listener, open) = state.withLock { s -> (Bool, Int32, Set<Int32>) in
+            defer { s.reachable = reachable }
+            return (s.reachable, s.listener, s.connections)
+        }
+        guard wasReachable != reachable else { return }
+        if !reachable {
+            shutdown(listener, Int32(SHUT_RDWR))
+            close(listener)
+            for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
+            return
+        }
+        let (fd, _) = try Self.openListener(port: port)
+        state.withLock { $0.listener = fd }
+        startAccepting(fd)
+    }
+
     /// Stops serving `path` (requests get 404).
     public func remove(_ path: String) {
         _ = state.withLock { $0.resources.removeValue(forKey: Self.normalize(path)) }
@@ -145,18 +207,20 @@ public final class LoopbackServer: Sendable {
     /// How many requests asked for `path`.
     public func requestCount(_ path: String) -> Int {
         let key = Self.normalize(path)
-        return state.withLock { $0.requests.filter { $0.target == key }.count }
+        return state.withLock { $0.requests.filter { $0.target == key || $0.path == key }.count }
     }
 
     /// Stops listening and closes every open connection. Later requests fail to connect.
     public func stop() {
-        let (wasStopped, open) = state.withLock { s -> (Bool, Set<Int32>) in
+        let (wasStopped, open, listener, reachable) = state.withLock { s -> (Bool, Set<Int32>, Int32, Bool) in
             defer { s.stopped = true }
-            return (s.stopped, s.connections)
+            return (s.stopped, s.connections, s.listener, s.reachable)
         }
         guard !wasStopped else { return }
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
+        if reachable {
+            shutdown(listener, Int32(SHUT_RDWR))
+            close(listener)
+        }
         for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
     }
 
@@ -164,7 +228,7 @@ public final class LoopbackServer: Sendable {
 
     // MARK: Serving
 
-    private func acceptLoop() {
+    private func acceptLoop(_ listener: Int32) {
         while true {
             let client = accept(listener, nil, nil)
             if client < 0 {
@@ -172,7 +236,7 @@ public final class LoopbackServer: Sendable {
                 return
             }
             let accepted = state.withLock { s -> Bool in
-                guard !s.stopped else { return false }
+                guard !s.stopped, s.reachable else { return false }
                 s.connections.insert(client)
                 return true
             }
@@ -218,16 +282,23 @@ public final class LoopbackServer: Sendable {
 
     /// Answers one request; returns whether the connection stays open.
     private func respond(to request: Request, on fd: Int32) -> Bool {
-        let (resource, fault) = state.withLock { s -> (Resource?, Fault?) in
+        let (found, fault, throttle) = state.withLock { s -> (Resource?, Fault?, Int?) in
             s.requests.append(request)
             var fault: Fault?
-            if var queue = s.faults[request.target], !queue.isEmpty {
+            // Exact target first, then the path without its query (CMCD query parameters, cache busters).
+            let key = s.faults[request.target]?.isEmpty == false ? request.target : request.path
+            if var queue = s.faults[key], !queue.isEmpty {
                 fault = queue.removeFirst()
-                s.faults[request.target] = queue
+                s.faults[key] = queue
             }
-            return (s.resources[request.target], fault)
+            let throttle = s.throttles.first { request.path.hasPrefix($0.key) }?.value
+            return (s.resources[request.target] ?? s.resources[request.path], fault, throttle)
         }
-        var bytesPerSecond: Int?
+        var resource = found
+        if let generate = resource?.generate {
+            if let body = generate() { resource?.body = body } else { resource = nil }
+        }
+        var bytesPerSecond = throttle
         switch fault {
         case .reset?:
             var linger = Linger(l_onoff: 1, l_linger: 0)

@@ -105,10 +105,11 @@ public enum MediaFixtures {
             ])
     }
 
-    /// Makes every fixture (in parallel, one ffmpeg per fixture).
+    /// Makes every fixture, streams included (in parallel, one ffmpeg per fixture).
     public static func makeAll() throws {
         let makers: [@Sendable () throws -> URL] = [
             counter, shortCounter, counterIndexAtEnd, rotated, variableFrameRate, pattern, audioOnly, hls, large,
+            { try StreamFixtures.makeLadder()[0].playlist }, { try StreamFixtures.makeLiveSegments()[0] },
         ]
         let failures = Mutex<[String]>([])
         DispatchQueue.concurrentPerform(iterations: makers.count) { i in
@@ -136,6 +137,13 @@ public enum MediaFixtures {
             root = made
             return made
         }
+    }
+
+    /// The directory a fixture named `name` (with subdirectories) is written to, created if needed.
+    static func directory(for name: String) throws -> URL {
+        let directory = try root().appendingPathComponent(name).deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
     }
 
     private static let making = Mutex<[String: Result<URL, FixtureError>]>([:])

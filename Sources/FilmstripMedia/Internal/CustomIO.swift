@@ -66,3 +66,62 @@ private func customIOSeek(_ opaque: UnsafeMutableRawPointer?, _ offset: Int64, _
     }
     return source.position
 }
+
+/// A forward-only byte stream for ``MediaInput``: `read` fills the buffer and returns the count, 0 at the end, and
+/// throws to fail the input.
+struct ByteStream: Sendable {
+    var read: @Sendable (UnsafeMutableRawBufferPointer) throws -> Int
+}
+
+/// An `AVIOContext` over a ``ByteStream`` (not seekable).
+final class StreamIO {
+    let stream: ByteStream
+    let url: URL
+    private(set) var context: UnsafeMutablePointer<AVIOContext>?
+    fileprivate(set) var failure: (any Error)?
+    fileprivate(set) var bytesRead = 0
+
+    init(stream: ByteStream, url: URL) throws(MediaError) {
+        self.stream = stream
+        self.url = url
+        let size: Int32 = 64 << 10
+        guard let buffer = av_malloc(Int(size)) else {
+            throw MediaError(.inputUnavailable, "out of memory for an I/O buffer", url: url)
+        }
+        let opaque = Unmanaged.passUnretained(self).toOpaque()
+        context = fs_avio_alloc_read_context(
+            buffer.assumingMemoryBound(to: UInt8.self), size, opaque, streamIORead, nil)
+        if context == nil {
+            av_free(buffer)
+            throw MediaError(.inputUnavailable, "cannot create an I/O context", url: url)
+        }
+    }
+
+    /// Frees the context and its buffer.
+    func close() {
+        guard context != nil else { return }
+        av_freep(&context!.pointee.buffer)
+        avio_context_free(&context)
+    }
+
+    deinit { close() }
+}
+
+private func streamIORead(
+    _ opaque: UnsafeMutableRawPointer?, _ buffer: UnsafeMutablePointer<UInt8>?, _ size: Int32
+)
+    -> Int32
+{
+    guard let opaque, let buffer else { return fs_averror(EINVAL) }
+    let io = Unmanaged<StreamIO>.fromOpaque(opaque).takeUnretainedValue()
+    do {
+        let count = try io.stream.read(UnsafeMutableRawBufferPointer(start: buffer, count: Int(size)))
+        io.bytesRead += count
+        return count == 0 ? fs_averror_eof() : Int32(count)
+    } catch let error as MediaError where error.kind == .cancelled {
+        return fs_averror_exit()
+    } catch {
+        io.failure = error
+        return fs_averror(EIO)
+    }
+}

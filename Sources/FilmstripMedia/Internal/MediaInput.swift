@@ -23,6 +23,7 @@ final class MediaInput {
     private var packet: UnsafeMutablePointer<AVPacket>?
     private var frame: UnsafeMutablePointer<AVFrame>?
     private var rootIO: CustomIO?
+    private var streamIO: StreamIO?
     private var nestedIO: [UnsafeMutableRawPointer: CustomIO] = [:]
     private var closedBytes = 0
     private var refusedURL: String?
@@ -39,7 +40,11 @@ final class MediaInput {
     /// Whether the demuxer has an exact keyframe index (MP4/MOV, MKV), so a backward seek lands on the keyframe.
     private(set) var hasIndex: Bool
 
-    init(url: URL, network: MediaNetwork, cancellation: CancellationFlag) throws(MediaError) {
+    /// Opens `url`; with `stream`, the bytes come from it instead (a forward-only stream such as HLS segments, with
+    /// `url` naming it in errors).
+    init(url: URL, network: MediaNetwork, cancellation: CancellationFlag, stream byteStream: ByteStream? = nil)
+        throws(MediaError)
+    {
         self.url = url
         self.network = network
         self.cancellation = cancellation
@@ -49,7 +54,7 @@ final class MediaInput {
             throw MediaError(.invalidArgument, "only file, http and https inputs are supported", url: url)
         }
         MediaLogging.install()
-        if url.isFileURL, !FileManager.default.isReadableFile(atPath: url.path) {
+        if byteStream == nil, url.isFileURL, !FileManager.default.isReadableFile(atPath: url.path) {
             throw MediaError(.inputUnavailable, "no such file", url: url)
         }
         guard var context = avformat_alloc_context() else {
@@ -66,7 +71,12 @@ final class MediaInput {
         quarterTurns = 0
         hasIndex = false
         context.pointee.opaque = Unmanaged.passUnretained(self).toOpaque()
-        if isRemote {
+        if let byteStream {
+            let io = try StreamIO(stream: byteStream, url: url)
+            streamIO = io
+            context.pointee.pb = io.context
+            context.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+        } else if isRemote {
             let source = HTTPRangeSource(
                 url: url, transport: network.transport, configuration: network.configuration,
                 cancellation: cancellation)
@@ -80,12 +90,17 @@ final class MediaInput {
         context.pointee.io_open = mediaIOOpen
         context.pointee.io_close2 = mediaIOClose
         var formatContext: UnsafeMutablePointer<AVFormatContext>? = context
-        let location = url.isFileURL ? url.path : url.absoluteString
+        let location = byteStream != nil ? "" : url.isFileURL ? url.path : url.absoluteString
         // The HLS demuxer would otherwise reuse its first segment connection for the next ones without calling
         // io_open (and asserts that the connection is FFmpeg's own http protocol): every open must come to us.
         var demuxerOptions: OpaquePointer?
         av_dict_set(&demuxerOptions, "http_persistent", "0", 0)
         av_dict_set(&demuxerOptions, "http_multiple", "0", 0)
+        if byteStream != nil {
+            // A live stream must start from what is at hand: a second of probing, no frame-rate survey.
+            av_dict_set(&demuxerOptions, "analyzeduration", "1000000", 0)
+            av_dict_set(&demuxerOptions, "fpsprobesize", "0", 0)
+        }
         defer { av_dict_free(&demuxerOptions) }
         let opened = avformat_open_input(&formatContext, location, nil, &demuxerOptions)
         guard opened >= 0, let opened = formatContext else {
@@ -144,6 +159,7 @@ final class MediaInput {
         avcodec_free_context(&codec)
         avformat_close_input(&format)
         rootIO?.close()
+        streamIO?.close()
         for io in nestedIO.values { io.close() }
         av_packet_free(&packet)
         av_frame_free(&frame)
@@ -163,7 +179,9 @@ final class MediaInput {
                 .invalidArgument, "a remote input may not open the local file '\(refusedURL)'", url: url,
                 ffmpegCode: code)
         }
-        if let failure = rootIO?.source.failure ?? nestedIO.values.compactMap(\.source.failure).first {
+        if let failure = streamIO?.failure ?? rootIO?.source.failure
+            ?? nestedIO.values.compactMap(\.source.failure).first
+        {
             if let loading = failure as? LoadingError, loading.kind == .timedOut {
                 return MediaError(.timedOut, loading.message, url: loading.url, underlying: loading)
             }
@@ -177,6 +195,7 @@ final class MediaInput {
 
     /// Bytes read: received over HTTP for remote inputs, read from disk for local ones.
     var bytesRead: Int {
+        if let streamIO { return streamIO.bytesRead }
         if isRemote {
             return (rootIO?.source.bytesTransferred ?? 0) + closedBytes
                 + nestedIO.values.reduce(0) { $0 + $1.source.bytesTransferred }
@@ -306,7 +325,7 @@ final class MediaInput {
     private func readFailure(_ code: Int32) -> MediaError {
         if cancellation.isCancelled { return MediaError(.cancelled, "cancelled", url: url) }
         if let nestedFailure { return nestedFailure }
-        if let failure = rootIO?.source.failure {
+        if let failure = streamIO?.failure ?? rootIO?.source.failure {
             if let loading = failure as? LoadingError, loading.kind == .timedOut {
                 return MediaError(.timedOut, loading.message, url: loading.url, underlying: loading)
             }

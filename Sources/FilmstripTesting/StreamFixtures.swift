@@ -1,0 +1,157 @@
+public import Foundation
+import Synchronization
+
+/// HLS streams for tests and benchmarks, made with the `ffmpeg` CLI (cached like ``MediaFixtures``) and served by a
+/// ``LoopbackServer``.
+public enum StreamFixtures {
+    /// One rendition of the VOD ladder.
+    public struct Rendition: Sendable, Hashable {
+        /// Width and height.
+        public var width: Int
+        public var height: Int
+        /// Encoded bitrate in bits per second (constant: x264 pads to it).
+        public var bitrate: Int
+    }
+
+    /// The VOD ladder: 20 s of `testsrc2` in 2 s MPEG-TS segments, constant bitrate, at three sizes.
+    public static let ladder = [
+        Rendition(width: 256, height: 144, bitrate: 200_000),
+        Rendition(width: 512, height: 288, bitrate: 500_000),
+        Rendition(width: 768, height: 432, bitrate: 1_200_000),
+    ]
+
+    /// Makes (once) the ladder's media playlists and segments: for each rendition its directory and playlist.
+    public static func makeLadder() throws -> [(directory: URL, playlist: URL)] {
+        try ladder.enumerated().map { index, rendition in
+            let playlist = try rendered(
+                "ladder/v\(index)/index.m3u8", source: "testsrc2=s=\(rendition.width)x\(rendition.height):r=25:d=20",
+                bitrate: rendition.bitrate, segmentSeconds: 2)
+            return (playlist.deletingLastPathComponent(), playlist)
+        }
+    }
+
+    /// The master playlist of the ladder (lowest rendition listed first, so players start low).
+    public static func masterPlaylist(playlists: [String]) -> String {
+        var text = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-INDEPENDENT-SEGMENTS\n"
+        for (rendition, playlist) in zip(ladder, playlists) {
+            text += "#EXT-X-STREAM-INF:BANDWIDTH=\(rendition.bitrate),RESOLUTION=\(rendition.width)x\(rendition.height)"
+            text += ",CODECS=\"avc1.64001e\",FRAME-RATE=25\n\(playlist)\n"
+        }
+        return text
+    }
+
+    /// Serves the ladder under `prefix` and returns the master playlist's URL
+    /// (`<prefix>/master.m3u8`, `<prefix>/v0/…`).
+    @discardableResult
+    public static func serveLadder(on server: LoopbackServer, prefix: String = "/vod") throws -> URL {
+        let made = try makeLadder()
+        var names: [String] = []
+        for (index, rendition) in made.enumerated() {
+            for file in try MediaFixtures.files(in: rendition.directory) where !file.lastPathComponent.hasPrefix(".") {
+                let type = file.pathExtension == "m3u8" ? "application/vnd.apple.mpegurl" : "video/mp2t"
+                server.serve(
+                    "\(prefix)/v\(index)/\(file.lastPathComponent)", body: Array(try Data(contentsOf: file)),
+                    contentType: type)
+            }
+            names.append("v\(index)/\(rendition.playlist.lastPathComponent)")
+        }
+        server.serve(
+            "\(prefix)/master.m3u8", text: masterPlaylist(playlists: names),
+            contentType: "application/vnd.apple.mpegurl")
+        return server.url("\(prefix)/master.m3u8")
+    }
+
+    /// Makes (once) 90 one-second segments of a 320x180 pattern for ``SimulatedLiveStream``; returns their files in
+    /// order.
+    public static func makeLiveSegments() throws -> [URL] {
+        let playlist = try rendered(
+            "live/index.m3u8", source: "testsrc2=s=320x180:r=25:d=90", bitrate: 150_000, segmentSeconds: 1)
+        let directory = playlist.deletingLastPathComponent()
+        var files: [URL] = []
+        for n in 0..<90 {
+            let file = directory.appendingPathComponent("segment-\(n).ts")
+            guard FileManager.default.fileExists(atPath: file.path) else { break }
+            files.append(file)
+        }
+        guard files.count >= 60 else { throw FixtureError("the live segments were not made") }
+        return files
+    }
+
+    /// Makes every stream fixture.
+    public static func makeAll() throws {
+        _ = try makeLadder()
+        _ = try makeLiveSegments()
+    }
+
+    private static func rendered(_ name: String, source: String, bitrate: Int, segmentSeconds: Int) throws -> URL {
+        let directory = try MediaFixtures.directory(for: name)
+        let gop = 25 * segmentSeconds
+        return try MediaFixtures.make(
+            name,
+            [
+                "-f", "lavfi", "-i", source, "-c:v", "libx264", "-preset", "veryfast", "-g", "\(gop)",
+                "-keyint_min", "\(gop)", "-sc_threshold", "0", "-bf", "2", "-pix_fmt", "yuv420p",
+                "-b:v", "\(bitrate)", "-maxrate", "\(bitrate)", "-minrate", "\(bitrate)", "-bufsize", "\(bitrate)",
+                "-x264-params", "nal-hrd=cbr", "-f", "hls", "-hls_time", "\(segmentSeconds)",
+                "-hls_playlist_type", "vod", "-hls_segment_filename",
+                directory.appendingPathComponent("segment-%d.ts").path,
+            ])
+    }
+}
+
+/// A live HLS stream simulated over prepared segments: a sliding window that gains one segment per segment
+/// duration in real time, served by a ``LoopbackServer`` at `<prefix>/live.m3u8` with segments at
+/// `<prefix>/segment-N.ts` (N counts up for ever; the files repeat, with a discontinuity at each wrap).
+public final class SimulatedLiveStream: Sendable {
+    /// The playlist URL.
+    public let url: URL
+    /// Segments in the window.
+    public let windowSize: Int
+    /// Seconds per segment.
+    public let segmentDuration: Double
+    private let started: Double
+    private let initialSegments: Int
+    private let fileCount: Int
+
+    /// Starts the stream: `initialSegments` exist at once (the last `windowSize` of them in the window), and one
+    /// more appears every segment duration.
+    public init(server: LoopbackServer, prefix: String = "/live", windowSize: Int = 6, initialSegments: Int = 10)
+        throws
+    {
+        let files = try StreamFixtures.makeLiveSegments()
+        self.windowSize = windowSize
+        self.initialSegments = max(windowSize, initialSegments)
+        segmentDuration = 1
+        fileCount = files.count
+        started = Self.now()
+        url = server.url("\(prefix)/live.m3u8")
+        // Segment N is file N mod count.
+        let bodies = try files.map { Array(try Data(contentsOf: $0)) }
+        let count = bodies.count
+        let available: @Sendable () -> Int = { [started, initialSegments = self.initialSegments] in
+            initialSegments + Int((Self.now() - started).rounded(.down))
+        }
+        for n in 0..<(count * 4) {
+            let body = bodies[n % count]
+            server.serve("\(prefix)/segment-\(n).ts", contentType: "video/mp2t") {
+                n < available() ? body : nil
+            }
+        }
+        server.serve("\(prefix)/live.m3u8") { [windowSize] in
+            let end = min(available(), count * 4)
+            let first = max(0, end - windowSize)
+            var text = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:1\n#EXT-X-MEDIA-SEQUENCE:\(first)\n"
+            text += "#EXT-X-DISCONTINUITY-SEQUENCE:\(first / count)\n"
+            for n in first..<end {
+                if n % count == 0, n > first { text += "#EXT-X-DISCONTINUITY\n" }
+                text += "#EXTINF:1.000,\nsegment-\(n).ts\n"
+            }
+            return Array(text.utf8)
+        }
+    }
+
+    /// Media sequence number of the newest segment now.
+    public var newestSegment: Int { initialSegments + Int((Self.now() - started).rounded(.down)) - 1 }
+
+    private static func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+}
