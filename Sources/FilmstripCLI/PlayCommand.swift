@@ -11,12 +11,17 @@ struct PlayCommand: AsyncParsableCommand {
             Prints one line per event: state changes, statistics once a second, and errors (one JSON object per \
             line with --json). Exits 0 when playback ends or after --duration, 1 after a fatal error.
 
-            Example:
+            http(s) .m3u8 URLs play on the HLS engine (VOD and live, adaptive bitrate, CMCD); files and \
+            progressive MP4 through FFmpeg.
+
+            Examples:
               filmstrip play movie.mp4 --autoplay --rate 2 --seek 30@1 --duration 5 --json
+              filmstrip play https://example.com/live/master.m3u8 --autoplay --cmcd query --session-id s1 \
+                --header "Authorization: Bearer t" --live-edge-delay 6 --chase speedup --duration 60
             """
     )
 
-    @Argument(help: "Path or URL of the video (a file or a progressive MP4 over http).")
+    @Argument(help: "Path or URL of the video: a file, a progressive MP4 over http, or an HLS playlist (.m3u8).")
     var video: String
 
     @Flag(help: "Start playing as soon as the content is ready (otherwise it waits paused).")
@@ -41,6 +46,75 @@ struct PlayCommand: AsyncParsableCommand {
 
     @Flag(help: "Print one JSON object per line.")
     var json = false
+
+    @Option(help: "Send CMCD data: headers or query.")
+    var cmcd: CmcdMode?
+
+    @Option(name: .customLong("session-id"), help: "CMCD session id (sid); a UUID by default.")
+    var sessionID: String?
+
+    @Option(name: .customLong("content-id"), help: "CMCD content id (cid).")
+    var contentID: String?
+
+    @Option(
+        help: "An HTTP header for every request, \"Name: value\". Repeatable.",
+        transform: { text in
+            let parts = text.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2, !parts[0].trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw ValidationError("--header takes \"Name: value\"")
+            }
+            return (parts[0].trimmingCharacters(in: .whitespaces), parts[1].trimmingCharacters(in: .whitespaces))
+        })
+    var header: [(String, String)] = []
+
+    @Option(name: .customLong("live-edge-delay"), help: "Live: seconds behind the live edge to start at.")
+    var liveEdgeDelay: Double?
+
+    @Option(help: "Live: catch up with the edge: disabled, skip or speedup.")
+    var chase: ChaseMode?
+
+    @Option(name: .customLong("min-prebuffer"), help: "Seconds to buffer before starting (default 2).")
+    var minPrebuffer: Double?
+
+    @Option(name: .customLong("max-prebuffer"), help: "Seconds to buffer ahead at most (default 30).")
+    var maxPrebuffer: Double?
+
+    enum CmcdMode: String, ExpressibleByArgument, CaseIterable {
+        case headers, query
+    }
+
+    enum ChaseMode: String, ExpressibleByArgument, CaseIterable {
+        case disabled, skip, speedup
+
+        var mode: LiveConfiguration.Chase {
+            switch self {
+            case .disabled: .disabled
+            case .skip: .skipFrames
+            case .speedup: .speedupPlayback
+            }
+        }
+    }
+
+    /// The player configuration the options describe.
+    func configuration() throws -> PlayerConfiguration {
+        var configuration = PlayerConfiguration(with: resourceURL(video))
+        if let cmcd {
+            var settings = CmcdConfiguration(contentID: contentID, mode: cmcd == .query ? .query : .headers)
+            if let sessionID { settings.sessionID = sessionID }
+            configuration.cmcd = settings
+        } else if sessionID != nil || contentID != nil {
+            throw ValidationError("--session-id and --content-id need --cmcd headers|query")
+        }
+        if !header.isEmpty {
+            configuration.network = NetworkConfiguration(
+                httpAdditionalHeaders: Dictionary(header, uniquingKeysWith: { _, last in last }))
+        }
+        if let liveEdgeDelay { configuration.live.liveEdgeDelay = liveEdgeDelay }
+        if let chase { configuration.live.chaseLiveEdge = chase.mode }
+        if let minPrebuffer { configuration.minPrebufferTime = minPrebuffer }
+        if let maxPrebuffer { configuration.maxPrebufferTime = maxPrebuffer }
+        return configuration
+    }
 
     struct SeekRequest {
         var target: Double
@@ -76,13 +150,22 @@ struct PlayCommand: AsyncParsableCommand {
                     ("decoded_frames", .int(stats.decodedFrames)), ("presented_frames", .int(stats.presentedFrames)),
                     ("dropped_frames", .int(stats.droppedFrames)), ("bytes_read", .int(stats.bytesRead)),
                     ("startup_time", stats.startupTime.map { .double(round3($0)) } ?? .null),
+                    ("buffer", .double(round3(stats.bufferLength))), ("rebuffers", .int(stats.rebufferCount)),
+                    ("rebuffer_time", .double(round3(stats.rebufferTime))),
+                    ("bitrate", stats.bitrate.map { .int($0) } ?? .null),
+                    ("bandwidth_estimate", stats.bandwidthEstimate.map { .int(Int($0)) } ?? .null),
+                    ("segments", .int(stats.segmentsLoaded)), ("live", .bool(stats.isLive)),
+                    ("live_latency", stats.liveLatency.map { .double(round3($0)) } ?? .null),
                 ],
                 text: String(
-                    format: "position %.3f / %.3f s, rate %g, %d frames shown, %d dropped",
-                    stats.position, stats.duration, stats.playbackRate, stats.presentedFrames, stats.droppedFrames))
+                    format: "position %.3f / %.3f s, rate %g, %d frames shown, %d dropped, buffer %.1f s",
+                    stats.position, stats.duration, stats.playbackRate, stats.presentedFrames, stats.droppedFrames,
+                    stats.bufferLength)
+                    + (stats.bitrate.map { String(format: ", %d kbps", $0 / 1000) } ?? "")
+                    + (stats.bandwidthEstimate.map { String(format: ", estimate %.0f kbps", $0 / 1000) } ?? ""))
         }
         if let rate { player.playbackRate = rate }
-        player.load(config: PlayerConfiguration(with: resourceURL(video)))
+        player.load(config: try configuration())
         player.open(autoplay: autoplay)
         var seeks = seek.sorted { $0.at < $1.at }
         while true {

@@ -50,4 +50,307 @@ struct StreamingTests {
         #expect(stats.segmentsLoaded >= 10)
         #expect(recorder.errors.filter { $0.severity != .warning }.isEmpty, "\(recorder.errors)")
     }
+
+    @Test("VOD seek lands on the target; rate 2 runs the clock at twice the wall clock")
+    func seekAndRate() async throws {
+        let server = try LoopbackServer()
+        let master = try StreamFixtures.serveLadder(on: server)
+        let player = Player()
+        let recorder = PlayerRecorder()
+        recorder.observe(player, frames: false)
+        player.open(config: PlayerConfiguration(with: master))
+        try await recorder.wait(for: .playing, seconds: 20)
+        player.seek(13)
+        try await recorder.wait(for: .seeking)
+        #expect(try await eventually(10) { player.state.kind == .playing })
+        #expect(player.currentTime >= 13 && player.currentTime < 15, "\(player.currentTime)")
+        player.playbackRate = 2
+        try await Task.sleep(nanoseconds: 300_000_000)
+        let before = (player.currentTime, Date())
+        try await Task.sleep(nanoseconds: 2_000_000_000)
+        let advanced = player.currentTime - before.0
+        let wall = Date().timeIntervalSince(before.1)
+        #expect(player.state.kind == .playing || player.state.kind == .ended)
+        #expect(abs(advanced / wall - 2) < 0.3, "advanced \(advanced) s in \(wall) s")
+        #expect(recorder.errors.filter { $0.severity != .warning }.isEmpty, "\(recorder.errors)")
+    }
+
+    @Test("live: starts liveEdgeDelay behind the edge; the seekable window slides with the playlist")
+    func liveStartAndWindow() async throws {
+        let server = try LoopbackServer()
+        let live = try SimulatedLiveStream(server: server, windowSize: 8, initialSegments: 12)
+        let player = Player()
+        let recorder = PlayerRecorder()
+        recorder.observe(player, frames: false)
+        var configuration = PlayerConfiguration(with: live.url)
+        configuration.live.liveEdgeDelay = 5
+        player.open(config: configuration)
+        try await recorder.wait(for: .playing, seconds: 20)
+        let window = try #require(player.seekableTimeRanges.first)
+        let latency = window.upperBound - player.currentTime
+        // Five seconds behind the edge, rounded back to the start of a one-second segment.
+        #expect(latency >= 4.5 && latency <= 6.8, "latency \(latency), window \(window)")
+        #expect(abs(window.upperBound - window.lowerBound - 8) < 0.01)
+        #expect(try await eventually(6) { (player.seekableTimeRanges.first?.lowerBound ?? 0) >= window.lowerBound + 2 })
+        let stats = try #require(player.getStats())
+        #expect(stats.isLive && stats.duration == 0)
+        #expect(server.requestCount("/live/live.m3u8") >= 3, "the playlist is reloaded")
+    }
+
+    @Test("live: a long pause falls behind the window and warns player_behind_live_window")
+    func behindLiveWindow() async throws {
+        let server = try LoopbackServer()
+        let live = try SimulatedLiveStream(server: server, windowSize: 4, initialSegments: 8)
+        let player = Player()
+        let recorder = PlayerRecorder()
+        recorder.observe(player, frames: false)
+        var configuration = PlayerConfiguration(with: live.url)
+        configuration.live.behindLiveWindowTolerance = 0.5
+        player.open(config: configuration)
+        try await recorder.wait(for: .playing, seconds: 20)
+        player.pause()
+        let warned = try await eventually(10) {
+            recorder.errors.contains { $0.type == .playerBehindLiveWindow && $0.severity == .warning }
+        }
+        #expect(warned, "\(recorder.errors)")
+        #expect(player.state.kind == .paused)
+    }
+
+    @Test("live catch-up by speed-up: the clock runs faster until the cutoff distance")
+    func catchUpBySpeedup() async throws {
+        let server = try LoopbackServer()
+        let live = try SimulatedLiveStream(server: server, windowSize: 12, initialSegments: 14)
+        let player = Player()
+        let recorder = PlayerRecorder()
+        recorder.observe(player, frames: false)
+        var configuration = PlayerConfiguration(with: live.url)
+        configuration.live.liveEdgeDelay = 9
+        configuration.live.chaseLiveEdge = .speedupPlayback
+        configuration.live.chaseLiveEdgeCatchupThreshold = 6
+        configuration.live.chaseLiveEdgeCutoffThreshold = 4
+        configuration.live.chaseLiveEdgeSpeedupRatio = 2
+        player.open(config: configuration)
+        try await recorder.wait(for: .playing, seconds: 20)
+        func latency() -> Double { (player.seekableTimeRanges.first?.upperBound ?? 0) - player.currentTime }
+        let start = latency()
+        #expect(start > 6, "\(start)")
+        #expect(try await eventually(15) { latency() < 5 }, "latency stayed at \(latency())")
+        // It settles: back to normal speed near the cutoff, not racing into the edge.
+        try await Task.sleep(nanoseconds: 1_500_000_000)
+        #expect(latency() > 2, "\(latency())")
+        #expect(!recorder.states.contains(.seeking))
+    }
+
+    @Test("live catch-up by skipping: one jump to the cutoff distance, on a segment boundary")
+    func catchUpBySkipping() async throws {
+        let server = try LoopbackServer()
+        let live = try SimulatedLiveStream(server: server, windowSize: 12, initialSegments: 14)
+        let player = Player()
+        let recorder = PlayerRecorder()
+        recorder.observe(player, frames: false)
+        var configuration = PlayerConfiguration(with: live.url)
+        configuration.live.liveEdgeDelay = 9
+        configuration.live.chaseLiveEdge = .skipFrames
+        configuration.live.chaseLiveEdgeCatchupThreshold = 6
+        configuration.live.chaseLiveEdgeCutoffThreshold = 3
+        configuration.live.chaseLiveEdgeHLSSegmentDuration = 1
+        player.open(config: configuration)
+        try await recorder.wait(for: .seeking, seconds: 20)
+        #expect(try await eventually(10) { player.state.kind == .playing })
+        let latency = (player.seekableTimeRanges.first?.upperBound ?? 0) - player.currentTime
+        #expect(latency >= 2.5 && latency < 5.5, "\(latency)")
+    }
+
+    @Test("CMCD headers on every request: ot=m playlists, ot=v segments, su, bl, br, d, mtp, sid, cid, st=v, sf=h")
+    func cmcdHeaders() async throws {
+        let server = try LoopbackServer()
+        let master = try StreamFixtures.serveLadder(on: server)
+        let player = Player()
+        let recorder = PlayerRecorder()
+        recorder.observe(player, frames: false)
+        var configuration = PlayerConfiguration(with: master)
+        configuration.cmcd = CmcdConfiguration(sessionID: "s-1", contentID: "vod-ladder", mode: .headers)
+        configuration.streaming.adaptiveBitrate = false
+        // A short forward buffer, so segments are also fetched while playing (not only at start-up).
+        configuration.maxPrebufferTime = 4
+        player.open(config: configuration)
+        try await recorder.wait(for: .playing, seconds: 20)
+        try await Task.sleep(nanoseconds: 3_000_000_000)
+        let requests = server.requests.filter { $0.path.hasPrefix("/vod/") }
+        #expect(requests.count >= 4)
+        for (index, request) in requests.enumerated() {
+            let keys = cmcdKeys(request)
+            #expect(request.query("CMCD") == nil)
+            #expect(keys["sid"] == "\"s-1\"" && keys["cid"] == "\"vod-ladder\"", "\(request.target)")
+            // The stream type is known once a media playlist was read: not while fetching the first two playlists.
+            #expect(keys["sf"] == "h" && keys["st"] == (index < 2 ? nil : "v"), "\(keys)")
+            if request.path.hasSuffix(".m3u8") {
+                #expect(keys["ot"] == "m", "\(request.target): \(keys)")
+                #expect(keys["br"] == nil && keys["d"] == nil)
+            } else {
+                #expect(keys["ot"] == "v", "\(request.target): \(keys)")
+                #expect(keys["br"] == "200" && keys["d"] == "2000" && keys["tb"] == "1200", "\(keys)")
+                #expect(keys["bl"] != nil, "\(keys)")
+            }
+        }
+        let segments = requests.filter { $0.path.hasSuffix(".ts") }
+        #expect(cmcdKeys(segments[0])["su"] == "true", "start-up is flagged")
+        #expect(cmcdKeys(segments[0])["mtp"] == nil, "no throughput is known before the first segment")
+        #expect(segments.dropFirst().contains { cmcdKeys($0)["mtp"] != nil })
+        #expect(segments.dropFirst().contains { cmcdKeys($0)["su"] == nil }, "start-up ends once playing")
+        #expect(segments.contains { (cmcdKeys($0)["nor"] ?? "").contains("segment-") })
+        // Shards: object keys in CMCD-Object, session keys in CMCD-Session.
+        #expect(segments[0].headers["cmcd-object"]?.contains("ot=v") == true)
+        #expect(segments[0].headers["cmcd-session"]?.contains("sid=") == true)
+    }
+
+    @Test("CMCD in query mode (st=l for live); configured headers on every request, SDK and player merged")
+    func cmcdQueryAndHeaders() async throws {
+        let server = try LoopbackServer()
+        let live = try SimulatedLiveStream(server: server)
+        let sdk = NetworkConfiguration(httpAdditionalHeaders: ["X-App": "filmstrip-tests", "X-Token": "sdk"])
+        let player = Player(network: sdk)
+        let recorder = PlayerRecorder()
+        recorder.observe(player, frames: false)
+        var configuration = PlayerConfiguration(with: live.url)
+        configuration.cmcd = CmcdConfiguration(sessionID: "live-session", mode: .query)
+        configuration.network = NetworkConfiguration(httpAdditionalHeaders: ["X-Token": "player"])
+        player.open(config: configuration)
+        try await recorder.wait(for: .playing, seconds: 20)
+        try await Task.sleep(nanoseconds: 1_200_000_000)
+        let requests = server.requests.filter { $0.path.hasPrefix("/live/") }
+        #expect(requests.contains { $0.path.hasSuffix(".ts") })
+        // The first request cannot know the stream is live yet.
+        #expect(cmcdKeys(requests[0])["st"] == nil)
+        for request in requests.dropFirst() {
+            #expect(request.headers["x-app"] == "filmstrip-tests" && request.headers["x-token"] == "player")
+            #expect(request.headers["cmcd-session"] == nil && request.headers["cmcd-object"] == nil)
+            let keys = cmcdKeys(request)
+            #expect(keys["sid"] == "\"live-session\"" && keys["st"] == "l" && keys["sf"] == "h", "\(request.target)")
+            #expect(keys["ot"] == (request.path.hasSuffix(".m3u8") ? "m" : "v"), "\(request.target)")
+        }
+    }
+
+    @Test("ABR: starts on the lowest rendition and switches up on a fast link")
+    func switchesUp() async throws {
+        let server = try LoopbackServer()
+        let master = try StreamFixtures.serveLadder(on: server)
+        let player = Player()
+        let recorder = PlayerRecorder()
+        recorder.observe(player, frames: false)
+        player.open(config: PlayerConfiguration(with: master))
+        try await recorder.wait(for: .playing, seconds: 20)
+        let segments = { server.requests.filter { $0.path.hasSuffix(".ts") }.map(\.path) }
+        #expect(segments().first?.hasPrefix("/vod/v0/") == true, "\(segments())")
+        #expect(try await eventually(10) { segments().contains { $0.hasPrefix("/vod/v2/") } }, "\(segments())")
+        #expect(try await eventually(5) { player.getStats()?.bitrate == 1_200_000 })
+        #expect((player.getStats()?.bandwidthEstimate ?? 0) > 1_200_000)
+    }
+
+    @Test("ABR: switches down when the server throttles")
+    func switchesDown() async throws {
+        let server = try LoopbackServer()
+        let master = try StreamFixtures.serveLadder(on: server)
+        server.throttle(prefix: "/vod/v2/", bytesPerSecond: 100_000)
+        server.throttle(prefix: "/vod/v1/", bytesPerSecond: 100_000)
+        let player = Player()
+        let recorder = PlayerRecorder()
+        recorder.observe(player, frames: false)
+        var configuration = PlayerConfiguration(with: master)
+        configuration.streaming.startRendition = 2
+        player.open(config: configuration)
+        let segments = { server.requests.filter { $0.path.hasSuffix(".ts") }.map(\.path) }
+        let switched = try await eventually(20) {
+            guard let top = segments().firstIndex(where: { $0.hasPrefix("/vod/v2/") }) else { return false }
+            return segments()[(top + 1)...].contains { !$0.hasPrefix("/vod/v2/") }
+        }
+        #expect(switched, "\(segments())")
+        let after = segments().drop { $0.hasPrefix("/vod/v2/") }
+        #expect(!after.contains { $0.hasPrefix("/vod/v2/") }, "no flapping back up: \(segments())")
+        #expect(try await eventually(3) { (player.getStats()?.bandwidthEstimate ?? .infinity) < 1_200_000 })
+    }
+
+    @Test("a missing segment is retried with backoff, then skipped with a warning; playback goes on to the end")
+    func missingSegmentSkipped() async throws {
+        let server = try LoopbackServer()
+        let master = try StreamFixtures.serveLadder(on: server)
+        server.remove("/vod/v0/segment-2.ts")
+        let player = Player()
+        let recorder = PlayerRecorder()
+        recorder.observe(player, frames: false)
+        var configuration = PlayerConfiguration(with: master)
+        configuration.streaming.adaptiveBitrate = false
+        player.playbackRate = 4
+        player.open(config: configuration)
+        try await recorder.wait(for: .ended, seconds: 40)
+        #expect(recorder.errors.contains { $0.type == .segmentSkipped && $0.message.contains("segment 2") })
+        #expect(server.requestCount("/vod/v0/segment-2.ts") == 4, "one try and three retries")
+        #expect(!recorder.states.contains(.error))
+    }
+
+    @Test("with the fail policy a missing segment is fatal: source_unavailable, error state")
+    func missingSegmentFatal() async throws {
+        let server = try LoopbackServer()
+        let master = try StreamFixtures.serveLadder(on: server)
+        server.remove("/vod/v0/segment-1.ts")
+        let player = Player()
+        let recorder = PlayerRecorder()
+        recorder.observe(player, frames: false)
+        var configuration = PlayerConfiguration(with: master)
+        configuration.streaming.adaptiveBitrate = false
+        configuration.streaming.missingSegmentPolicy = .fail
+        configuration.streaming.segmentRetries = 1
+        player.open(config: configuration)
+        try await recorder.wait(for: .error, seconds: 20)
+        #expect(recorder.errors.contains { $0.type == .sourceUnavailable && $0.severity == .fatal })
+    }
+
+    @Test("the server disappears: buffering, connection unavailable, state timeout; recovers when it returns")
+    func serverDisappears() async throws {
+        let server = try LoopbackServer()
+        let master = try StreamFixtures.serveLadder(on: server)
+        let player = Player()
+        let recorder = PlayerRecorder()
+        recorder.observe(player, frames: false)
+        var configuration = PlayerConfiguration(with: master)
+        configuration.maxPrebufferTime = 3
+        configuration.streaming.adaptiveBitrate = false
+        configuration.stateTimeouts?.buffering = 1
+        configuration.network = NetworkConfiguration(timeoutIntervalForResourceMs: 2000)
+        player.open(config: configuration)
+        try await recorder.wait(for: .playing, seconds: 20)
+        try server.setReachable(false)
+        #expect(
+            try await eventually(15) {
+                recorder.errors.contains { $0.type == .internetConnectionUnavailable }
+                    && player.state.kind == .buffering
+            }, "\(recorder.states) \(recorder.errors)")
+        #expect(try await eventually(5) { recorder.errors.contains { $0.type == .stateTimeoutBuffering } })
+        #expect(recorder.errors.first { $0.type == .stateTimeoutBuffering }?.severity == .recoverable)
+        try server.setReachable(true)
+        #expect(
+            try await eventually(15) {
+                recorder.errors.contains { $0.type == .internetConnectionAvailable } && player.state.kind == .playing
+            }, "\(recorder.states) \(recorder.errors)")
+        #expect(!recorder.states.contains(.error))
+    }
+
+    @Test("a live playlist that fails to reload is retried with a warning; playback goes on")
+    func liveReloadFailure() async throws {
+        let server = try LoopbackServer()
+        let live = try SimulatedLiveStream(server: server)
+        let player = Player()
+        let recorder = PlayerRecorder()
+        recorder.observe(player, frames: false)
+        player.open(config: PlayerConfiguration(with: live.url))
+        try await recorder.wait(for: .playing, seconds: 20)
+        let before = server.requestCount("/live/live.m3u8")
+        server.fail("/live/live.m3u8", with: [.status(503), .status(503)])
+        #expect(
+            try await eventually(10) { recorder.errors.filter { $0.type == .playlistReloadFailed }.count >= 2 },
+            "\(recorder.errors)")
+        #expect(try await eventually(5) { server.requestCount("/live/live.m3u8") >= before + 3 })
+        #expect(recorder.errors.allSatisfy { $0.severity == .warning })
+        #expect(player.state.kind == .playing || player.state.kind == .buffering)
+    }
 }

@@ -48,6 +48,8 @@ final class HLSSession: @unchecked Sendable {
     private var entries: [Entry] = []
     private var seqStart: [Int: Double] = [:]
     private var isLive = false
+    /// Whether a media playlist was seen (before that, CMCD `st` is not sent).
+    private var typeKnown = false
     private var targetDuration = 0.0
     private var nextReload = 0.0
     private var nextSeq: Int?
@@ -170,6 +172,7 @@ final class HLSSession: @unchecked Sendable {
         }
         condition.withLock {
             isLive = media.isLive
+            typeKnown = true
             targetDuration = media.targetDuration
             entries = place(media)
             nextReload = Self.now() + targetDuration
@@ -606,7 +609,7 @@ final class HLSSession: @unchecked Sendable {
     private func requestData(objectType: CmcdData.ObjectType) -> CmcdData {
         var data = CmcdData(
             sessionID: cmcd?.sessionID, contentID: cmcd?.contentID, streamingFormat: .hls,
-            streamType: isLive ? .live : .vod)
+            streamType: typeKnown ? (isLive ? .live : .vod) : nil)
         data.objectType = objectType
         data.startup = startup
         data.bufferStarvation = starvation
