@@ -156,4 +156,29 @@ struct PlayCLITests {
                 $0.fields["severity"] as? String == "fatal" && $0.fields["type"] as? String == "source_unavailable"
             })
     }
+
+    @Test("an HLS stream: --cmcd query, --session-id, --content-id, --header, --max-prebuffer; stats carry stream fields")
+    func playStream() async throws {
+        let server = try LoopbackServer()
+        let master = try StreamFixtures.serveLadder(on: server)
+        let result = try await filmstrip(
+            "play", master.absoluteString, "--autoplay", "--cmcd", "query", "--session-id", "cli-session",
+            "--content-id", "ladder", "--header", "X-Test: yes", "--max-prebuffer", "6", "--min-prebuffer", "1",
+            "--duration", "2.5", "--json")
+        #expect(result.status == 0, "\(result.stderr)")
+        let events = try events(result)
+        #expect(events.contains { $0.event == "state" && $0.fields["to"] as? String == "playing" })
+        let stats = try #require(events.last { $0.event == "stats" }?.fields)
+        #expect(stats["bitrate"] is Int && stats["segments"] as? Int ?? 0 >= 2, "\(stats)")
+        #expect(stats["live"] as? Bool == false && stats["buffer"] is Double && stats["rebuffers"] is Int)
+        let requests = server.requests.filter { $0.path.hasPrefix("/vod/") }
+        #expect(!requests.isEmpty)
+        for request in requests {
+            #expect(request.headers["x-test"] == "yes")
+            let cmcd = try #require(request.query("CMCD"), "\(request.target)")
+            #expect(cmcd.contains("sid=\"cli-session\"") && cmcd.contains("cid=\"ladder\""))
+        }
+        let bad = try await filmstrip("play", master.absoluteString, "--header", "no colon")
+        #expect(bad.status != 0 && bad.stderr.contains("--header"))
+    }
 }

@@ -221,3 +221,39 @@ struct NetworkConfigurationTests {
         #expect(session.timeoutIntervalForResource == 12.5)
     }
 }
+
+@Suite("Adaptive bitrate")
+struct AdaptiveBitrateTests {
+    @Test("the estimate weighs samples by time: one slow download outweighs many instant ones")
+    func estimator() {
+        var estimator = BandwidthEstimator()
+        #expect(estimator.bitsPerSecond == nil)
+        estimator.add(bytes: 1000, seconds: 0.001)
+        #expect(estimator.bitsPerSecond == nil, "tiny downloads are not sampled")
+        for _ in 0..<5 { estimator.add(bytes: 250_000, seconds: 0.01) }  // 200 Mbit/s
+        let fast = estimator.bitsPerSecond ?? 0
+        #expect(fast > 150_000_000 && fast < 250_000_000, "\(fast)")
+        estimator.add(bytes: 300_000, seconds: 3)  // 800 kbit/s
+        let slow = estimator.bitsPerSecond ?? 0
+        #expect(slow < 1_200_000, "\(slow)")
+        #expect(slow > 700_000, "\(slow)")
+    }
+
+    @Test("selector: up with headroom and spacing, down at once, steady in between")
+    func selector() {
+        var selector = RenditionSelector(bitrates: [200_000, 500_000, 1_200_000])
+        #expect(selector.next(estimate: nil) == 0)
+        #expect(selector.next(estimate: 10_000_000) == 2, "plenty of bandwidth: straight to the top")
+        #expect(selector.next(estimate: 1_000_000) == 1, "the top needs more than 90% of 1 Mbit/s: down")
+        #expect(selector.next(estimate: 1_500_000) == 1, "1.2 Mbit/s is over 70% of 1.5: stay")
+        #expect(selector.next(estimate: 640_000) == 1, "500 kbit/s is within 90% of 640: stay")
+        #expect(selector.next(estimate: 300_000) == 0)
+        #expect(selector.next(estimate: 100_000) == 0, "nothing fits: the lowest")
+        var spaced = RenditionSelector(bitrates: [200_000, 500_000, 1_200_000])
+        #expect(spaced.next(estimate: 400_000) == 0)
+        #expect(spaced.next(estimate: 150_000) == 0)
+        #expect(spaced.next(estimate: 800_000) == 1)
+        #expect(spaced.next(estimate: 5_000_000) == 1, "no up-switch right after a switch")
+        #expect(spaced.next(estimate: 5_000_000) == 2)
+    }
+}
