@@ -2,7 +2,7 @@
 # Installs what Filmstrip needs and is missing: pkg-config, libjpeg-turbo (TurboJPEG API), libpng and FFmpeg
 # (libavformat, libavcodec, libswscale, libavutil) headers, and the ffmpeg CLI.
 # Debian/Ubuntu use apt-get (with sudo when not root); macOS uses Homebrew. Prints nothing when all is present.
-# With --bench it also installs the comparison tools the benchmarks run against (Python's webvtt-py).
+# With --bench it also installs the comparison tools the benchmarks run against (Python's webvtt-py and m3u8).
 set -euo pipefail
 
 if ! command -v swift >/dev/null 2>&1; then
@@ -49,9 +49,14 @@ Darwin)
 esac
 
 if [ "${1:-}" = "--bench" ]; then
-    if ! python3 -c 'import webvtt' >/dev/null 2>&1; then
-        echo "deps: installing webvtt-py (benchmark comparison)"
-        python3 -m pip install --quiet --disable-pip-version-check webvtt-py 2>/dev/null \
-            || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages webvtt-py
-    fi
+    # Python references: webvtt-py (WebVTT parse) and m3u8 (HLS playlist parse).
+    for pair in webvtt:webvtt-py m3u8:m3u8; do
+        module="${pair%%:*}"
+        package="${pair#*:}"
+        if ! python3 -c "import $module" >/dev/null 2>&1; then
+            echo "deps: installing $package (benchmark comparison)"
+            python3 -m pip install --quiet --disable-pip-version-check "$package" 2>/dev/null \
+                || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages "$package"
+        fi
+    done
 fi

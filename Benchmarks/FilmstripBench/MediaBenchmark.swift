@@ -26,6 +26,8 @@ enum MediaBenchmark {
             try generation(input, filmstrip: filmstrip, work: work)
         }
         try remoteFrame(inputs[0], filmstrip: filmstrip, work: work)
+        print("")
+        try StreamBenchmark.run(mediaDirectory: mediaDirectory, filmstrip: filmstrip)
     }
 
     /// The benchmark videos, made once with the ffmpeg CLI and kept in `directory`.

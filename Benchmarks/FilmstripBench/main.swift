@@ -25,6 +25,16 @@ if arguments.first == "parse-only" {
     exit(0)
 }
 
+if arguments.first == "stream" {
+    // Only the HLS benchmarks (also part of `media`).
+    let directory = URL(fileURLWithPath: arguments.dropFirst().first ?? "bench-output/media", isDirectory: true)
+    let filmstrip = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        .appendingPathComponent("filmstrip").path
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    try StreamBenchmark.run(mediaDirectory: directory, filmstrip: filmstrip)
+    exit(0)
+}
+
 if arguments.first == "media" {
     // Media benchmarks: generation and frames against the ffmpeg CLI; inputs are kept in bench-output/media.
     let directory = URL(fileURLWithPath: arguments.dropFirst().first ?? "bench-output/media", isDirectory: true)

@@ -184,7 +184,11 @@ struct PlayCommand: AsyncParsableCommand {
                 try await Task.sleep(nanoseconds: 50_000_000)
                 return
             }
-            try await Task.sleep(nanoseconds: 10_000_000)
+            // Wake for the next seek or the end of --duration, and at least every 50 ms to notice the end.
+            var pause = 0.05
+            if let next = seeks.first { pause = min(pause, max(0.001, next.at - elapsed)) }
+            if let duration { pause = min(pause, max(0.001, duration - elapsed)) }
+            try await Task.sleep(nanoseconds: UInt64(pause * 1e9))
         }
     }
 }

@@ -1,6 +1,6 @@
 public import FilmstripImaging
-public import Foundation
 import FilmstripLoading
+public import Foundation
 
 /// A decoded frame from a ``VideoDecoder``, converted to pixels only when asked.
 public final class DecodedVideoFrame {

@@ -92,10 +92,12 @@ final class FrameFeeder: @unchecked Sendable {
             ended = false
             failure = nil
             generation += 1
+            // Wake a read blocked on data before the thread can see the request, so the interruption is over
+            // (cleared by the source's seek) when the seek is carried out.
+            decoder.interrupt()
             seekRequest = time
             condition.broadcast()
         }
-        decoder.interrupt()
     }
 
     /// Stops the thread and the decoder.

@@ -507,6 +507,8 @@ struct PlaybackEngine {
                 return shared.callbacks.onState
             }
             callback?(previous, current)
+            // Statistics as of the change, so the last ones after `ended`, `paused` or `error` are complete.
+            if feeder != nil, current.kind != .playing { publishStats(player) }
         case .refused(let warning):
             report(warning, player)
         }

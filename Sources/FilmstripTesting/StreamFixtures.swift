@@ -115,7 +115,9 @@ public final class SimulatedLiveStream: Sendable {
 
     /// Starts the stream: `initialSegments` exist at once (the last `windowSize` of them in the window), and one
     /// more appears every segment duration.
-    public init(server: LoopbackServer, prefix: String = "/live", windowSize: Int = 6, initialSegments: Int = 10)
+    public init(
+        server: LoopbackServer, prefix: String = "/live", windowSize: Int = 6, initialSegments: Int = 10
+    )
         throws
     {
         let files = try StreamFixtures.makeLiveSegments()

@@ -131,7 +131,13 @@ struct PlayCLITests {
             "play", try MediaFixtures.shortCounter().path, "--autoplay", "--rate", "2", "--json")
         #expect(result.status == 0, "\(result.stderr)")
         let events = try events(result)
-        let states = events.filter { $0.event == "state" }.map { "\($0.fields["from"]!)>\($0.fields["to"]!)" }
+        var states = events.filter { $0.event == "state" }.map { "\($0.fields["from"]!)>\($0.fields["to"]!)" }
+        // A loaded machine may not decode ahead fast enough at first: the player then rightly buffers.
+        while let stall = states.firstIndex(of: "play>buffering"), states.indices.contains(stall + 1),
+            states[stall + 1] == "buffering>play"
+        {
+            states.removeSubrange(stall...(stall + 1))
+        }
         #expect(states == ["idle>opening", "opening>ready", "ready>play", "play>playing", "playing>ended"])
         #expect(events.contains { $0.event == "stats" && $0.fields["duration"] as? Double == 2 })
         #expect(events.map(\.t) == events.map(\.t).sorted())
@@ -157,7 +163,8 @@ struct PlayCLITests {
             })
     }
 
-    @Test("an HLS stream: --cmcd query, --session-id, --content-id, --header, --max-prebuffer; stats carry stream fields")
+    @Test(
+        "an HLS stream: --cmcd query, --session-id, --content-id, --header, --max-prebuffer; stats carry stream fields")
     func playStream() async throws {
         let server = try LoopbackServer()
         let master = try StreamFixtures.serveLadder(on: server)

@@ -43,10 +43,14 @@ struct StreamingTests {
         player.playbackRate = 4
         player.open(config: PlayerConfiguration(with: master))
         try await recorder.wait(for: .ended, seconds: 30)
-        #expect(withoutStalls(recorder.states) == [.opening, .ready, .play, .playing, .ended], "\(recorder.states)")
+        // Stall detours (buffering -> play) on a loaded machine are allowed; nothing else is.
+        let states = withoutStalls(recorder.states).reduce(into: [PlayerState.Kind]()) {
+            if $0.last != $1 { $0.append($1) }
+        }
+        #expect(states == [.opening, .ready, .play, .playing, .ended], "\(recorder.states)")
         let stats = try #require(player.getStats())
         #expect(abs(stats.duration - 20) < 0.5, "\(stats)")
-        #expect(stats.presentedFrames + stats.droppedFrames >= 480, "\(stats)")
+        #expect(stats.presentedFrames + stats.droppedFrames >= 480, "\(stats) \(recorder.errors) \(recorder.states)")
         #expect(stats.segmentsLoaded >= 10)
         #expect(recorder.errors.filter { $0.severity != .warning }.isEmpty, "\(recorder.errors)")
     }

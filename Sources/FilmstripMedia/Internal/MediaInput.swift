@@ -42,7 +42,9 @@ final class MediaInput {
 
     /// Opens `url`; with `stream`, the bytes come from it instead (a forward-only stream such as HLS segments, with
     /// `url` naming it in errors).
-    init(url: URL, network: MediaNetwork, cancellation: CancellationFlag, stream byteStream: ByteStream? = nil)
+    init(
+        url: URL, network: MediaNetwork, cancellation: CancellationFlag, stream byteStream: ByteStream? = nil
+    )
         throws(MediaError)
     {
         self.url = url

@@ -130,7 +130,8 @@ final class HLSSession: @unchecked Sendable {
         do {
             playlist = try HLSPlaylistParser().parse(data, url: url)
         } catch {
-            throw PlayerError(.sourceInvalid, severity: .fatal, "\(url.absoluteString): line \(error.line): \(error.message)")
+            throw PlayerError(
+                .sourceInvalid, severity: .fatal, "\(url.absoluteString): line \(error.line): \(error.message)")
         }
         switch playlist {
         case .master(let master):
@@ -464,7 +465,10 @@ final class HLSSession: @unchecked Sendable {
         case .success(let (data, _)):
             restored()
             guard case .media(let media)? = try? HLSPlaylistParser().parse(data, url: uri) else {
-                report(PlayerError(.playlistReloadFailed, severity: .warning, "the reloaded playlist \(uri.absoluteString) is not a valid media playlist; retrying"))
+                report(
+                    PlayerError(
+                        .playlistReloadFailed, severity: .warning,
+                        "the reloaded playlist \(uri.absoluteString) is not a valid media playlist; retrying"))
                 nextReload = now + targetDuration / 2
                 return
             }
@@ -481,7 +485,8 @@ final class HLSSession: @unchecked Sendable {
             report(
                 PlayerError(
                     .playlistReloadFailed, severity: .warning,
-                    "the live playlist could not be reloaded (\(error)); retrying in \(formatSeconds(targetDuration / 2)) s"))
+                    "the live playlist could not be reloaded (\(error)); retrying in \(formatSeconds(targetDuration / 2)) s"
+                ))
             nextReload = now + targetDuration / 2
         }
     }
@@ -626,7 +631,9 @@ final class HLSSession: @unchecked Sendable {
 
     /// One request through the player's loader with the CMCD data attached (headers or query); blocks, returns the
     /// body and the seconds it took.
-    private func fetch(_ url: URL, range: Range<Int64>? = nil, cmcd data: CmcdData) -> Result<(Data, Double), LoadingError> {
+    private func fetch(
+        _ url: URL, range: Range<Int64>? = nil, cmcd data: CmcdData
+    ) -> Result<(Data, Double), LoadingError> {
         var configuration = loading
         var target = url
         if let range { configuration.additionalHeaders["Range"] = "bytes=\(range.lowerBound)-\(range.upperBound - 1)" }

@@ -1,0 +1,145 @@
+import Filmstrip
+import FilmstripTesting
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The HLS engine: playlist parsing against Python's m3u8, CPU per minute of 720p playback against
+/// `ffmpeg -re -i URL -f null -`, and startup time to the first frame, all over a loopback server in this process.
+enum StreamBenchmark {
+    static func run(mediaDirectory: URL, filmstrip: String) throws {
+        print("HLS streaming")
+        try parse()
+        let server = try LoopbackServer()
+        let stream = try make720p(in: mediaDirectory)
+        for file in try FileManager.default.contentsOfDirectory(at: stream, includingPropertiesForKeys: nil) {
+            server.serve("/720p/\(file.lastPathComponent)", body: Array(try Data(contentsOf: file)))
+        }
+        let url = server.url("/720p/index.m3u8")
+        try startup(url)
+        try cpu(url, filmstrip: filmstrip)
+        print("")
+    }
+
+    // MARK: Parse
+
+    /// A 12-hour VOD playlist of 2 s segments with an ad-break discontinuity every hour.
+    static func twelveHourPlaylist() -> String {
+        var text = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:0\n"
+        text += "#EXT-X-PLAYLIST-TYPE:VOD\n"
+        for n in 0..<(12 * 3600 / 2) {
+            if n > 0, n % 1800 == 0 { text += "#EXT-X-DISCONTINUITY\n" }
+            text += "#EXTINF:2.000000,\nhttps://cdn.example.com/vod/title-1234/720p/segment-\(n).ts\n"
+        }
+        return text + "#EXT-X-ENDLIST\n"
+    }
+
+    static func parse() throws {
+        let text = twelveHourPlaylist()
+        let bytes = Array(text.utf8)
+        let url = URL(string: "https://cdn.example.com/vod/title-1234/720p/index.m3u8")!
+        let parser = HLSPlaylistParser()
+        var times: [Double] = []
+        var segments = 0
+        for _ in 0..<30 {
+            let start = now()
+            guard case .media(let playlist) = try parser.parse(bytes, url: url) else { throw BenchError("not media") }
+            times.append(Double(now() - start) / 1e9)
+            segments = playlist.segments.count
+        }
+        let seconds = median(times)
+        let megabytes = Double(bytes.count) / 1e6
+        print("  Playlist parse: 12-hour VOD, \(segments) segments, \(format(megabytes, 2)) MB")
+        print("    Filmstrip     \(format(seconds * 1000, 2)) ms/parse  \(format(megabytes / seconds)) MB/s")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("filmstrip-bench-12h.m3u8")
+        try Data(bytes).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("m3u8_parse.py").path
+        do {
+            let output = try FilmstripBench.run(
+                "/usr/bin/env", ["python3", script, file.path, url.absoluteString, "3"])
+            let fields = output.split(separator: " ")
+            guard let python = Double(fields.first ?? "") else { throw BenchError("unexpected output: \(output)") }
+            print(
+                "    Python m3u8   \(format(python * 1000, 1)) ms/parse  \(format(megabytes / python, 2)) MB/s  (\(fields.last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?") segments)"
+            )
+            print("    ratio         \(format(python / seconds, 0))x faster than m3u8")
+        } catch {
+            print("    Python m3u8   not run: \(error) (make bench installs it)")
+        }
+    }
+
+    // MARK: Playback
+
+    /// 60 s of 1280x720 25 fps H.264 at 3 Mbit/s in 2 s MPEG-TS segments, made once.
+    static func make720p(in directory: URL) throws -> URL {
+        let stream = directory.appendingPathComponent("hls-720p", isDirectory: true)
+        let playlist = stream.appendingPathComponent("index.m3u8")
+        if FileManager.default.fileExists(atPath: playlist.path) { return stream }
+        print("  making hls-720p (once; kept in \(directory.path)) …")
+        try FileManager.default.createDirectory(at: stream, withIntermediateDirectories: true)
+        let partial = stream.appendingPathComponent(".partial.m3u8")
+        try MediaFixtures.run([
+            "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=1280x720:r=25:d=60",
+            "-c:v", "libx264", "-preset", "veryfast", "-b:v", "3000k", "-maxrate", "3000k", "-bufsize", "6000k",
+            "-g", "50", "-keyint_min", "50", "-sc_threshold", "0", "-pix_fmt", "yuv420p", "-f", "hls",
+            "-hls_time", "2", "-hls_playlist_type", "vod", "-hls_segment_filename",
+            stream.appendingPathComponent("segment-%d.ts").path, partial.path,
+        ])
+        try FileManager.default.moveItem(at: partial, to: playlist)
+        return stream
+    }
+
+    /// Seconds from `open` to the first frame (the player's own startup-time statistic), median of 7.
+    static func startup(_ url: URL) throws {
+        var times: [Double] = []
+        for _ in 0..<7 {
+            let player = Player()
+            let first = DispatchSemaphore(value: 0)
+            player.onState = { _, state in if state.kind == .playing { first.signal() } }
+            player.open(config: PlayerConfiguration(with: url))
+            guard first.wait(timeout: .now() + 20) == .success else { throw BenchError("the stream did not start") }
+            Thread.sleep(forTimeInterval: 1.1)  // the next statistics carry the startup time
+            guard let startup = player.getStats()?.startupTime else { throw BenchError("no startup time") }
+            times.append(startup)
+            player.stop()
+        }
+        print(
+            "  Startup to first frame (loopback, 720p, 2 s min prebuffer): \(format(median(times) * 1000, 0)) ms median of 7"
+        )
+    }
+
+    /// CPU seconds (user + system) per minute of playback at rate 1, for this engine and for ffmpeg reading the same
+    /// stream in real time, each a child process playing 30 s.
+    static func cpu(_ url: URL, filmstrip: String) throws {
+        let seconds = 30.0
+        let ours = try childCPU([
+            filmstrip, "play", url.absoluteString, "--autoplay", "--duration", "\(Int(seconds))",
+        ])
+        let reference = try childCPU([
+            "ffmpeg", "-hide_banner", "-loglevel", "error", "-re", "-i", url.absoluteString, "-t", "\(Int(seconds))",
+            "-f", "null", "-",
+        ])
+        let scale = 60 / seconds
+        print("  CPU per minute of 720p playback at rate 1 (\(Int(seconds)) s played, scaled to 60):")
+        print("    Filmstrip     \(format(ours * scale, 2)) CPU s/min")
+        print("    ffmpeg -re    \(format(reference * scale, 2)) CPU s/min")
+        print("    ratio         \(format(reference / ours, 2))x (ffmpeg CPU / Filmstrip CPU)")
+    }
+
+    /// User + system CPU seconds a child process used.
+    static func childCPU(_ arguments: [String]) throws -> Double {
+        func children() -> Double {
+            var usage = rusage()
+            getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
+            return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+                + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+        }
+        let before = children()
+        _ = try FilmstripBench.run("/usr/bin/env", arguments)
+        return children() - before
+    }
+}
