@@ -476,7 +476,8 @@ struct PlaybackEngine {
         let from = pending?.time ?? position
         let state = hls.buffered(from: from)
         if (state.seconds >= target || state.complete), pending != nil || feeder.bufferedSeconds > 0 { return true }
-        wait(player, until: Self.now() + timeout)
+        // Short naps: the fetcher and the decoder run on their own threads, so look again soon.
+        wait(player, until: Self.now() + min(timeout, 0.01))
         return false
     }
 
