@@ -70,6 +70,8 @@ let package = Package(
             dependencies: [
                 "FilmstripFormats", "FilmstripLoading", "FilmstripMedia",
                 .product(name: "Logging", package: "swift-log"),
+                // AES-128-CBC for encrypted HLS segments.
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
         .target(

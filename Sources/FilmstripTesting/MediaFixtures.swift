@@ -110,6 +110,7 @@ public enum MediaFixtures {
         let makers: [@Sendable () throws -> URL] = [
             counter, shortCounter, counterIndexAtEnd, rotated, variableFrameRate, pattern, audioOnly, hls, large,
             { try StreamFixtures.makeLadder()[0].playlist }, { try StreamFixtures.makeLiveSegments()[0] },
+            StreamFixtures.makeEncrypted,
         ]
         let failures = Mutex<[String]>([])
         DispatchQueue.concurrentPerform(iterations: makers.count) { i in

@@ -77,10 +77,45 @@ public enum StreamFixtures {
         return files
     }
 
+    /// The AES-128 key of ``makeEncrypted()`` (bytes 0 to 15).
+    public static let encryptionKey = Data((0..<16).map { UInt8($0) })
+
+    /// Makes (once) 6 s of a 256x144 pattern in 2 s MPEG-TS segments encrypted with AES-128 by the ffmpeg CLI
+    /// (`#EXT-X-KEY:METHOD=AES-128,URI="key.bin",IV=0x0…0`: ffmpeg writes one explicit IV for every segment).
+    /// Returns the playlist; `key.bin` lies beside it.
+    public static func makeEncrypted() throws -> URL {
+        let name = "aes/index.m3u8"
+        let directory = try MediaFixtures.directory(for: name)
+        let key = directory.appendingPathComponent("key.bin")
+        try encryptionKey.write(to: key)
+        let info = directory.appendingPathComponent("keyinfo.txt")
+        try Data("key.bin\n\(key.path)\n".utf8).write(to: info)
+        return try MediaFixtures.make(
+            name,
+            [
+                "-f", "lavfi", "-i", "testsrc2=s=256x144:r=25:d=6", "-c:v", "libx264", "-preset", "veryfast",
+                "-g", "50", "-keyint_min", "50", "-sc_threshold", "0", "-pix_fmt", "yuv420p", "-f", "hls",
+                "-hls_time", "2", "-hls_playlist_type", "vod", "-hls_key_info_file", info.path,
+                "-hls_segment_filename", directory.appendingPathComponent("segment-%d.ts").path,
+            ])
+    }
+
+    /// Serves the encrypted stream (playlist, segments and key) under `prefix`; returns the playlist URL.
+    @discardableResult
+    public static func serveEncrypted(on server: LoopbackServer, prefix: String = "/aes") throws -> URL {
+        let playlist = try makeEncrypted()
+        for file in try MediaFixtures.files(in: playlist.deletingLastPathComponent())
+        where !file.lastPathComponent.hasPrefix(".") && file.pathExtension != "txt" {
+            server.serve("\(prefix)/\(file.lastPathComponent)", body: Array(try Data(contentsOf: file)))
+        }
+        return server.url("\(prefix)/\(playlist.lastPathComponent)")
+    }
+
     /// Makes every stream fixture.
     public static func makeAll() throws {
         _ = try makeLadder()
         _ = try makeLiveSegments()
+        _ = try makeEncrypted()
     }
 
     private static func rendered(_ name: String, source: String, bitrate: Int, segmentSeconds: Int) throws -> URL {

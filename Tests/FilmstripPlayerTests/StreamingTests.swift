@@ -357,4 +357,36 @@ struct StreamingTests {
         #expect(recorder.errors.allSatisfy { $0.severity == .warning })
         #expect(player.state.kind == .playing || player.state.kind == .buffering)
     }
+
+    @Test("AES-128 segments are decrypted with the IV of the key tag; the key is fetched once; a missing key fails")
+    func aes128() async throws {
+        let server = try LoopbackServer()
+        let url = try StreamFixtures.serveEncrypted(on: server)
+        let playlist = try String(contentsOf: StreamFixtures.makeEncrypted(), encoding: .utf8)
+        #expect(playlist.contains("METHOD=AES-128"))
+        let player = Player()
+        let recorder = PlayerRecorder()
+        recorder.observe(player, frames: false)
+        var configuration = PlayerConfiguration(with: url)
+        configuration.cmcd = CmcdConfiguration(mode: .headers)
+        player.playbackRate = 4
+        player.open(config: configuration)
+        try await recorder.wait(for: .ended, seconds: 30)
+        #expect(recorder.errors.isEmpty, "\(recorder.errors)")
+        #expect((player.getStats()?.presentedFrames ?? 0) + (player.getStats()?.droppedFrames ?? 0) >= 140)
+        #expect(server.requestCount("/aes/key.bin") == 1)
+        let keyRequest = try #require(server.requests.first { $0.path == "/aes/key.bin" })
+        #expect(cmcdKeys(keyRequest)["ot"] == "k")
+
+        server.remove("/aes/key.bin")
+        let failing = Player()
+        let failures = PlayerRecorder()
+        failures.observe(failing, frames: false)
+        var strict = PlayerConfiguration(with: url)
+        strict.streaming.missingSegmentPolicy = .fail
+        strict.streaming.segmentRetries = 1
+        failing.open(config: strict)
+        try await failures.wait(for: .error, seconds: 20)
+        #expect(failures.errors.contains { $0.type == .sourceUnavailable && $0.message.contains("key.bin") })
+    }
 }

@@ -1,6 +1,8 @@
+import Crypto
 import FilmstripFormats
 import FilmstripLoading
 import Foundation
+import _CryptoExtras
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -70,6 +72,7 @@ final class HLSSession: @unchecked Sendable {
     private var fatal: PlayerError?
     private var connectionLost = false
     private var initSections: [HLSMap: Data] = [:]
+    private var keys: [URL: Data] = [:]
     private var thread: Thread?
     // Statistics.
     private var bytesLoaded = 0
@@ -165,11 +168,6 @@ final class HLSSession: @unchecked Sendable {
         let media = variants[active].playlist!
         guard !media.iFramesOnly, !media.imagesOnly else {
             throw PlayerError(.sourceInvalid, severity: .fatal, "an I-frame or image playlist cannot be played")
-        }
-        if let encrypted = media.segments.first(where: { $0.key != nil }) {
-            throw PlayerError(
-                .sourceInvalid, severity: .fatal,
-                "segment \(encrypted.sequenceNumber) is AES-128 encrypted; decryption is not supported by this engine")
         }
         condition.withLock {
             isLive = media.isLive
@@ -524,6 +522,9 @@ final class HLSSession: @unchecked Sendable {
                 if newRun, let cachedInit { payload = cachedInit }
                 result = fetch(entry.segment.uri, range: entry.segment.byteRange, cmcd: data)
             }
+            if case .success(let (bytes, seconds)) = result, let key = entry.segment.key {
+                result = decrypt(bytes, key: key, sequence: entry.seq).map { ($0, seconds) }
+            }
             condition.lock()
             guard generation == self.generation, !stopped else { return }
             switch result {
@@ -573,6 +574,39 @@ final class HLSSession: @unchecked Sendable {
                 condition.broadcast()
                 return
             }
+        }
+    }
+
+    /// Decrypts an AES-128 segment (RFC 8216 5.2: CBC with PKCS7 padding; without an IV attribute the IV is the
+    /// media sequence number, big-endian). The key is fetched once per URI. Called unlocked.
+    private func decrypt(_ bytes: Data, key: HLSKey, sequence: Int) -> Result<Data, LoadingError> {
+        var keyData = condition.withLock { keys[key.uri] }
+        if keyData == nil {
+            switch fetch(key.uri, cmcd: condition.withLock { requestData(objectType: .key) }) {
+            case .success(let (data, _)):
+                guard data.count == 16 else {
+                    return .failure(
+                        LoadingError(
+                            .invalidContent, url: key.uri, "an AES-128 key must be 16 bytes (got \(data.count))"))
+                }
+                keyData = data
+                condition.withLock { keys[key.uri] = data }
+            case .failure(let error):
+                return .failure(error)
+            }
+        }
+        let iv =
+            key.iv
+            ?? (0..<16).map { i in i < 8 ? 0 : UInt8(truncatingIfNeeded: UInt64(sequence) >> (8 * (15 - i))) }
+        do {
+            let plain = try AES._CBC.decrypt(
+                bytes, using: SymmetricKey(data: keyData!), iv: try AES._CBC.IV(ivBytes: iv))
+            return .success(plain)
+        } catch {
+            return .failure(
+                LoadingError(
+                    .invalidContent, url: key.uri, "segment \(sequence) does not decrypt with its AES-128 key: \(error)"
+                ))
         }
     }
 
