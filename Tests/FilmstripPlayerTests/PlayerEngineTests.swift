@@ -140,11 +140,11 @@ struct PlayerEngineTests {
         // A stall (the decoder falling behind on a loaded machine) rightly pauses the clock; measure a window
         // without one, trying up to three windows.
         var ratios: [Double] = []
-        for _ in 0..<3 {
+        for _ in 0..<5 {
             let stallsBefore = recorder.states.filter { $0 == .buffering }.count
             let wallStart = Date()
             let mediaStart = player.currentTime
-            try await Task.sleep(nanoseconds: 1_000_000_000)
+            try await Task.sleep(nanoseconds: 800_000_000)
             let mediaEnd = player.currentTime
             let ratio = (mediaEnd - mediaStart) / Date().timeIntervalSince(wallStart)
             guard recorder.states.filter({ $0 == .buffering }).count == stallsBefore, player.state == .playing else {
