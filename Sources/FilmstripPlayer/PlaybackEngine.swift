@@ -395,11 +395,7 @@ struct PlaybackEngine {
         weak let weakPlayer = player
         let session = HLSSession(
             url: configuration.url, transport: transport, loading: loading, configuration: configuration,
-            report: { error in
-                guard let player = weakPlayer else { return }
-                player.shared.withLock { $0.callbacks.onError }?(error)
-                player.sdkErrors?(error)
-            })
+            report: { error in weakPlayer?.deliver(error) })
         let opening: HLSOpening
         do {
             opening = try session.open()
@@ -536,10 +532,7 @@ struct PlaybackEngine {
         report(PlayerError(.invalidStateTransition, severity: .warning, message), player)
     }
 
-    private func report(_ error: PlayerError, _ player: Player) {
-        player.shared.withLock { $0.callbacks.onError }?(error)
-        player.sdkErrors?(error)
-    }
+    private func report(_ error: PlayerError, _ player: Player) { player.deliver(error) }
 
     private mutating func publishStats(_ player: Player) {
         lastStats = Self.now()

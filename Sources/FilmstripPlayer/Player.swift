@@ -152,6 +152,12 @@ public final class Player: Sendable {
     /// Releases the content: `-> stopping -> idle`.
     public func stop() { send(.stop) }
 
+    /// Hands an error to the player's and the SDK's `onError` (from any thread).
+    func deliver(_ error: PlayerError) {
+        shared.withLock { $0.callbacks.onError }?(error)
+        sdkErrors?(error)
+    }
+
     private func send(_ command: Command) {
         shared.withLock { $0.commands.append(command) }
         signal()

@@ -31,15 +31,31 @@ func eventually(_ seconds: Double, _ condition: () -> Bool) async throws -> Bool
     return true
 }
 
+/// A headless player whose states and errors are recorded.
+func observedPlayer(network: NetworkConfiguration? = nil) -> (Player, PlayerRecorder) {
+    let player = Player(network: network)
+    let recorder = PlayerRecorder()
+    recorder.observe(player, frames: false)
+    return (player, recorder)
+}
+
+/// A live configuration starting 9 s behind the edge and catching up from 6 s to `cutoff`.
+func chasing(_ url: URL, _ mode: LiveConfiguration.Chase, cutoff: Double) -> PlayerConfiguration {
+    var configuration = PlayerConfiguration(with: url)
+    configuration.live.liveEdgeDelay = 9
+    configuration.live.chaseLiveEdge = mode
+    configuration.live.chaseLiveEdgeCatchupThreshold = 6
+    configuration.live.chaseLiveEdgeCutoffThreshold = cutoff
+    return configuration
+}
+
 @Suite("HLS streaming engine", .serialized)
 struct StreamingTests {
     @Test("VOD: opening -> ready -> play -> playing -> ended at rate 4; frames cover the stream")
     func vodToEnd() async throws {
         let server = try LoopbackServer()
         let master = try StreamFixtures.serveLadder(on: server)
-        let player = Player()
-        let recorder = PlayerRecorder()
-        recorder.observe(player, frames: false)
+        let (player, recorder) = observedPlayer()
         player.playbackRate = 4
         // The lowest rendition: decoding at four times real time stays light beside the other suites.
         var configuration = PlayerConfiguration(with: master)
@@ -62,9 +78,7 @@ struct StreamingTests {
     func seekAndRate() async throws {
         let server = try LoopbackServer()
         let master = try StreamFixtures.serveLadder(on: server)
-        let player = Player()
-        let recorder = PlayerRecorder()
-        recorder.observe(player, frames: false)
+        let (player, recorder) = observedPlayer()
         player.open(config: PlayerConfiguration(with: master))
         try await recorder.wait(for: .playing, seconds: 20)
         player.seek(13)
@@ -86,9 +100,7 @@ struct StreamingTests {
     func liveStartAndWindow() async throws {
         let server = try LoopbackServer()
         let live = try SimulatedLiveStream(server: server, windowSize: 8, initialSegments: 12)
-        let player = Player()
-        let recorder = PlayerRecorder()
-        recorder.observe(player, frames: false)
+        let (player, recorder) = observedPlayer()
         var configuration = PlayerConfiguration(with: live.url)
         configuration.live.liveEdgeDelay = 5
         player.open(config: configuration)
@@ -108,9 +120,7 @@ struct StreamingTests {
     func behindLiveWindow() async throws {
         let server = try LoopbackServer()
         let live = try SimulatedLiveStream(server: server, windowSize: 4, initialSegments: 8)
-        let player = Player()
-        let recorder = PlayerRecorder()
-        recorder.observe(player, frames: false)
+        let (player, recorder) = observedPlayer()
         var configuration = PlayerConfiguration(with: live.url)
         configuration.live.behindLiveWindowTolerance = 0.5
         player.open(config: configuration)
@@ -127,14 +137,8 @@ struct StreamingTests {
     func catchUpBySpeedup() async throws {
         let server = try LoopbackServer()
         let live = try SimulatedLiveStream(server: server, windowSize: 12, initialSegments: 14)
-        let player = Player()
-        let recorder = PlayerRecorder()
-        recorder.observe(player, frames: false)
-        var configuration = PlayerConfiguration(with: live.url)
-        configuration.live.liveEdgeDelay = 9
-        configuration.live.chaseLiveEdge = .speedupPlayback
-        configuration.live.chaseLiveEdgeCatchupThreshold = 6
-        configuration.live.chaseLiveEdgeCutoffThreshold = 4
+        let (player, recorder) = observedPlayer()
+        var configuration = chasing(live.url, .speedupPlayback, cutoff: 4)
         configuration.live.chaseLiveEdgeSpeedupRatio = 2
         player.open(config: configuration)
         try await recorder.wait(for: .playing, seconds: 20)
@@ -152,14 +156,8 @@ struct StreamingTests {
     func catchUpBySkipping() async throws {
         let server = try LoopbackServer()
         let live = try SimulatedLiveStream(server: server, windowSize: 12, initialSegments: 14)
-        let player = Player()
-        let recorder = PlayerRecorder()
-        recorder.observe(player, frames: false)
-        var configuration = PlayerConfiguration(with: live.url)
-        configuration.live.liveEdgeDelay = 9
-        configuration.live.chaseLiveEdge = .skipFrames
-        configuration.live.chaseLiveEdgeCatchupThreshold = 6
-        configuration.live.chaseLiveEdgeCutoffThreshold = 3
+        let (player, recorder) = observedPlayer()
+        var configuration = chasing(live.url, .skipFrames, cutoff: 3)
         configuration.live.chaseLiveEdgeHLSSegmentDuration = 1
         player.open(config: configuration)
         try await recorder.wait(for: .seeking, seconds: 20)
@@ -172,9 +170,7 @@ struct StreamingTests {
     func cmcdHeaders() async throws {
         let server = try LoopbackServer()
         let master = try StreamFixtures.serveLadder(on: server)
-        let player = Player()
-        let recorder = PlayerRecorder()
-        recorder.observe(player, frames: false)
+        let (player, recorder) = observedPlayer()
         var configuration = PlayerConfiguration(with: master)
         configuration.cmcd = CmcdConfiguration(sessionID: "s-1", contentID: "vod-ladder", mode: .headers)
         configuration.streaming.adaptiveBitrate = false
@@ -216,9 +212,7 @@ struct StreamingTests {
         let server = try LoopbackServer()
         let live = try SimulatedLiveStream(server: server)
         let sdk = NetworkConfiguration(httpAdditionalHeaders: ["X-App": "filmstrip-tests", "X-Token": "sdk"])
-        let player = Player(network: sdk)
-        let recorder = PlayerRecorder()
-        recorder.observe(player, frames: false)
+        let (player, recorder) = observedPlayer(network: sdk)
         var configuration = PlayerConfiguration(with: live.url)
         configuration.cmcd = CmcdConfiguration(sessionID: "live-session", mode: .query)
         configuration.network = NetworkConfiguration(httpAdditionalHeaders: ["X-Token": "player"])
@@ -242,9 +236,7 @@ struct StreamingTests {
     func switchesUp() async throws {
         let server = try LoopbackServer()
         let master = try StreamFixtures.serveLadder(on: server)
-        let player = Player()
-        let recorder = PlayerRecorder()
-        recorder.observe(player, frames: false)
+        let (player, recorder) = observedPlayer()
         player.open(config: PlayerConfiguration(with: master))
         try await recorder.wait(for: .playing, seconds: 20)
         let segments = { server.requests.filter { $0.path.hasSuffix(".ts") }.map(\.path) }
@@ -260,9 +252,7 @@ struct StreamingTests {
         let master = try StreamFixtures.serveLadder(on: server)
         server.throttle(prefix: "/vod/v2/", bytesPerSecond: 100_000)
         server.throttle(prefix: "/vod/v1/", bytesPerSecond: 100_000)
-        let player = Player()
-        let recorder = PlayerRecorder()
-        recorder.observe(player, frames: false)
+        let (player, _) = observedPlayer()
         var configuration = PlayerConfiguration(with: master)
         configuration.streaming.startRendition = 2
         player.open(config: configuration)
@@ -282,9 +272,7 @@ struct StreamingTests {
         let server = try LoopbackServer()
         let master = try StreamFixtures.serveLadder(on: server)
         server.remove("/vod/v0/segment-2.ts")
-        let player = Player()
-        let recorder = PlayerRecorder()
-        recorder.observe(player, frames: false)
+        let (player, recorder) = observedPlayer()
         var configuration = PlayerConfiguration(with: master)
         configuration.streaming.adaptiveBitrate = false
         player.playbackRate = 4
@@ -300,9 +288,7 @@ struct StreamingTests {
         let server = try LoopbackServer()
         let master = try StreamFixtures.serveLadder(on: server)
         server.remove("/vod/v0/segment-1.ts")
-        let player = Player()
-        let recorder = PlayerRecorder()
-        recorder.observe(player, frames: false)
+        let (player, recorder) = observedPlayer()
         var configuration = PlayerConfiguration(with: master)
         configuration.streaming.adaptiveBitrate = false
         configuration.streaming.missingSegmentPolicy = .fail
@@ -316,9 +302,7 @@ struct StreamingTests {
     func serverDisappears() async throws {
         let server = try LoopbackServer()
         let master = try StreamFixtures.serveLadder(on: server)
-        let player = Player()
-        let recorder = PlayerRecorder()
-        recorder.observe(player, frames: false)
+        let (player, recorder) = observedPlayer()
         var configuration = PlayerConfiguration(with: master)
         configuration.maxPrebufferTime = 3
         configuration.streaming.adaptiveBitrate = false
@@ -346,9 +330,7 @@ struct StreamingTests {
     func liveReloadFailure() async throws {
         let server = try LoopbackServer()
         let live = try SimulatedLiveStream(server: server)
-        let player = Player()
-        let recorder = PlayerRecorder()
-        recorder.observe(player, frames: false)
+        let (player, recorder) = observedPlayer()
         player.open(config: PlayerConfiguration(with: live.url))
         try await recorder.wait(for: .playing, seconds: 20)
         let before = server.requestCount("/live/live.m3u8")
@@ -367,9 +349,7 @@ struct StreamingTests {
         let url = try StreamFixtures.serveEncrypted(on: server)
         let playlist = try String(contentsOf: StreamFixtures.makeEncrypted(), encoding: .utf8)
         #expect(playlist.contains("METHOD=AES-128"))
-        let player = Player()
-        let recorder = PlayerRecorder()
-        recorder.observe(player, frames: false)
+        let (player, recorder) = observedPlayer()
         var configuration = PlayerConfiguration(with: url)
         configuration.cmcd = CmcdConfiguration(mode: .headers)
         player.playbackRate = 4
@@ -382,9 +362,7 @@ struct StreamingTests {
         #expect(cmcdKeys(keyRequest)["ot"] == "k")
 
         server.remove("/aes/key.bin")
-        let failing = Player()
-        let failures = PlayerRecorder()
-        failures.observe(failing, frames: false)
+        let (failing, failures) = observedPlayer()
         var strict = PlayerConfiguration(with: url)
         strict.streaming.missingSegmentPolicy = .fail
         strict.streaming.segmentRetries = 1

@@ -9,25 +9,12 @@ final class CustomIO {
 
     init(source: HTTPRangeSource) throws(MediaError) {
         self.source = source
-        let size: Int32 = 64 << 10
-        guard let buffer = av_malloc(Int(size)) else {
-            throw MediaError(.inputUnavailable, "out of memory for an I/O buffer", url: source.url)
-        }
-        let opaque = Unmanaged.passUnretained(self).toOpaque()
-        context = fs_avio_alloc_read_context(
-            buffer.assumingMemoryBound(to: UInt8.self), size, opaque, customIORead, customIOSeek)
-        if context == nil {
-            av_free(buffer)
-            throw MediaError(.inputUnavailable, "cannot create an I/O context", url: source.url)
-        }
+        context = try allocateReadContext(
+            Unmanaged.passUnretained(self).toOpaque(), read: customIORead, seek: customIOSeek, url: source.url)
     }
 
     /// Frees the context and its buffer.
-    func close() {
-        guard context != nil else { return }
-        av_freep(&context!.pointee.buffer)
-        avio_context_free(&context)
-    }
+    func close() { freeReadContext(&context) }
 
     deinit { close() }
 }
@@ -84,25 +71,12 @@ final class StreamIO {
     init(stream: ByteStream, url: URL) throws(MediaError) {
         self.stream = stream
         self.url = url
-        let size: Int32 = 64 << 10
-        guard let buffer = av_malloc(Int(size)) else {
-            throw MediaError(.inputUnavailable, "out of memory for an I/O buffer", url: url)
-        }
-        let opaque = Unmanaged.passUnretained(self).toOpaque()
-        context = fs_avio_alloc_read_context(
-            buffer.assumingMemoryBound(to: UInt8.self), size, opaque, streamIORead, nil)
-        if context == nil {
-            av_free(buffer)
-            throw MediaError(.inputUnavailable, "cannot create an I/O context", url: url)
-        }
+        context = try allocateReadContext(
+            Unmanaged.passUnretained(self).toOpaque(), read: streamIORead, seek: nil, url: url)
     }
 
     /// Frees the context and its buffer.
-    func close() {
-        guard context != nil else { return }
-        av_freep(&context!.pointee.buffer)
-        avio_context_free(&context)
-    }
+    func close() { freeReadContext(&context) }
 
     deinit { close() }
 }
@@ -124,4 +98,27 @@ private func streamIORead(
         io.failure = error
         return fs_averror(EIO)
     }
+}
+
+/// A read-only `AVIOContext` with a 64 KiB buffer, calling `read` (and `seek`, when the input can seek) with `opaque`.
+private func allocateReadContext(
+    _ opaque: UnsafeMutableRawPointer, read: fs_read_packet, seek: fs_seek?, url: URL
+) throws(MediaError) -> UnsafeMutablePointer<AVIOContext> {
+    let size: Int32 = 64 << 10
+    guard let buffer = av_malloc(Int(size)) else {
+        throw MediaError(.inputUnavailable, "out of memory for an I/O buffer", url: url)
+    }
+    guard let context = fs_avio_alloc_read_context(buffer.assumingMemoryBound(to: UInt8.self), size, opaque, read, seek)
+    else {
+        av_free(buffer)
+        throw MediaError(.inputUnavailable, "cannot create an I/O context", url: url)
+    }
+    return context
+}
+
+/// Frees a context made by `allocateReadContext` and its buffer (FFmpeg may have replaced the buffer).
+private func freeReadContext(_ context: inout UnsafeMutablePointer<AVIOContext>?) {
+    guard context != nil else { return }
+    av_freep(&context!.pointee.buffer)
+    avio_context_free(&context)
 }

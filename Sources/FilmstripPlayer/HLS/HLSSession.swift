@@ -129,14 +129,7 @@ final class HLSSession: @unchecked Sendable {
     /// Loads the playlist (and, for a master playlist, the first rendition's). Blocks.
     func open() throws(PlayerError) -> HLSOpening {
         let (data, _) = try fetchOpening(url)
-        let playlist: HLSPlaylist
-        do {
-            playlist = try HLSPlaylistParser().parse(data, url: url)
-        } catch {
-            throw PlayerError(
-                .sourceInvalid, severity: .fatal, "\(url.absoluteString): line \(error.line): \(error.message)")
-        }
-        switch playlist {
+        switch try Self.parse(data, url: url) {
         case .master(let master):
             let usable = master.variants
             guard !usable.isEmpty else {
@@ -149,17 +142,7 @@ final class HLSSession: @unchecked Sendable {
             active = selector.current
             let uri = variants[active].uri
             let (mediaData, _) = try fetchOpening(uri)
-            do {
-                guard case .media(let media) = try HLSPlaylistParser().parse(mediaData, url: uri) else {
-                    throw PlayerError(.sourceInvalid, severity: .fatal, "\(uri.absoluteString) is not a media playlist")
-                }
-                variants[active].playlist = media
-            } catch let error as HLSParseError {
-                throw PlayerError(
-                    .sourceInvalid, severity: .fatal, "\(uri.absoluteString): line \(error.line): \(error.message)")
-            } catch {
-                throw error as? PlayerError ?? PlayerError(.sourceInvalid, severity: .fatal, "\(error)")
-            }
+            variants[active].playlist = try Self.parseMedia(mediaData, url: uri)
         case .media(let media):
             variants = [Variant(uri: url, bandwidth: 0, objectType: .video, playlist: media)]
             selector = RenditionSelector(bitrates: [0])
@@ -184,10 +167,28 @@ final class HLSSession: @unchecked Sendable {
             targetDuration: targetDuration)
     }
 
+    /// Parses a playlist; a parse error becomes a fatal `source_invalid` naming the URL and line.
+    private static func parse(_ data: Data, url: URL) throws(PlayerError) -> HLSPlaylist {
+        do {
+            return try HLSPlaylistParser().parse(data, url: url)
+        } catch {
+            throw PlayerError(
+                .sourceInvalid, severity: .fatal, "\(url.absoluteString): line \(error.line): \(error.message)")
+        }
+    }
+
+    /// Parses a playlist that must be a media playlist.
+    private static func parseMedia(_ data: Data, url: URL) throws(PlayerError) -> HLSMediaPlaylist {
+        guard case .media(let media) = try parse(data, url: url) else {
+            throw PlayerError(.sourceInvalid, severity: .fatal, "\(url.absoluteString) is not a media playlist")
+        }
+        return media
+    }
+
     private func fetchOpening(_ url: URL) throws(PlayerError) -> (Data, Double) {
         var attempt = 0
         while true {
-            switch fetch(url, cmcd: requestData(objectType: .manifest)) {
+            switch fetch(url, cmcd: condition.withLock { requestData(objectType: .manifest) }) {
             case .success(let result): return result
             case .failure(let error):
                 attempt += 1
@@ -438,9 +439,9 @@ final class HLSSession: @unchecked Sendable {
     /// Loads another rendition's playlist and makes it the active one. Called unlocked; false when it failed (the
     /// current rendition stays).
     private func switchRendition(to index: Int) -> Bool {
-        let uri = condition.withLock { variants[index].uri }
-        guard case .success(let (data, _)) = fetch(uri, cmcd: requestData(objectType: .manifest)),
-            case .media(let media)? = try? HLSPlaylistParser().parse(data, url: uri)
+        let (uri, data) = condition.withLock { (variants[index].uri, requestData(objectType: .manifest)) }
+        guard case .success(let (data, _)) = fetch(uri, cmcd: data),
+            let media = try? Self.parseMedia(data, url: uri)
         else { return false }
         condition.withLock {
             variants[index].playlist = media
@@ -454,15 +455,15 @@ final class HLSSession: @unchecked Sendable {
     /// Reloads the live playlist (RFC 8216, 6.3.4): again after one target duration when it changed, half of one
     /// when it did not, and after half of one when the reload failed.
     private func reload() {
-        let uri = condition.withLock { variants[active].uri }
-        let result = fetch(uri, cmcd: requestData(objectType: .manifest))
+        let (uri, data) = condition.withLock { (variants[active].uri, requestData(objectType: .manifest)) }
+        let result = fetch(uri, cmcd: data)
         condition.lock()
         defer { condition.unlock() }
         let now = Self.now()
         switch result {
         case .success(let (data, _)):
             restored()
-            guard case .media(let media)? = try? HLSPlaylistParser().parse(data, url: uri) else {
+            guard let media = try? Self.parseMedia(data, url: uri) else {
                 report(
                     PlayerError(
                         .playlistReloadFailed, severity: .warning,
@@ -537,7 +538,7 @@ final class HLSSession: @unchecked Sendable {
                     runCounter += 1
                     runStart = entry.start
                 }
-                payload.append(bytes)
+                payload = payload.isEmpty ? bytes : payload + bytes
                 chunks.append(Chunk(run: runCounter, runStart: runStart, data: payload))
                 lastQueued = (entry.seq, variant)
                 bufferEnd = entry.end
