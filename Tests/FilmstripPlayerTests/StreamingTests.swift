@@ -370,4 +370,42 @@ struct StreamingTests {
         try await failures.wait(for: .error, seconds: 20)
         #expect(failures.errors.contains { $0.type == .sourceUnavailable && $0.message.contains("key.bin") })
     }
+
+    @Test("bad input: a malformed playlist is a fatal source_invalid with its line; a bad key is refused")
+    func badInput() async throws {
+        let server = try LoopbackServer()
+        server.serve("/bad/master.m3u8", text: "#EXTM3U\n#EXT-X-STREAM-INF:RESOLUTION=1x1\nv0.m3u8\n")
+        let (player, recorder) = observedPlayer()
+        player.open(config: PlayerConfiguration(with: server.url("/bad/master.m3u8")))
+        try await recorder.wait(for: .error, seconds: 10)
+        let fatal = try #require(recorder.errors.first { $0.severity == .fatal })
+        #expect(
+            fatal.type == .sourceInvalid && fatal.message.contains("line 3") && fatal.message.contains("BANDWIDTH"),
+            "\(fatal)")
+
+        let url = try StreamFixtures.serveEncrypted(on: server)
+        server.serve("/aes/key.bin", body: Array(repeating: 7, count: 20))
+        let (keyed, keyRecorder) = observedPlayer()
+        var strict = PlayerConfiguration(with: url)
+        strict.streaming.missingSegmentPolicy = .fail
+        strict.streaming.segmentRetries = 0
+        keyed.open(config: strict)
+        try await keyRecorder.wait(for: .error, seconds: 20)
+        #expect(keyRecorder.errors.contains { $0.severity == .fatal && $0.message.contains("16 bytes") })
+    }
+
+    @Test("a live reload that is not a playlist gives a playlist_reload_failed warning; playback goes on")
+    func liveReloadGarbage() async throws {
+        let server = try LoopbackServer()
+        let live = try SimulatedLiveStream(server: server)
+        let (player, recorder) = observedPlayer()
+        player.open(config: PlayerConfiguration(with: live.url))
+        try await recorder.wait(for: .playing, seconds: 20)
+        server.serve("/live/live.m3u8", text: "<html>maintenance</html>", contentType: "text/html")
+        #expect(
+            try await eventually(10) { recorder.errors.contains { $0.type == .playlistReloadFailed } },
+            "\(recorder.errors)")
+        #expect(recorder.errors.allSatisfy { $0.severity == .warning }, "\(recorder.errors)")
+        #expect(!recorder.states.contains(.error))
+    }
 }
