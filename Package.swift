@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "FilmstripFormats", targets: ["FilmstripFormats"]),
         .library(name: "FilmstripImaging", targets: ["FilmstripImaging"]),
         .library(name: "FilmstripLoading", targets: ["FilmstripLoading"]),
+        .library(name: "FilmstripStreaming", targets: ["FilmstripStreaming"]),
         .library(name: "FilmstripThumbnails", targets: ["FilmstripThumbnails"]),
         .library(name: "FilmstripMedia", targets: ["FilmstripMedia"]),
         .library(name: "FilmstripPlayer", targets: ["FilmstripPlayer"]),
@@ -52,6 +53,15 @@ let package = Package(
             ]
         ),
         .target(
+            name: "FilmstripStreaming",
+            dependencies: [
+                "FilmstripFormats", "FilmstripLoading",
+                // AES-128-CBC for encrypted HLS segments.
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        .target(
             name: "FilmstripThumbnails",
             dependencies: [
                 "FilmstripFormats", "FilmstripImaging", "FilmstripLoading",
@@ -61,7 +71,8 @@ let package = Package(
         .target(
             name: "FilmstripMedia",
             dependencies: [
-                "CFFmpeg", "FilmstripFormats", "FilmstripImaging", "FilmstripLoading", "FilmstripThumbnails",
+                "CFFmpeg", "FilmstripFormats", "FilmstripImaging", "FilmstripLoading", "FilmstripStreaming",
+                "FilmstripThumbnails",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

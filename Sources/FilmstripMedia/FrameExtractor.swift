@@ -72,8 +72,8 @@ public struct VideoFrame: Sendable {
     public var isKeyframe: Bool
 }
 
-/// Extracts frames from a video file, a progressive http(s) video, or an HLS playlist (local or http), like a
-/// native asset image generator.
+/// Extracts frames from a video file, a progressive http(s) video, or an HLS or DASH presentation (local or http),
+/// like a native asset image generator.
 ///
 /// ```swift
 /// let extractor = FrameExtractor(url: videoURL, options: {
@@ -86,7 +86,10 @@ public struct VideoFrame: Sendable {
 /// ```
 ///
 /// Over http(s), only what is needed is read (the index, then the keyframes' bytes) with bounded `Range`
-/// requests; ``bytesRead`` says how much. Work runs on the extractor's own thread, one call at a time;
+/// requests; ``bytesRead`` says how much. An HLS master or media playlist or an MPD (by extension, or for local files
+/// by content) goes through the streaming layer: the rendition is the smallest at least ``FrameExtractorOptions/
+/// maximumSize`` (else the largest), and only the manifests, that rendition's initialisation data and the segments
+/// that hold the times asked for are fetched, one `Range` request per byte-range segment. Work runs on the extractor's own thread, one call at a time;
 /// cancelling a call stops its reading and decoding promptly.
 public final class FrameExtractor: Sendable {
     /// The input.
@@ -96,6 +99,8 @@ public final class FrameExtractor: Sendable {
 
     private let queue: DispatchQueue
     private let cancellation = CancellationFlag()
+    /// HLS and DASH presentations go through the streaming layer instead of an FFmpeg input.
+    private let stream: StreamFrames?
     /// The opened input, touched only on `queue`.
     private let input = InputBox()
     private struct Counters {
@@ -111,24 +116,43 @@ public final class FrameExtractor: Sendable {
         self.url = url
         self.options = options
         queue = DispatchQueue(label: "filmstrip.frame-extractor")
+        stream = StreamFrames.isManifest(url) ? StreamFrames(url: url, options: options) : nil
     }
 
     /// Bytes read so far: received over HTTP for remote inputs (every `Range` response body), read from disk for
     /// local files.
-    public var bytesRead: Int { counters.withLock { $0.retired.bytes + $0.live.bytes } }
+    public var bytesRead: Int {
+        if let stream { return stream.client.statistics.bytes }
+        return counters.withLock { $0.retired.bytes + $0.live.bytes }
+    }
     /// HTTP requests made so far.
-    public var requestCount: Int { counters.withLock { $0.retired.requests + $0.live.requests } }
+    public var requestCount: Int {
+        if let stream { return stream.client.statistics.requests }
+        return counters.withLock { $0.retired.requests + $0.live.requests }
+    }
     /// Frames the decoder has produced so far.
-    public var decodedFrameCount: Int { counters.withLock { $0.retired.decoded + $0.live.decoded } }
+    public var decodedFrameCount: Int {
+        if let stream { return stream.framesDecoded }
+        return counters.withLock { $0.retired.decoded + $0.live.decoded }
+    }
 
-    /// The duration of the video in seconds.
+    /// The duration of the video in seconds (for a live stream, the end of what is available now).
     public func duration() async throws -> Double {
-        try await perform { $0.duration }
+        if let stream { return try await stream.duration() }
+        return try await perform { $0.duration }
     }
 
     /// The display size of the video (after sample aspect ratio and, if applied, rotation).
     public func naturalSize() async throws -> ImageSize {
         let applies = options.appliesPreferredTrackTransform
+        if let stream {
+            let timeline = try await stream.timeline()
+            if let (w, h) = timeline.size { return ImageSize(width: w, height: h) }
+            let first = try await stream.open(0, of: timeline, cancellation: CancellationFlag())
+            let (w, h) = first.input.displaySize
+            return applies || first.input.quarterTurns % 2 == 0
+                ? ImageSize(width: w, height: h) : ImageSize(width: h, height: w)
+        }
         return try await perform { input in
             let (w, h) = input.displaySize
             return applies || input.quarterTurns % 2 == 0
@@ -142,6 +166,19 @@ public final class FrameExtractor: Sendable {
     ///   damaged or video-less inputs.
     public func image(at seconds: Double) async throws -> VideoFrame {
         let options = self.options
+        if let stream {
+            let flag = CancellationFlag()
+            let result = Mutex<VideoFrame?>(nil)
+            try await withTaskCancellationHandler {
+                try await stream.frames(at: [seconds], options: options, cancellation: flag) { frame in
+                    result.withLock { $0 = frame }
+                }
+            } onCancel: {
+                flag.cancelAll()
+            }
+            guard let frame = result.withLock({ $0 }) else { throw MediaError(.decodeFailed, "no frame", url: url) }
+            return frame
+        }
         return try await perform { input in
             var cache = KeyframeCache()
             return try Self.frame(at: seconds, input: input, options: options, cache: &cache)
@@ -152,6 +189,25 @@ public final class FrameExtractor: Sendable {
     /// keyframe is decoded once.
     public func images(at times: [Double]) -> AsyncThrowingStream<VideoFrame, any Error> {
         let options = self.options
+        if let stream {
+            return AsyncThrowingStream { continuation in
+                let flag = CancellationFlag()
+                let task = Task {
+                    do {
+                        try await stream.frames(at: times, options: options, cancellation: flag) {
+                            continuation.yield($0)
+                        }
+                        continuation.finish()
+                    } catch {
+                        continuation.finish(throwing: StreamFrames.mediaError(error, url: url))
+                    }
+                }
+                continuation.onTermination = { _ in
+                    flag.cancelAll()
+                    task.cancel()
+                }
+            }
+        }
         return AsyncThrowingStream { continuation in
             let task = Task {
                 do {

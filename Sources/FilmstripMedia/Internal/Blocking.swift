@@ -8,3 +8,10 @@ func runBlocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async 
         }
     }
 }
+
+/// Hands thread-confined values (FFmpeg contexts, a segment's demuxer, a scaler) to one blocking call. Safe because
+/// the caller awaits that call before it touches the values again, so no two threads ever use them at once.
+struct Handoff<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}

@@ -122,3 +122,61 @@ private func freeReadContext(_ context: inout UnsafeMutablePointer<AVIOContext>?
     av_freep(&context!.pointee.buffer)
     avio_context_free(&context)
 }
+
+/// A seekable `AVIOContext` over bytes in memory (one segment with its initialisation data).
+final class MemoryIO {
+    let bytes: Data
+    private(set) var position = 0
+    private(set) var context: UnsafeMutablePointer<AVIOContext>?
+
+    init(bytes: Data, url: URL) throws(MediaError) {
+        self.bytes = bytes
+        context = try allocateReadContext(
+            Unmanaged.passUnretained(self).toOpaque(), read: memoryIORead, seek: memoryIOSeek, url: url)
+    }
+
+    /// Frees the context and its buffer.
+    func close() { freeReadContext(&context) }
+
+    deinit { close() }
+
+    fileprivate func read(into buffer: UnsafeMutablePointer<UInt8>, count: Int) -> Int {
+        let available = min(count, bytes.count - position)
+        guard available > 0 else { return 0 }
+        bytes.withUnsafeBytes { raw in
+            buffer.update(from: raw.baseAddress!.assumingMemoryBound(to: UInt8.self) + position, count: available)
+        }
+        position += available
+        return available
+    }
+
+    fileprivate func seek(_ offset: Int64, whence: Int32) -> Int64 {
+        if whence & fs_avseek_size() != 0 { return Int64(bytes.count) }
+        let target: Int64
+        switch whence & ~fs_avseek_force() {
+        case SEEK_SET: target = offset
+        case SEEK_CUR: target = Int64(position) + offset
+        case SEEK_END: target = Int64(bytes.count) + offset
+        default: return -1
+        }
+        guard target >= 0, target <= Int64(bytes.count) else { return -1 }
+        position = Int(target)
+        return target
+    }
+}
+
+private func memoryIORead(
+    _ opaque: UnsafeMutableRawPointer?, _ buffer: UnsafeMutablePointer<UInt8>?, _ size: Int32
+)
+    -> Int32
+{
+    guard let opaque, let buffer else { return fs_averror(EINVAL) }
+    let io = Unmanaged<MemoryIO>.fromOpaque(opaque).takeUnretainedValue()
+    let count = io.read(into: buffer, count: Int(size))
+    return count == 0 ? fs_averror_eof() : Int32(count)
+}
+
+private func memoryIOSeek(_ opaque: UnsafeMutableRawPointer?, _ offset: Int64, _ whence: Int32) -> Int64 {
+    guard let opaque else { return Int64(fs_averror(EINVAL)) }
+    return Unmanaged<MemoryIO>.fromOpaque(opaque).takeUnretainedValue().seek(offset, whence: whence)
+}

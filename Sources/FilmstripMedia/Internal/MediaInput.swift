@@ -24,6 +24,8 @@ final class MediaInput {
     private var frame: UnsafeMutablePointer<AVFrame>?
     private var rootIO: CustomIO?
     private var streamIO: StreamIO?
+    /// The bytes of one segment (with its initialisation data), for inputs opened from memory.
+    private var memoryIO: MemoryIO?
     private var nestedIO: [UnsafeMutableRawPointer: CustomIO] = [:]
     private var closedBytes = 0
     private var refusedURL: String?
@@ -41,9 +43,11 @@ final class MediaInput {
     private(set) var hasIndex: Bool
 
     /// Opens `url`; with `stream`, the bytes come from it instead (a forward-only stream such as HLS segments, with
-    /// `url` naming it in errors).
+    /// `url` naming it in errors); with `memory`, from those bytes (one segment and its initialisation data), and
+    /// nothing else may be opened.
     init(
-        url: URL, network: MediaNetwork, cancellation: CancellationFlag, stream byteStream: ByteStream? = nil
+        url: URL, network: MediaNetwork, cancellation: CancellationFlag, stream byteStream: ByteStream? = nil,
+        memory: Data? = nil
     )
         throws(MediaError)
     {
@@ -56,7 +60,7 @@ final class MediaInput {
             throw MediaError(.invalidArgument, "only file, http and https inputs are supported", url: url)
         }
         MediaLogging.install()
-        if byteStream == nil, url.isFileURL, !FileManager.default.isReadableFile(atPath: url.path) {
+        if byteStream == nil, memory == nil, url.isFileURL, !FileManager.default.isReadableFile(atPath: url.path) {
             throw MediaError(.inputUnavailable, "no such file", url: url)
         }
         guard var context = avformat_alloc_context() else {
@@ -73,7 +77,12 @@ final class MediaInput {
         quarterTurns = 0
         hasIndex = false
         context.pointee.opaque = Unmanaged.passUnretained(self).toOpaque()
-        if let byteStream {
+        if let memory {
+            let io = try MemoryIO(bytes: memory, url: url)
+            memoryIO = io
+            context.pointee.pb = io.context
+            context.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+        } else if let byteStream {
             let io = try StreamIO(stream: byteStream, url: url)
             streamIO = io
             context.pointee.pb = io.context
@@ -92,7 +101,7 @@ final class MediaInput {
         context.pointee.io_open = mediaIOOpen
         context.pointee.io_close2 = mediaIOClose
         var formatContext: UnsafeMutablePointer<AVFormatContext>? = context
-        let location = byteStream != nil ? "" : url.isFileURL ? url.path : url.absoluteString
+        let location = byteStream != nil || memory != nil ? "" : url.isFileURL ? url.path : url.absoluteString
         // The HLS demuxer would otherwise reuse its first segment connection for the next ones without calling
         // io_open (and asserts that the connection is FFmpeg's own http protocol): every open must come to us.
         var demuxerOptions: OpaquePointer?
@@ -162,6 +171,7 @@ final class MediaInput {
         avformat_close_input(&format)
         rootIO?.close()
         streamIO?.close()
+        memoryIO?.close()
         for io in nestedIO.values { io.close() }
         av_packet_free(&packet)
         av_frame_free(&frame)
@@ -228,6 +238,11 @@ final class MediaInput {
         _ location: String, into pb: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>, flags: Int32,
         options: UnsafeMutablePointer<OpaquePointer?>?
     ) -> Int32 {
+        if memoryIO != nil {
+            // A segment in memory never needs another resource (and must not reach one).
+            refusedURL = location
+            return fs_averror(EPERM)
+        }
         let nested = URL(string: location)
         let scheme = nested?.scheme?.lowercased()
         guard let nested, scheme == "http" || scheme == "https" else {
@@ -305,6 +320,9 @@ final class MediaInput {
     // MARK: Reading and decoding
 
     func seconds(_ timestamp: Int64) -> Double { Double(timestamp - startTimestamp) * timeBase }
+
+    /// The stream's own time of a timestamp, in seconds (no start-time subtraction).
+    func mediaSeconds(_ timestamp: Int64) -> Double { Double(timestamp) * timeBase }
 
     private func timestamp(_ seconds: Double) -> Int64 { startTimestamp + Int64((seconds / timeBase).rounded(.down)) }
 
@@ -399,6 +417,56 @@ final class MediaInput {
         }
         if let previous { return previous }
         return try keyPacket(atOrBefore: t)
+    }
+
+    /// Seconds of the stream's start (its first timestamp), on the stream's own clock.
+    var startSeconds: Double { mediaSeconds(startTimestamp) }
+
+    /// Every remaining packet of the video stream, in decode order (for a segment held in memory).
+    func remainingVideoPackets(limit: Int = 100_000) throws(MediaError) -> [OwnedPacket] {
+        var packets: [OwnedPacket] = []
+        while try readPacket() {
+            let p = packet!.pointee
+            guard p.pts != fs_nopts_value() || p.dts != fs_nopts_value() else { continue }
+            guard let copy = OwnedPacket(cloning: packet!, time: packetTime) else {
+                throw MediaError(.decodeFailed, "out of memory for a packet", url: url)
+            }
+            packets.append(copy)
+            guard packets.count <= limit else {
+                throw MediaError(.invalidMedia, "a segment with more than \(limit) video packets", url: url)
+            }
+        }
+        return packets
+    }
+
+    /// Decodes `packets` in order from a flushed decoder and hands each frame (in presentation order) to `body`
+    /// until it returns false; the decoder is flushed again afterwards.
+    func decodeFrames(
+        _ packets: ArraySlice<OwnedPacket>, _ body: (OwnedFrame) throws(MediaError) -> Bool
+    ) throws(MediaError) {
+        avcodec_flush_buffers(codec)
+        defer { avcodec_flush_buffers(codec) }
+        var index = packets.startIndex
+        while true {
+            try checkCancelled()
+            if index < packets.endIndex {
+                let sent = avcodec_send_packet(codec, packets[index].pointer)
+                index += 1
+                if sent < 0, sent != fs_averror_eagain() { continue }  // a damaged packet: skip it, as players do
+            } else if index == packets.endIndex {
+                avcodec_send_packet(codec, nil)
+                index += 1
+            } else {
+                // Drained.
+            }
+            while avcodec_receive_frame(codec, frame) >= 0 {
+                framesDecoded += 1
+                defer { av_frame_unref(frame) }
+                guard let owned = OwnedFrame(cloning: frame!, time: frameTime ?? -1) else { continue }
+                if !(try body(owned)) { return }
+            }
+            if index > packets.endIndex { return }
+        }
     }
 
     /// Decodes one key packet on its own: send it, drain the decoder, take the frame, reset.

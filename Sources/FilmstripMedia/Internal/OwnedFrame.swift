@@ -3,8 +3,9 @@ import CFFmpeg
 /// An `AVFrame` owned by Swift, freed on deinit.
 final class OwnedFrame {
     let pointer: UnsafeMutablePointer<AVFrame>
-    /// Presentation time in seconds from the start of the stream.
-    let time: Double
+    /// Presentation time in seconds from the start of the stream (for stream segments, on the presentation
+    /// timeline once mapped).
+    var time: Double
     let isKey: Bool
 
     init?(cloning frame: UnsafeMutablePointer<AVFrame>, time: Double) {
@@ -25,11 +26,14 @@ final class OwnedPacket {
     let pointer: UnsafeMutablePointer<AVPacket>
     /// Presentation time in seconds from the start of the stream.
     let time: Double
+    /// Whether the packet holds a keyframe.
+    let isKey: Bool
 
     init?(cloning packet: UnsafeMutablePointer<AVPacket>, time: Double) {
         guard let copy = av_packet_clone(packet) else { return nil }
         pointer = copy
         self.time = time
+        isKey = fs_packet_is_key(packet) != 0
     }
 
     deinit {

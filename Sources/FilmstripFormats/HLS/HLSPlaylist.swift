@@ -76,11 +76,15 @@ public struct HLSRendition: Sendable, Hashable {
     public var autoselect: Bool
     /// `URI`, when the rendition has its own playlist.
     public var uri: URL?
+    /// `CHANNELS`, as written (audio).
+    public var channels: String?
 
     /// Creates a rendition.
     public init(
-        type: String, groupID: String, name: String, language: String?, isDefault: Bool, autoselect: Bool, uri: URL?
+        type: String, groupID: String, name: String, language: String?, isDefault: Bool, autoselect: Bool, uri: URL?,
+        channels: String? = nil
     ) {
+        self.channels = channels
         self.type = type
         self.groupID = groupID
         self.name = name
@@ -138,11 +142,7 @@ public struct HLSSegment: Sendable, Hashable {
     public var baseURL: URL
     /// The segment's resource (with the byte range, the part of it), resolved against the playlist URL when asked:
     /// a 12-hour playlist has tens of thousands of segments and a player needs the next few.
-    public var uri: URL {
-        if let url = URL(string: reference, relativeTo: baseURL) { return url.absoluteURL }
-        let escaped = reference.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed) ?? reference
-        return URL(string: escaped, relativeTo: baseURL)?.absoluteURL ?? baseURL
-    }
+    public var uri: URL { resolveReference(reference, against: baseURL) }
     /// `EXTINF` duration, seconds.
     public var duration: Double
     /// `EXTINF` title.

@@ -203,7 +203,7 @@ struct HLSParse {
             master.renditions.append(
                 HLSRendition(
                     type: type, groupID: group, name: name, language: a["LANGUAGE"], isDefault: a["DEFAULT"] == "YES",
-                    autoselect: a["AUTOSELECT"] == "YES", uri: try a["URI"].map(resolve)))
+                    autoselect: a["AUTOSELECT"] == "YES", uri: try a["URI"].map(resolve), channels: a["CHANNELS"]))
         case "#EXT-X-I-FRAME-STREAM-INF", "#EXT-X-IMAGE-STREAM-INF":
             try becomeMaster()
             let a = try attributes(value)

@@ -1,0 +1,240 @@
+import FilmstripFormats
+import FilmstripImaging
+import FilmstripLoading
+import FilmstripStreaming
+import Foundation
+import Synchronization
+
+/// Frames from an HLS or DASH presentation through the streaming layer: the manifest (and, for a master, the one
+/// chosen media playlist), the chosen rendition's initialisation data once, and only the segments that hold the
+/// times asked for, each demuxed from memory.
+final class StreamFrames: Sendable {
+    let client: StreamingClient
+    let url: URL
+    private let maximumSize: ImageSize?
+    private let state = Mutex<Task<MediaTimeline, any Error>?>(nil)
+    private let decoded = Mutex(0)
+
+    init(url: URL, options: FrameExtractorOptions) {
+        self.url = url
+        maximumSize = options.maximumSize
+        client = StreamingClient(url: url, transport: options.transport, configuration: options.loading)
+    }
+
+    /// Whether `url` names a streaming manifest: by extension (`.m3u8`, `.m3u`, `.mpd`), or, for a local file, by
+    /// its first bytes.
+    static func isManifest(_ url: URL) -> Bool {
+        let ext = url.pathExtension.lowercased()
+        if ext == "m3u8" || ext == "m3u" || ext == "mpd" { return true }
+        guard url.isFileURL, let handle = FileHandle(forReadingAtPath: url.path) else { return false }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: 512)) ?? Data()
+        var text = String(decoding: head, as: UTF8.self)
+        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
+        text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.hasPrefix("#EXTM3U") || (text.hasPrefix("<") && text.contains("<MPD"))
+    }
+
+    var framesDecoded: Int { decoded.withLock { $0 } }
+
+    /// The timeline of the chosen video rendition, loaded once (live presentations: as of the first call).
+    func timeline() async throws(MediaError) -> MediaTimeline {
+        let task = state.withLock { task -> Task<MediaTimeline, any Error> in
+            if let task { return task }
+            let made = Task { [client, maximumSize] in
+                try await client.timeline(of: .video, maximumSize: maximumSize.map { ($0.width, $0.height) })
+            }
+            task = made
+            return made
+        }
+        do {
+            return try await task.value
+        } catch {
+            state.withLock { if $0 == task { $0 = nil } }
+            throw Self.mediaError(error, url: url)
+        }
+    }
+
+    /// Forgets the timeline so the next call loads the manifest again (a live presentation moves on).
+    func reloadTimeline() { state.withLock { $0 = nil } }
+
+    /// The duration: the presentation's, else the end of the timeline.
+    func duration() async throws(MediaError) -> Double {
+        let timeline = try await timeline()
+        return timeline.presentation.duration ?? timeline.end
+    }
+
+    /// The bytes a demuxer needs for `segment`: its initialisation section, then its media.
+    func bytes(of segment: SegmentReference) async throws(MediaError) -> Data {
+        do {
+            async let initialization = client.initialization(for: segment)
+            let media = try await client.media(segment)
+            let head = try await initialization
+            return head.isEmpty ? media : head + media
+        } catch {
+            throw Self.mediaError(error, url: url)
+        }
+    }
+
+    /// Opens segment `index` of `timeline` (fetching it).
+    func open(_ index: Int, of timeline: MediaTimeline, cancellation: CancellationFlag) async throws -> StreamSegment {
+        let reference = timeline.segments[index]
+        let data = try await bytes(of: reference)
+        return try await runBlocking {
+            Handoff(try StreamSegment(reference: reference, bytes: data, cancellation: cancellation))
+        }.value
+    }
+
+    /// Checks that `t` is a time of the timeline.
+    func check(_ t: Double, in timeline: MediaTimeline) throws(MediaError) -> Int {
+        guard t.isFinite else {
+            throw MediaError(.timeOutOfRange, "the time \(t) s is not a position in the stream", url: url)
+        }
+        if timeline.presentation.isLive {
+            if t < timeline.start - 1e-6 {
+                throw MediaError(
+                    .timeOutOfRange,
+                    "the time \(Self.format(t)) s is before the live window (\(Self.format(timeline.start))–"
+                        + "\(Self.format(timeline.end)) s)", url: url)
+            }
+            if t > timeline.end + 1e-6 {
+                throw MediaError(
+                    .timeOutOfRange,
+                    "the time \(Self.format(t)) s is not available yet: the live edge is at \(Self.format(timeline.end)) s",
+                    url: url)
+            }
+        } else if t < 0 || t > timeline.end + 0.001 {
+            throw MediaError(
+                .timeOutOfRange,
+                "the time \(Self.format(t)) s is past the end of the stream (\(Self.format(timeline.end)) s)", url: url)
+        }
+        return timeline.segmentIndex(containing: min(max(t, timeline.start), timeline.end - 1e-6)) ?? 0
+    }
+
+    /// Frames for `times` in the order asked; times are visited in ascending order, so each segment is fetched
+    /// once and each keyframe decoded once.
+    func frames(
+        at times: [Double], options: FrameExtractorOptions, cancellation: CancellationFlag,
+        yield: (VideoFrame) -> Void
+    ) async throws {
+        let timeline = try await timeline()
+        var open: (index: Int, segment: StreamSegment)?
+        var previous: (index: Int, segment: StreamSegment)?
+        var lastKey: (time: Double, image: PixelBuffer)?
+        let converter = FrameConverter()
+        var ready: [Int: VideoFrame] = [:]
+        var next = 0
+        let order = times.indices.sorted { (times[$0], $0) < (times[$1], $1) }
+        func segment(_ index: Int) async throws -> StreamSegment {
+            if let open, open.index == index { return open.segment }
+            if let previous, previous.index == index { return previous.segment }
+            let made = try await self.open(index, of: timeline, cancellation: cancellation)
+            previous = open
+            open = (index, made)
+            return made
+        }
+        for position in order {
+            try Task.checkCancellation()
+            let t = times[position]
+            let index = try check(t, in: timeline)
+            let exact = options.toleranceBefore == 0 && options.toleranceAfter == 0
+            var frame: VideoFrame?
+            if !exact {
+                // The keyframe at or before t: in t's segment, else the last of an earlier one.
+                var searchIndex = index
+                var key: (StreamSegment, OwnedPacket)?
+                while key == nil, searchIndex >= 0 {
+                    let candidate = try await segment(searchIndex)
+                    if let packet = searchIndex == index ? candidate.keyPacket(atOrBefore: t) : candidate.packets.last(where: \.isKey) {
+                        key = (candidate, packet)
+                    }
+                    searchIndex -= 1
+                }
+                if key == nil {
+                    // t precedes every keyframe: the first one.
+                    let first = try await segment(index)
+                    if let packet = first.firstKeyPacket { key = (first, packet) }
+                }
+                if options.toleranceAfter > 0 {
+                    let here = try await segment(index)
+                    if let after = here.keyPacket(from: t, before: t + options.toleranceAfter + 1e-6),
+                        key.map({ here.time(of: after) - t < t - $0.0.time(of: $0.1) }) ?? true
+                    {
+                        key = (here, after)
+                    }
+                }
+                if let (owner, packet) = key, t - owner.time(of: packet) <= options.toleranceBefore + 1e-6
+                    || options.toleranceBefore == .infinity || owner.time(of: packet) >= t
+                {
+                    let time = owner.time(of: packet)
+                    if let lastKey, abs(lastKey.time - time) < 1e-9 {
+                        frame = VideoFrame(image: lastKey.image, requestedTime: t, actualTime: time, isKeyframe: true)
+                    } else {
+                        let work = Handoff((owner, packet, converter))
+                        let image = try await runBlocking { [self] () throws -> PixelBuffer in
+                            let (owner, packet, converter) = work.value
+                            let decodedFrame = try owner.decode(packet)
+                            decoded.withLock { $0 += 1 }
+                            return try Self.render(decodedFrame, input: owner.input, options: options, converter: converter)
+                        }
+                        lastKey = (time, image)
+                        frame = VideoFrame(image: image, requestedTime: t, actualTime: time, isKeyframe: true)
+                    }
+                }
+            }
+            if frame == nil {
+                let work = Handoff((try await segment(index), converter))
+                frame = try await runBlocking { [self] () throws -> VideoFrame in
+                    let (owner, converter) = work.value
+                    let before = owner.input.framesDecoded
+                    guard let decodedFrame = try owner.exactFrame(at: t) else {
+                        throw MediaError(.decodeFailed, "no frame decoded near \(t) s", url: owner.reference.url)
+                    }
+                    decoded.withLock { $0 += owner.input.framesDecoded - before }
+                    let image = try Self.render(decodedFrame, input: owner.input, options: options, converter: converter)
+                    return VideoFrame(
+                        image: image, requestedTime: t, actualTime: decodedFrame.time, isKeyframe: decodedFrame.isKey)
+                }
+            }
+            ready[position] = frame
+            while let done = ready.removeValue(forKey: next) {
+                yield(done)
+                next += 1
+            }
+        }
+    }
+
+    private static func render(
+        _ frame: OwnedFrame, input: MediaInput, options: FrameExtractorOptions, converter: FrameConverter
+    ) throws(MediaError) -> PixelBuffer {
+        let turns = options.appliesPreferredTrackTransform ? input.quarterTurns : 0
+        let (w, h) = FrameExtractor.outputSize(input: input, options: options)
+        return try converter.image(frame.pointer, width: w, height: h, quarterTurns: turns)
+    }
+
+    static func format(_ t: Double) -> String { String(format: "%.3f", t) }
+
+    /// A streaming-layer failure as a media error.
+    static func mediaError(_ error: any Error, url: URL) -> MediaError {
+        if let media = error as? MediaError { return media }
+        if error is CancellationError { return MediaError(.cancelled, "cancelled", url: url) }
+        guard let streaming = error as? StreamingError else {
+            return MediaError(.inputUnavailable, "\(error)", url: url, underlying: error)
+        }
+        let kind: MediaError.Kind
+        switch streaming.kind {
+        case .network:
+            if let loading = streaming.underlying as? LoadingError, loading.kind == .timedOut {
+                kind = .timedOut
+            } else {
+                kind = .inputUnavailable
+            }
+        case .manifest, .tooLarge, .unsupported, .invalidContent: kind = .invalidMedia
+        case .refused: kind = .invalidArgument
+        case .unavailable: kind = .timeOutOfRange
+        case .noTrack: kind = .noVideoStream
+        case .cancelled: kind = .cancelled
+        }
+        return MediaError(kind, streaming.message, url: streaming.url ?? url, underlying: streaming)
+    }
+}

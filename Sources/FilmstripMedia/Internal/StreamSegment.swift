@@ -1,0 +1,70 @@
+import FilmstripFormats
+import FilmstripLoading
+import Foundation
+
+/// One segment of a stream, demuxed from memory (its initialisation data, then its media bytes) with its own
+/// demuxer and decoder, its video packets read once and placed on the presentation timeline. Confined to one
+/// thread at a time.
+final class StreamSegment {
+    let reference: SegmentReference
+    let input: MediaInput
+    /// Video packets in decode order (times on the input's clock).
+    let packets: [OwnedPacket]
+    /// Presentation time = input time + shift.
+    let shift: Double
+
+    init(reference: SegmentReference, bytes: Data, cancellation: CancellationFlag) throws(MediaError) {
+        self.reference = reference
+        input = try MediaInput(
+            url: reference.url, network: MediaNetwork(transport: sharedTransport, configuration: LoadingConfiguration()),
+            cancellation: cancellation, memory: bytes)
+        packets = try input.remainingVideoPackets()
+        guard let earliest = packets.map(\.time).min() else {
+            throw MediaError(.invalidMedia, "the segment holds no video frames", url: reference.url)
+        }
+        switch reference.timing {
+        case .segmentStart:
+            shift = reference.start - earliest
+        case .mediaTime(let offset):
+            shift = offset + input.startSeconds
+        }
+    }
+
+    func time(of packet: OwnedPacket) -> Double { packet.time + shift }
+
+    /// The last key packet at or before `t`.
+    func keyPacket(atOrBefore t: Double) -> OwnedPacket? {
+        packets.last { $0.isKey && time(of: $0) <= t + 1e-6 }
+    }
+
+    /// The first key packet at or after `t` and before `end`.
+    func keyPacket(from t: Double, before end: Double) -> OwnedPacket? {
+        packets.first { $0.isKey && time(of: $0) >= t - 1e-6 && time(of: $0) < end - 1e-6 }
+    }
+
+    /// The first key packet.
+    var firstKeyPacket: OwnedPacket? { packets.first { $0.isKey } }
+
+    /// Decodes a key packet on its own; the frame carries its presentation time.
+    func decode(_ key: OwnedPacket) throws(MediaError) -> OwnedFrame {
+        let frame = try input.decode(keyPacket: key)
+        frame.time += shift
+        return frame
+    }
+
+    /// The frame shown at `t` (the last at or before it), decoding forward from the keyframe before it; `nil` when
+    /// the segment has no decodable frame at or before `t`.
+    func exactFrame(at t: Double) throws(MediaError) -> OwnedFrame? {
+        let startIndex = packets.lastIndex { $0.isKey && time(of: $0) <= t + 1e-6 } ?? 0
+        var candidate: OwnedFrame?
+        try input.decodeFrames(packets[startIndex...]) { frame throws(MediaError) in
+            frame.time += shift
+            if frame.time <= t + 1e-6 {
+                candidate = frame
+                return true
+            }
+            return candidate == nil
+        }
+        return candidate
+    }
+}

@@ -1,0 +1,135 @@
+import FilmstripLoading
+import Foundation
+import Synchronization
+
+/// Fetches whole resources or byte ranges of them: http(s) through the `DataLoading` transport with one `Range`
+/// request per range and retries for transient failures, `file:` from disk. A presentation loaded over the network
+/// may not reach local files. Every request and body byte is counted.
+final class ByteFetcher: Sendable {
+    let transport: any DataLoading
+    let configuration: LoadingConfiguration
+    /// Whether the presentation came from the network (then `file:` URLs are refused).
+    let isRemote: Bool
+    private let counters = Mutex((requests: 0, bytes: 0))
+
+    init(transport: any DataLoading, configuration: LoadingConfiguration, isRemote: Bool) {
+        self.transport = transport
+        self.configuration = configuration
+        self.isRemote = isRemote
+    }
+
+    var statistics: (requests: Int, bytes: Int) { counters.withLock { $0 } }
+
+    /// The bytes of `url` (all of it, or `range`), at most `limit` bytes.
+    func fetch(_ url: URL, range: Range<Int64>? = nil, limit: Int, what: String) async throws -> Data {
+        let scheme = url.scheme?.lowercased() ?? ""
+        if url.isFileURL {
+            guard !isRemote else {
+                throw StreamingError(
+                    .refused, "a remote presentation may not refer to the local file '\(url.path)'", url: url)
+            }
+            return try readFile(url, range: range, limit: limit, what: what)
+        }
+        guard scheme == "http" || scheme == "https" else {
+            throw StreamingError(.refused, "unsupported URL scheme '\(scheme)' for the \(what)", url: url)
+        }
+        if let range, range.count > limit {
+            throw StreamingError(.tooLarge, "the \(what) is \(range.count) bytes; the limit is \(limit)", url: url)
+        }
+        var request = configuration
+        request.maximumResponseSize = min(limit, configuration.maximumResponseSize)
+        if let range {
+            request.additionalHeaders["Range"] = "bytes=\(range.lowerBound)-\(range.upperBound - 1)"
+        }
+        var attempt = 1
+        while true {
+            do {
+                try Task.checkCancellation()
+                counters.withLock { $0.requests += 1 }
+                let response = try await transport.load(url, configuration: request)
+                counters.withLock { $0.bytes += response.data.count }
+                return try Self.body(of: response, range: range, url: url, what: what)
+            } catch let error as LoadingError where error.isTransient && attempt < configuration.retry.maximumAttempts {
+                let delay = configuration.retry.delay(afterAttempt: attempt)
+                do { try await Task.sleep(nanoseconds: UInt64(delay * 1e9)) } catch {
+                    throw StreamingError(.cancelled, "cancelled", url: url)
+                }
+                attempt += 1
+            } catch let error as StreamingError {
+                throw error
+            } catch let error as LoadingError {
+                throw Self.failure(error, what: what)
+            } catch is CancellationError {
+                throw StreamingError(.cancelled, "cancelled", url: url)
+            } catch {
+                throw StreamingError(.network, "cannot load the \(what): \(error)", url: url, underlying: error)
+            }
+        }
+    }
+
+    /// The requested part of a response: a 206 must carry exactly the range; a server that ignored `Range` and sent
+    /// everything is cut to it.
+    private static func body(of response: LoadResponse, range: Range<Int64>?, url: URL, what: String) throws(StreamingError)
+        -> Data
+    {
+        guard let range else { return response.data }
+        if response.statusCode == 206 {
+            guard response.data.count == range.count else {
+                throw StreamingError(
+                    .network, "the \(what) came back with \(response.data.count) of \(range.count) bytes", url: url)
+            }
+            return response.data
+        }
+        guard response.data.count >= Int(range.upperBound) else {
+            throw StreamingError(
+                .network, "the \(what) at bytes \(range.lowerBound)..<\(range.upperBound) is past the end of the "
+                    + "\(response.data.count)-byte resource", url: url)
+        }
+        return response.data.subdata(in: Int(range.lowerBound)..<Int(range.upperBound))
+    }
+
+    private static func failure(_ error: LoadingError, what: String) -> StreamingError {
+        switch error.kind {
+        case .tooLarge(let limit):
+            return StreamingError(
+                .tooLarge, "the \(what) is larger than the limit of \(limit) bytes", url: error.url, underlying: error)
+        case .cancelled:
+            return StreamingError(.cancelled, "cancelled", url: error.url, underlying: error)
+        case .httpStatus(let status):
+            return StreamingError(
+                .network, "the \(what) answered HTTP \(status)", url: error.url, underlying: error)
+        default:
+            return StreamingError(.network, "cannot load the \(what): \(error.message)", url: error.url, underlying: error)
+        }
+    }
+
+    private func readFile(_ url: URL, range: Range<Int64>?, limit: Int, what: String) throws(StreamingError) -> Data {
+        guard let handle = FileHandle(forReadingAtPath: url.path) else {
+            throw StreamingError(.network, "cannot open the \(what): no such file '\(url.path)'", url: url)
+        }
+        defer { try? handle.close() }
+        do {
+            let size = Int64(try handle.seekToEnd())
+            let wanted = range ?? 0..<size
+            guard wanted.upperBound <= size else {
+                throw StreamingError(
+                    .network, "the \(what) at bytes \(wanted.lowerBound)..<\(wanted.upperBound) is past the end of "
+                        + "the \(size)-byte file", url: url)
+            }
+            guard wanted.count <= limit else {
+                throw StreamingError(.tooLarge, "the \(what) is \(wanted.count) bytes; the limit is \(limit)", url: url)
+            }
+            try handle.seek(toOffset: UInt64(wanted.lowerBound))
+            let data = try handle.read(upToCount: Int(wanted.count)) ?? Data()
+            counters.withLock {
+                $0.requests += 1
+                $0.bytes += data.count
+            }
+            return data
+        } catch let error as StreamingError {
+            throw error
+        } catch {
+            throw StreamingError(.network, "cannot read the \(what) from '\(url.path)'", url: url, underlying: error)
+        }
+    }
+}

@@ -1,0 +1,291 @@
+public import FilmstripFormats
+public import FilmstripLoading
+public import Foundation
+import Synchronization
+
+/// One presentation over the network (or from disk): loads its manifest (an HLS master or media playlist, or an
+/// MPD), lists the segments of a rendition (loading a media playlist or a `sidx` when needed, or, live, asking a
+/// template what is available on a clock corrected by `UTCTiming`), and fetches exactly the bytes that answer a
+/// question: one `Range` request per byte-range segment, each initialisation section once.
+///
+/// ```swift
+/// let client = StreamingClient(url: URL(string: "https://example.com/stream.mpd")!)
+/// let timeline = try await client.timeline(maximumSize: (320, 180))
+/// if let i = timeline.segmentIndex(containing: 42) {
+///     let segment = timeline.segments[i]
+///     let bytes = try await client.initialization(for: segment) + client.media(segment)
+/// }
+/// ```
+public final class StreamingClient: Sendable {
+    /// The manifest's URL.
+    public let url: URL
+    /// The bounds.
+    public let limits: StreamingLimits
+    private let fetcher: ByteFetcher
+    private let wallClock: @Sendable () -> Date
+    private let state = Mutex(State())
+
+    private struct State {
+        var presentation: Task<Presentation, any Error>?
+        var playlists: [URL: Task<LoadedPlaylist, any Error>] = [:]
+        var indexes: [SegmentBaseIndex: Task<[SegmentReference], any Error>] = [:]
+        var initialization: [InitializationSection: Task<Data, any Error>] = [:]
+        var keys: [URL: Task<Data, any Error>] = [:]
+        var clockOffset: Task<Double, Never>?
+    }
+
+    /// Creates a client; nothing is fetched until asked.
+    ///
+    /// - Parameters:
+    ///   - transport: the HTTP transport (default: a shared `URLSessionDataLoader`).
+    ///   - configuration: timeouts, retries and headers for every request.
+    ///   - now: the local wall clock (tests inject their own); `UTCTiming` corrects it for live DASH.
+    public init(
+        url: URL, transport: (any DataLoading)? = nil,
+        configuration: LoadingConfiguration = LoadingConfiguration(maximumResponseSize: 256 << 20),
+        limits: StreamingLimits = StreamingLimits(), now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.url = url
+        self.limits = limits
+        let scheme = url.scheme?.lowercased()
+        fetcher = ByteFetcher(
+            transport: transport ?? sharedTransport, configuration: configuration,
+            isRemote: scheme == "http" || scheme == "https")
+        wallClock = now
+    }
+
+    /// Requests made and body bytes received so far (disk reads count for local presentations).
+    public var statistics: (requests: Int, bytes: Int) { fetcher.statistics }
+
+    // MARK: Manifest
+
+    /// The presentation, loaded on first use and kept.
+    public func presentation() async throws -> Presentation {
+        let task = state.withLock { state -> Task<Presentation, any Error> in
+            if let task = state.presentation { return task }
+            let task = Task { [self] in try await loadManifest() }
+            state.presentation = task
+            return task
+        }
+        return try await Self.value(of: task, url: url)
+    }
+
+    /// Loads the manifest again (a live presentation's next version) and keeps it.
+    @discardableResult
+    public func refresh() async throws -> Presentation {
+        let task = Task { [self] in try await loadManifest() }
+        state.withLock {
+            $0.presentation = task
+            $0.playlists = [:]
+        }
+        return try await Self.value(of: task, url: url)
+    }
+
+    private func loadManifest() async throws -> Presentation {
+        let data = try await fetcher.fetch(url, limit: limits.maximumManifestBytes, what: "manifest")
+        return try parseManifest(data, url: url)
+    }
+
+    /// Parses manifest bytes, telling HLS from DASH by their content.
+    func parseManifest(_ data: Data, url: URL) throws(StreamingError) -> Presentation {
+        switch ManifestSniffer.kind(of: data) {
+        case .hls:
+            let playlist: HLSPlaylist
+            do {
+                playlist = try HLSPlaylistParser().parse(data, url: url)
+            } catch {
+                throw StreamingError(.manifest, "the playlist is malformed: line \(error)", url: url, underlying: error)
+            }
+            if case .media(let media) = playlist, media.segments.count > limits.maximumEntries {
+                throw StreamingError(
+                    .tooLarge, "the playlist lists \(media.segments.count) segments; the limit is \(limits.maximumEntries)",
+                    url: url)
+            }
+            return playlist.presentation(url: url)
+        case .dash:
+            do {
+                return try DASHManifestParser(
+                    limits: .init(maximumBytes: limits.maximumManifestBytes, maximumEntries: limits.maximumEntries)
+                ).parse(data, url: url)
+            } catch {
+                let kind: StreamingError.Kind =
+                    switch error.kind {
+                    case .unsupported: .unsupported
+                    case .tooLarge: .tooLarge
+                    case .refused: .refused
+                    default: .manifest
+                    }
+                throw StreamingError(kind, "the MPD cannot be used: \(error)", url: url, underlying: error)
+            }
+        case nil:
+            throw StreamingError(.manifest, "neither an HLS playlist (#EXTM3U) nor a DASH MPD", url: url)
+        }
+    }
+
+    // MARK: Segments
+
+    /// The segments of `rendition` (of the period at `periodIndex`): listed ones as they are; an HLS media playlist
+    /// loaded (once); a `sidx` read with one `Range` request (once); a live template's segments that are available
+    /// now, on the clock corrected by `UTCTiming`.
+    public func segments(
+        of rendition: Presentation.Rendition, in presentation: Presentation
+    ) async throws -> [SegmentReference] {
+        switch rendition.segments {
+        case .list(let references):
+            return references
+        case .mediaPlaylist(let playlistURL):
+            return try await mediaPlaylist(playlistURL).references
+        case .segmentBase(let index):
+            return try await segmentBase(index)
+        case .template(let template):
+            guard let start = presentation.availabilityStartTime else {
+                throw StreamingError(.manifest, "a live template needs availabilityStartTime", url: url)
+            }
+            let now = await self.now(presentation)
+            let periodNow = now.timeIntervalSince(start) - template.periodStart
+            var end = periodNow
+            if let length = template.periodDuration { end = min(end, length) }
+            let from = presentation.timeShiftBufferDepth.map { periodNow - $0 } ?? -.infinity
+            do {
+                return try template.references(
+                    periodTimeFrom: from, to: end, completeOnly: true, limit: limits.maximumEntries)
+            } catch {
+                throw StreamingError(.manifest, "the MPD cannot be used: \(error)", url: url, underlying: error)
+            }
+        }
+    }
+
+    /// An HLS media playlist's segments and whether it is live, loaded once.
+    func mediaPlaylist(_ playlistURL: URL) async throws -> LoadedPlaylist {
+        let task = state.withLock { state -> Task<LoadedPlaylist, any Error> in
+            if let task = state.playlists[playlistURL] { return task }
+            let task = Task { [self] () async throws -> LoadedPlaylist in
+                let data = try await fetcher.fetch(playlistURL, limit: limits.maximumManifestBytes, what: "media playlist")
+                let presentation = try parseManifest(data, url: playlistURL)
+                guard presentation.streamingProtocol == .hls,
+                    let rendition = presentation.periods.first?.tracks.first?.renditions.first,
+                    let references = rendition.segments.references
+                else {
+                    throw StreamingError(.manifest, "a variant must name a media playlist", url: playlistURL)
+                }
+                return LoadedPlaylist(references: references, isLive: presentation.isLive)
+            }
+            state.playlists[playlistURL] = task
+            return task
+        }
+        return try await Self.value(of: task, url: playlistURL)
+    }
+
+    private func segmentBase(_ index: SegmentBaseIndex) async throws -> [SegmentReference] {
+        let task = state.withLock { state -> Task<[SegmentReference], any Error> in
+            if let task = state.indexes[index] { return task }
+            let task = Task { [self] () async throws -> [SegmentReference] in
+                let bytes = try await fetcher.fetch(
+                    index.url, range: index.indexRange, limit: limits.maximumManifestBytes, what: "segment index")
+                let sidx: SegmentIndexBox
+                do {
+                    sidx = try SegmentIndexBox.parse(bytes, offset: index.indexRange.lowerBound)
+                } catch {
+                    let kind: StreamingError.Kind = "\(error)".contains("hierarchical") ? .unsupported : .invalidContent
+                    throw StreamingError(kind, "the segment index is unusable: \(error)", url: index.url, underlying: error)
+                }
+                return SegmentBaseReferences.make(sidx, index: index)
+            }
+            state.indexes[index] = task
+            return task
+        }
+        return try await Self.value(of: task, url: index.url)
+    }
+
+    // MARK: Bytes
+
+    /// The initialisation section of `segment` (empty when it has none), fetched once per section.
+    public func initialization(for segment: SegmentReference) async throws -> Data {
+        guard let section = segment.initialization else { return Data() }
+        let task = state.withLock { state -> Task<Data, any Error> in
+            if let task = state.initialization[section] { return task }
+            let task = Task { [self] () async throws -> Data in
+                try await fetcher.fetch(
+                    section.url, range: section.byteRange, limit: limits.maximumSegmentBytes,
+                    what: "initialization section")
+            }
+            state.initialization[section] = task
+            return task
+        }
+        do {
+            return try await Self.value(of: task, url: section.url)
+        } catch {
+            // A failed fetch is not kept: the next caller tries again.
+            state.withLock { if $0.initialization[section] == task { $0.initialization[section] = nil } }
+            throw error
+        }
+    }
+
+    /// The media bytes of `segment` (one `Range` request for a byte-range segment), decrypted when it has an
+    /// AES-128 key.
+    public func media(_ segment: SegmentReference) async throws -> Data {
+        let bytes = try await fetcher.fetch(
+            segment.url, range: segment.byteRange, limit: limits.maximumSegmentBytes, what: "segment")
+        guard let key = segment.key else { return bytes }
+        let keyData = try await fetchKey(key.uri)
+        do {
+            return try SegmentDecryption.decryptAES128(bytes, key: keyData, iv: key.iv, sequenceNumber: segment.number)
+        } catch {
+            throw StreamingError(
+                .invalidContent, "segment \(segment.number) does not decrypt with its AES-128 key: \(error)",
+                url: segment.url, underlying: error)
+        }
+    }
+
+    private func fetchKey(_ keyURL: URL) async throws -> Data {
+        let task = state.withLock { state -> Task<Data, any Error> in
+            if let task = state.keys[keyURL] { return task }
+            let task = Task { [self] () async throws -> Data in
+                let data = try await fetcher.fetch(keyURL, limit: 1024, what: "AES-128 key")
+                guard data.count == 16 else {
+                    throw StreamingError(
+                        .invalidContent, "an AES-128 key must be 16 bytes (got \(data.count))", url: keyURL)
+                }
+                return data
+            }
+            state.keys[keyURL] = task
+            return task
+        }
+        return try await Self.value(of: task, url: keyURL)
+    }
+
+    // MARK: Clock
+
+    /// The current time, corrected by the presentation's `UTCTiming` (measured once) when it has one.
+    public func now(_ presentation: Presentation) async -> Date {
+        guard !presentation.utcTiming.isEmpty else { return wallClock() }
+        let task = state.withLock { state -> Task<Double, Never> in
+            if let task = state.clockOffset { return task }
+            let task = Task { [self] in await UTCTimingClock.offset(for: presentation, fetcher: fetcher, now: wallClock) }
+            state.clockOffset = task
+            return task
+        }
+        return wallClock().addingTimeInterval(await task.value)
+    }
+
+    // MARK: Helpers
+
+    static func value<T: Sendable>(of task: Task<T, any Error>, url: URL) async throws -> T {
+        do {
+            return try await task.value
+        } catch let error as StreamingError {
+            throw error
+        } catch {
+            throw StreamingError(.network, "\(error)", url: url, underlying: error)
+        }
+    }
+}
+
+/// An HLS media playlist as loaded.
+struct LoadedPlaylist: Sendable {
+    var references: [SegmentReference]
+    var isLive: Bool
+}
+
+/// The transport shared by clients made without one.
+let sharedTransport = URLSessionDataLoader()
