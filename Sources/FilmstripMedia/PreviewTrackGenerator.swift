@@ -31,6 +31,10 @@ public enum PreviewTrackGenerator {
         } catch {
             throw MediaError(.outputFailed, "cannot create \(directory.path): \(error.localizedDescription)")
         }
+        if StreamFrames.isManifest(input) {
+            return try await generateFromStream(
+                input, to: directory, options: options, started: started, progress: progress)
+        }
         return try await withTaskCancellationHandler {
             // The first input tells the duration and size; it then serves as worker 0.
             let first = try await runBlocking {
@@ -71,21 +75,31 @@ public enum PreviewTrackGenerator {
                     throw error
                 }
             }
-            let sheetURLs = try sheets.finish()
-            let trackURL = directory.appendingPathComponent(options.trackName)
-            do {
-                try Data(plan.webVTT(options: options).utf8).write(to: trackURL, options: .atomic)
-            } catch {
-                throw MediaError(.outputFailed, "cannot write \(trackURL.path): \(error.localizedDescription)")
-            }
-            return PreviewTrackSummary(
-                thumbnails: plan.count, sheets: sheetURLs.count, duration: plan.duration,
-                seconds: Date().timeIntervalSince(started),
-                tileSize: ImageSize(width: plan.tileWidth, height: plan.tileHeight),
-                trackURL: trackURL, sheetURLs: sheetURLs, bytesRead: totals.0, decodedFrames: totals.1)
+            return try finish(
+                plan: plan, sheets: sheets, directory: directory, options: options, started: started,
+                bytesRead: totals.0, decodedFrames: totals.1)
         } onCancel: {
             cancellation.cancelAll()
         }
+    }
+
+    /// Writes the track once every sheet is written, and sums up.
+    static func finish(
+        plan: Plan, sheets: SheetAssembly, directory: URL, options: PreviewTrackOptions, started: Date, bytesRead: Int,
+        decodedFrames: Int
+    ) throws(MediaError) -> PreviewTrackSummary {
+        let sheetURLs = try sheets.finish()
+        let trackURL = directory.appendingPathComponent(options.trackName)
+        do {
+            try Data(plan.webVTT(options: options).utf8).write(to: trackURL, options: .atomic)
+        } catch {
+            throw MediaError(.outputFailed, "cannot write \(trackURL.path): \(error.localizedDescription)")
+        }
+        return PreviewTrackSummary(
+            thumbnails: plan.count, sheets: sheetURLs.count, duration: plan.duration,
+            seconds: Date().timeIntervalSince(started),
+            tileSize: ImageSize(width: plan.tileWidth, height: plan.tileHeight),
+            trackURL: trackURL, sheetURLs: sheetURLs, bytesRead: bytesRead, decodedFrames: decodedFrames)
     }
 
     /// The frame for thumbnail `k`.
@@ -132,14 +146,20 @@ struct Plan: Sendable {
     let rows: Int
 
     init(input: MediaInput, options: PreviewTrackOptions) throws(MediaError) {
-        guard input.duration > 0 else {
-            throw MediaError(.invalidMedia, "the video's duration is unknown (a live stream?)", url: input.url)
+        try self.init(duration: input.duration, displaySize: input.displaySize, url: input.url, options: options)
+    }
+
+    init(duration: Double, displaySize: (width: Int, height: Int), url: URL, options: PreviewTrackOptions)
+        throws(MediaError)
+    {
+        guard duration > 0 else {
+            throw MediaError(.invalidMedia, "the video's duration is unknown (a live stream?)", url: url)
         }
-        duration = input.duration
+        self.duration = duration
         interval = options.interval
         // The last cue must be at least a millisecond long.
         count = max(1, Int(((duration - 0.001) / interval).rounded(.up)))
-        let (w, h) = input.displaySize
+        let (w, h) = displaySize
         tileWidth = options.width
         tileHeight = max(2, Int((Double(options.width) * Double(h) / Double(w) / 2).rounded()) * 2)
         columns = options.columns

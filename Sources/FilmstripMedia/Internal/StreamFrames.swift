@@ -173,8 +173,8 @@ final class StreamFrames: Sendable {
                         let work = Handoff((owner, packet, converter))
                         let image = try await runBlocking { [self] () throws -> PixelBuffer in
                             let (owner, packet, converter) = work.value
-                            let decodedFrame = try owner.decode(packet)
-                            decoded.withLock { $0 += 1 }
+                            let (decodedFrame, count) = try owner.decode(packet)
+                            decoded.withLock { $0 += count }
                             return try Self.render(decodedFrame, input: owner.input, options: options, converter: converter)
                         }
                         lastKey = (time, image)
@@ -186,11 +186,11 @@ final class StreamFrames: Sendable {
                 let work = Handoff((try await segment(index), converter))
                 frame = try await runBlocking { [self] () throws -> VideoFrame in
                     let (owner, converter) = work.value
-                    let before = owner.input.framesDecoded
-                    guard let decodedFrame = try owner.exactFrame(at: t) else {
+                    let (found, count) = try owner.exactFrame(at: t)
+                    decoded.withLock { $0 += count }
+                    guard let decodedFrame = found else {
                         throw MediaError(.decodeFailed, "no frame decoded near \(t) s", url: owner.reference.url)
                     }
-                    decoded.withLock { $0 += owner.input.framesDecoded - before }
                     let image = try Self.render(decodedFrame, input: owner.input, options: options, converter: converter)
                     return VideoFrame(
                         image: image, requestedTime: t, actualTime: decodedFrame.time, isKeyframe: decodedFrame.isKey)

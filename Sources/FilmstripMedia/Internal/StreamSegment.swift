@@ -3,9 +3,12 @@ import FilmstripLoading
 import Foundation
 
 /// One segment of a stream, demuxed from memory (its initialisation data, then its media bytes) with its own
-/// demuxer and decoder, its video packets read once and placed on the presentation timeline. Confined to one
-/// thread at a time.
+/// demuxer and decoder, its video packets read once and placed on the presentation timeline.
+///
+/// The packets are read-only after opening; decoding goes through `lock`, so workers that share a neighbouring
+/// segment never use its decoder at once.
 final class StreamSegment {
+    private let lock = NSLock()
     let reference: SegmentReference
     let input: MediaInput
     /// Video packets in decode order (times on the input's clock).
@@ -45,16 +48,23 @@ final class StreamSegment {
     /// The first key packet.
     var firstKeyPacket: OwnedPacket? { packets.first { $0.isKey } }
 
-    /// Decodes a key packet on its own; the frame carries its presentation time.
-    func decode(_ key: OwnedPacket) throws(MediaError) -> OwnedFrame {
+    /// Decodes a key packet on its own; the frame carries its presentation time, and the count is the frames the
+    /// decoder produced.
+    func decode(_ key: OwnedPacket) throws(MediaError) -> (frame: OwnedFrame, decoded: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        let before = input.framesDecoded
         let frame = try input.decode(keyPacket: key)
         frame.time += shift
-        return frame
+        return (frame, input.framesDecoded - before)
     }
 
     /// The frame shown at `t` (the last at or before it), decoding forward from the keyframe before it; `nil` when
     /// the segment has no decodable frame at or before `t`.
-    func exactFrame(at t: Double) throws(MediaError) -> OwnedFrame? {
+    func exactFrame(at t: Double) throws(MediaError) -> (frame: OwnedFrame?, decoded: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        let before = input.framesDecoded
         let startIndex = packets.lastIndex { $0.isKey && time(of: $0) <= t + 1e-6 } ?? 0
         var candidate: OwnedFrame?
         try input.decodeFrames(packets[startIndex...]) { frame throws(MediaError) in
@@ -65,6 +75,6 @@ final class StreamSegment {
             }
             return candidate == nil
         }
-        return candidate
+        return (candidate, input.framesDecoded - before)
     }
 }

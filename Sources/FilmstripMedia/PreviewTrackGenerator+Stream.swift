@@ -1,0 +1,167 @@
+import FilmstripFormats
+import FilmstripStreaming
+import Foundation
+import Synchronization
+
+extension PreviewTrackGenerator {
+    /// Generation from an HLS or DASH presentation: the rendition is the smallest at least as wide as a tile (else
+    /// the largest); each segment that holds a cue start is fetched once (with its initialisation data once per
+    /// rendition) and demuxed from memory, and its cues are decoded by one worker while others fetch and decode
+    /// other segments.
+    static func generateFromStream(
+        _ input: URL, to directory: URL, options: PreviewTrackOptions, started: Date,
+        progress: (@Sendable (Int, Int) -> Void)?
+    ) async throws -> PreviewTrackSummary {
+        var extractorOptions = FrameExtractorOptions()
+        extractorOptions.maximumSize = ImageSize(width: options.width, height: Int(Int32.max))
+        extractorOptions.loading = options.loading
+        extractorOptions.transport = options.transport
+        let stream = StreamFrames(url: input, options: extractorOptions)
+        let timeline = try await stream.timeline()
+        guard !timeline.presentation.isLive else {
+            throw MediaError(.invalidMedia, "a live stream has no duration to generate a track for", url: input)
+        }
+        let cancellation = CancellationFlag()
+        let store = SegmentStore(stream: stream, timeline: timeline, cancellation: cancellation, capacity: 2 * options.workers + 2)
+        return try await withTaskCancellationHandler {
+            // The first segment tells the display size.
+            let first = try await store.segment(0)
+            let plan = try Plan(
+                duration: timeline.presentation.duration ?? timeline.end, displaySize: first.value.input.displaySize,
+                url: input, options: options)
+            let sheets = SheetAssembly(plan: plan, directory: directory, options: options)
+            // Cues grouped by the segment that holds their start.
+            var grouped: [Int: [Int]] = [:]
+            for k in 0..<plan.count {
+                let s = timeline.segmentIndex(containing: min(plan.start(of: k), timeline.end - 1e-6)) ?? 0
+                grouped[s, default: []].append(k)
+            }
+            let bySegment = grouped
+            let work = bySegment.keys.sorted()
+            let counters = StreamWorkCounters()
+            let workers = max(1, min(options.workers, work.count))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<workers {
+                    group.addTask {
+                        let converter = Handoff(FrameConverter())
+                        while true {
+                            let w = counters.next.add(1, ordering: .relaxed).oldValue
+                            guard w < work.count else { return }
+                            let s = work[w]
+                            for k in bySegment[s] ?? [] {
+                                let (owner, key) = try await chooseStreamFrame(k, segment: s, plan: plan, store: store, mode: options.mode)
+                                let job = Handoff((owner, key, converter.value))
+                                try await runBlocking {
+                                    let (owner, key, converter) = job.value
+                                    let frame: OwnedFrame
+                                    if let key {
+                                        let result = try owner.decode(key)
+                                        counters.decoded.add(result.decoded, ordering: .relaxed)
+                                        frame = result.frame
+                                    } else {
+                                        let result = try owner.exactFrame(at: plan.start(of: k))
+                                        counters.decoded.add(result.decoded, ordering: .relaxed)
+                                        guard let exact = result.frame else {
+                                            throw MediaError(
+                                                .decodeFailed, "no frame decoded near \(plan.start(of: k)) s",
+                                                url: owner.reference.url)
+                                        }
+                                        frame = exact
+                                    }
+                                    try sheets.fill(k, with: frame, converter: converter, quarterTurns: owner.input.quarterTurns)
+                                }
+                                progress?(counters.done.add(1, ordering: .relaxed).newValue, plan.count)
+                            }
+                        }
+                    }
+                }
+                do {
+                    try await group.waitForAll()
+                } catch {
+                    cancellation.cancelAll()
+                    throw error
+                }
+            }
+            return try finish(
+                plan: plan, sheets: sheets, directory: directory, options: options, started: started,
+                bytesRead: stream.client.statistics.bytes, decodedFrames: counters.decoded.load(ordering: .relaxed))
+        } onCancel: {
+            cancellation.cancelAll()
+        }
+    }
+
+    /// The segment and key packet for thumbnail `k` (`nil` packet: decode the exact frame at the cue start). Keyframe
+    /// mode takes the first keyframe inside the cue (in its segment or at the start of the next one), else the one
+    /// before the cue.
+    private static func chooseStreamFrame(
+        _ k: Int, segment s: Int, plan: Plan, store: SegmentStore, mode: PreviewTrackOptions.Mode
+    ) async throws -> (StreamSegment, OwnedPacket?) {
+        let start = plan.start(of: k)
+        let end = plan.end(of: k)
+        let here = try await store.segment(s).value
+        if mode == .accurate { return (here, nil) }
+        if let key = here.keyPacket(from: start, before: end) { return (here, key) }
+        if s + 1 < store.timeline.segments.count, store.timeline.segments[s + 1].start < end - 1e-6 {
+            let next = try await store.segment(s + 1).value
+            if let key = next.firstKeyPacket, next.time(of: key) < end - 1e-6 { return (next, key) }
+        }
+        if let key = here.keyPacket(atOrBefore: start) { return (here, key) }
+        var earlier = s - 1
+        while earlier >= 0 {
+            let segment = try await store.segment(earlier).value
+            if let key = segment.packets.last(where: \.isKey) { return (segment, key) }
+            earlier -= 1
+        }
+        guard let key = here.firstKeyPacket else {
+            throw MediaError(.decodeFailed, "no keyframe near \(start) s", url: here.reference.url)
+        }
+        return (here, key)
+    }
+}
+
+/// The next unit of work, thumbnails done and frames decoded, shared by the workers.
+private final class StreamWorkCounters: Sendable {
+    let next = Atomic<Int>(0)
+    let done = Atomic<Int>(0)
+    let decoded = Atomic<Int>(0)
+}
+
+/// Opened segments shared by the generation's workers: each is fetched and demuxed once (concurrent requests for the
+/// same one wait for the first), and the most recently used few are kept for neighbours.
+final class SegmentStore: Sendable {
+    let timeline: MediaTimeline
+    private let stream: StreamFrames
+    private let cancellation: CancellationFlag
+    private let capacity: Int
+    private let state = Mutex<(tasks: [Int: Task<Handoff<StreamSegment>, any Error>], order: [Int])>(([:], []))
+
+    init(stream: StreamFrames, timeline: MediaTimeline, cancellation: CancellationFlag, capacity: Int) {
+        self.stream = stream
+        self.timeline = timeline
+        self.cancellation = cancellation
+        self.capacity = max(2, capacity)
+    }
+
+    /// Segment `index`, opened. Two workers may share a neighbour's segment: its packets are read-only after
+    /// opening, and its decoder is used under its own lock (see ``StreamSegment``).
+    func segment(_ index: Int) async throws -> Handoff<StreamSegment> {
+        let task = state.withLock { state -> Task<Handoff<StreamSegment>, any Error> in
+            if let task = state.tasks[index] {
+                state.order.removeAll { $0 == index }
+                state.order.append(index)
+                return task
+            }
+            let task = Task { [stream, timeline, cancellation] in
+                Handoff(try await stream.open(index, of: timeline, cancellation: cancellation))
+            }
+            state.tasks[index] = task
+            state.order.append(index)
+            while state.order.count > capacity {
+                let evicted = state.order.removeFirst()
+                state.tasks[evicted] = nil
+            }
+            return task
+        }
+        return try await task.value
+    }
+}
