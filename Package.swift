@@ -88,8 +88,8 @@ let package = Package(
         .target(
             name: "Filmstrip",
             dependencies: [
-                "FilmstripFormats", "FilmstripImaging", "FilmstripLoading", "FilmstripThumbnails", "FilmstripMedia",
-                "FilmstripPlayer",
+                "FilmstripFormats", "FilmstripImaging", "FilmstripLoading", "FilmstripStreaming", "FilmstripThumbnails",
+                "FilmstripMedia", "FilmstripPlayer",
             ]
         ),
         .target(

@@ -3,6 +3,7 @@
 @_exported public import FilmstripLoading
 @_exported public import FilmstripMedia
 @_exported public import FilmstripPlayer
+@_exported public import FilmstripStreaming
 @_exported public import FilmstripThumbnails
 import Foundation
 import Synchronization

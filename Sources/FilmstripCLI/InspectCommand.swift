@@ -5,14 +5,22 @@ import Foundation
 struct InspectCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
-        abstract: "Summarise a thumbnail track: cues, covered time, gaps, overlaps, images, diagnostics.",
+        abstract: "Summarise a thumbnail track, or an HLS playlist or DASH MPD.",
         discussion: """
-            With --check, every image is fetched and every cue's region is verified to lie inside its image; \
-            the exit status is 1 when a problem is found.
+            For a thumbnail track: cues, covered time, gaps, overlaps, images, diagnostics. With --check, every \
+            image is fetched and every cue's region is verified to lie inside its image; the exit status is 1 when \
+            a problem is found.
+
+            For an HLS master or media playlist or a DASH MPD (.m3u8, .mpd, or a local file that starts like one): \
+            periods, tracks, renditions (codecs, resolution, bandwidth, language) with their segment counts and \
+            durations (media playlists and segment indexes are loaded), and the live window.
+
+            Example:
+              filmstrip inspect https://cdn.example.com/stream/manifest.mpd --json
             """
     )
 
-    @Argument(help: "Path or URL of a WebVTT thumbnail track.")
+    @Argument(help: "Path or URL of a WebVTT thumbnail track, an HLS playlist or a DASH MPD.")
     var track: String
 
     @Flag(help: "Print one JSON object on standard output.")
@@ -30,13 +38,23 @@ struct InspectCommand: AsyncParsableCommand {
     var offline = false
 
     func run() async throws {
+        let url = resourceURL(track)
+        if ManifestDetection.isManifest(url) {
+            let report: PresentationReport
+            do {
+                report = try await PresentationReport.load(url)
+            } catch {
+                throw fail(error)
+            }
+            print(json ? report.json.text : report.text)
+            return
+        }
         var configuration = ThumbnailsConfiguration()
         configuration.loadingMode = .lazy
         configuration.parsingMode = lenient ? .lenient : .strict
         configuration.cacheDirectory = cache.directory
         configuration.offline = offline
         let thumbnails = TrackThumbnails(configuration: configuration)
-        let url = resourceURL(track)
         do {
             try await thumbnails.load(webVTTTrack: url)
         } catch {

@@ -21,19 +21,8 @@ final class StreamFrames: Sendable {
         client = StreamingClient(url: url, transport: options.transport, configuration: options.loading)
     }
 
-    /// Whether `url` names a streaming manifest: by extension (`.m3u8`, `.m3u`, `.mpd`), or, for a local file, by
-    /// its first bytes.
-    static func isManifest(_ url: URL) -> Bool {
-        let ext = url.pathExtension.lowercased()
-        if ext == "m3u8" || ext == "m3u" || ext == "mpd" { return true }
-        guard url.isFileURL, let handle = FileHandle(forReadingAtPath: url.path) else { return false }
-        defer { try? handle.close() }
-        let head = (try? handle.read(upToCount: 512)) ?? Data()
-        var text = String(decoding: head, as: UTF8.self)
-        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
-        text = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        return text.hasPrefix("#EXTM3U") || (text.hasPrefix("<") && text.contains("<MPD"))
-    }
+    /// Whether `url` names a streaming manifest (see ``ManifestDetection``).
+    static func isManifest(_ url: URL) -> Bool { ManifestDetection.isManifest(url) }
 
     var framesDecoded: Int { decoded.withLock { $0 } }
 
