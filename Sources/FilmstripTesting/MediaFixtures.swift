@@ -110,13 +110,14 @@ public enum MediaFixtures {
         let makers: [@Sendable () throws -> URL] = [
             counter, shortCounter, counterIndexAtEnd, rotated, variableFrameRate, pattern, audioOnly, hls, large,
             { try StreamFixtures.makeLadder()[0].playlist }, { try StreamFixtures.makeLiveSegments()[0] },
-            StreamFixtures.makeEncrypted,
+            StreamFixtures.makeEncrypted, { try StreamLayouts.file(.b) },
         ]
         let failures = Mutex<[String]>([])
         DispatchQueue.concurrentPerform(iterations: makers.count) { i in
             do { _ = try makers[i]() } catch { failures.withLock { $0.append("\(error)") } }
         }
         if let first = failures.withLock({ $0.first }) { throw FixtureError(first) }
+        try StreamLayouts.makeAll()
     }
 
     /// The files of a fixture directory (for serving over loopback).
@@ -153,7 +154,7 @@ public enum MediaFixtures {
 
     /// Runs ffmpeg once per recipe (others wait), writing to a temporary name and renaming into place, so a run
     /// that is interrupted never leaves a half-written fixture behind.
-    static func make(_ name: String, _ arguments: [String]) throws -> URL {
+    public static func make(_ name: String, _ arguments: [String]) throws -> URL {
         let lock = locks.withLock { locks in
             if let lock = locks[name] { return lock }
             let lock = NSLock()
@@ -188,11 +189,45 @@ public enum MediaFixtures {
         return try result.get()
     }
 
-    /// Runs the ffmpeg CLI.
-    public static func run(_ arguments: [String]) throws(FixtureError) {
+    /// Makes (once) a fixture that is a directory of files: `build` fills a staging directory, which is then renamed
+    /// into place, so an interrupted run never leaves a half-made directory. The name carries a hash of `recipe`.
+    static func makeDirectory(
+        _ name: String, recipe: [(String, [String])], build: (URL) throws -> Void
+    ) throws -> URL {
+        let lock = locks.withLock { locks in
+            if let lock = locks[name] { return lock }
+            let lock = NSLock()
+            locks[name] = lock
+            return lock
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a of the recipe
+        let text = recipe.map { $0.0 + "\u{2}" + $0.1.joined(separator: "\u{1}") }.joined(separator: "\u{3}")
+        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        let final = try root().appendingPathComponent(name + "-" + String(hash, radix: 16), isDirectory: true)
+        if FileManager.default.fileExists(atPath: final.path) { return final }
+        try FileManager.default.createDirectory(
+            at: final.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let staging = final.deletingLastPathComponent()
+            .appendingPathComponent(".partial-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: true)
+        do {
+            try build(staging)
+            if rename(staging.path, final.path) != 0 { throw FixtureError("cannot move \(staging.path) into place") }
+        } catch {
+            try? FileManager.default.removeItem(at: staging)
+            throw error
+        }
+        return final
+    }
+
+    /// Runs the ffmpeg CLI (in `directory`, when given).
+    public static func run(_ arguments: [String], in directory: URL? = nil) throws(FixtureError) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["ffmpeg"] + arguments
+        if let directory { process.currentDirectoryURL = directory }
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
