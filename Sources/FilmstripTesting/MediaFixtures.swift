@@ -74,6 +74,18 @@ public enum MediaFixtures {
             ] + h264)
     }
 
+    /// 40 s of a 64x48 counter: it decodes hundreds of times faster than real time even on a loaded machine, for
+    /// tests that time playback.
+    public static func tinyCounter() throws -> URL {
+        try make(
+            "counter-tiny.mp4",
+            [
+                "-f", "lavfi", "-i",
+                "nullsrc=s=64x48:r=25:d=40,format=rgb24,geq=r='20+mod(N,6)*40':g='20+mod(floor(N/6),6)*40'"
+                    + ":b='20+mod(floor(N/36),7)*33'",
+            ] + h264 + ["-movflags", "+faststart"])
+    }
+
     /// A rich 10 s 320x240 test pattern (for image-quality comparisons).
     public static func pattern() throws -> URL {
         try make(
@@ -108,7 +120,7 @@ public enum MediaFixtures {
     /// Makes every fixture, streams included (in parallel, one ffmpeg per fixture).
     public static func makeAll() throws {
         let makers: [@Sendable () throws -> URL] = [
-            counter, shortCounter, counterIndexAtEnd, rotated, variableFrameRate, pattern, audioOnly, hls, large,
+            counter, shortCounter, tinyCounter, counterIndexAtEnd, rotated, variableFrameRate, pattern, audioOnly, hls, large,
             { try StreamFixtures.makeLadder()[0].playlist }, { try StreamFixtures.makeLiveSegments()[0] },
             StreamFixtures.makeEncrypted, { try StreamLayouts.file(.b) },
         ]
