@@ -112,7 +112,6 @@ public final class StreamingClient: Sendable {
                     switch error.kind {
                     case .unsupported: .unsupported
                     case .tooLarge: .tooLarge
-                    case .refused: .refused
                     default: .manifest
                     }
                 throw StreamingError(kind, "the MPD cannot be used: \(error)", url: url, underlying: error)

@@ -76,6 +76,7 @@ public final class LoopbackServer: Sendable {
         var resources: [String: Resource] = [:]
         var faults: [String: [Fault]] = [:]
         var requests: [Request] = []
+        var statuses: [(target: String, status: Int)] = []
         var connections: Set<Int32> = []
         var stopped = false
         var bytesSent: [String: Int] = [:]
@@ -197,6 +198,9 @@ public final class LoopbackServer: Sendable {
     /// Every request received so far.
     public var requests: [Request] { state.withLock { $0.requests } }
 
+    /// The status of every response sent, with the request target, in order.
+    public var responseStatuses: [(target: String, status: Int)] { state.withLock { $0.statuses } }
+
     /// Body bytes handed to the socket for `path` (all requests, ranges included; a response cut short by the
     /// client counts only what was written).
     public func bytesSent(_ path: String) -> Int {
@@ -306,7 +310,7 @@ public final class LoopbackServer: Sendable {
             return false
         case .status(let code)?:
             let body = Array("injected status \(code)\n".utf8)
-            return send(fd, status: code, contentType: "text/plain", body: body, head: request.method == "HEAD")
+            return send(fd, status: code, contentType: "text/plain", body: body, head: request.method == "HEAD", answering: request)
         case .delay(let seconds)?:
             Thread.sleep(forTimeInterval: seconds)
         case .throttle(let rate)?:
@@ -322,7 +326,7 @@ public final class LoopbackServer: Sendable {
         guard let resource else {
             return send(
                 fd, status: 404, contentType: "text/plain", body: Array("not found\n".utf8),
-                head: request.method == "HEAD")
+                head: request.method == "HEAD", answering: request)
         }
         var status = 200
         var body = resource.body[...]
@@ -331,7 +335,8 @@ public final class LoopbackServer: Sendable {
             guard let (start, end) = Self.byteRange(range, size: resource.body.count) else {
                 extraHeaders += "Content-Range: bytes */\(resource.body.count)\r\n"
                 return send(
-                    fd, status: 416, contentType: "text/plain", body: [], head: false, extraHeaders: extraHeaders)
+                    fd, status: 416, contentType: "text/plain", body: [], head: false, extraHeaders: extraHeaders,
+                    answering: request)
             }
             status = 206
             body = resource.body[start...end]
@@ -339,15 +344,16 @@ public final class LoopbackServer: Sendable {
         }
         return send(
             fd, status: status, contentType: resource.contentType, body: Array(body), head: request.method == "HEAD",
-            bytesPerSecond: bytesPerSecond, extraHeaders: extraHeaders, counting: request.target)
+            bytesPerSecond: bytesPerSecond, extraHeaders: extraHeaders, counting: request.target, answering: request)
     }
 
     /// Writes a response. Body bytes are counted for `counting` as they are handed to the socket, so a client
     /// that closes early (as open-ended range readers do) is charged only for what was actually sent.
     private func send(
         _ fd: Int32, status: Int, contentType: String, body: [UInt8], head: Bool, bytesPerSecond: Int? = nil,
-        extraHeaders: String = "", counting target: String? = nil
+        extraHeaders: String = "", counting target: String? = nil, answering request: Request? = nil
     ) -> Bool {
+        if let request { state.withLock { $0.statuses.append((request.target, status)) } }
         let header = Self.header(status: status, contentType: contentType, length: body.count, extra: extraHeaders)
         guard writeAll(fd, header) else { return false }
         if head { return true }

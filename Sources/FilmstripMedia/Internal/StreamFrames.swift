@@ -12,7 +12,14 @@ final class StreamFrames: Sendable {
     let client: StreamingClient
     let url: URL
     private let maximumSize: ImageSize?
-    private let state = Mutex<Task<MediaTimeline, any Error>?>(nil)
+    private let state = Mutex(TimelineState())
+
+    /// The timeline being loaded or loaded, when, and (live) after how many seconds it is stale.
+    private struct TimelineState {
+        var task: Task<MediaTimeline, any Error>?
+        var loadedAt = ContinuousClock.now
+        var refreshAfter: Double?
+    }
     private let decoded = Mutex(0)
 
     init(url: URL, options: FrameExtractorOptions) {
@@ -26,26 +33,37 @@ final class StreamFrames: Sendable {
 
     var framesDecoded: Int { decoded.withLock { $0 } }
 
-    /// The timeline of the chosen video rendition, loaded once (live presentations: as of the first call).
+    /// The timeline of the chosen video rendition, loaded once; a live presentation's is loaded again (the manifest
+    /// refreshed) once it is older than the manifest's `minimumUpdatePeriod` (or its target duration).
     func timeline() async throws(MediaError) -> MediaTimeline {
-        let task = state.withLock { task -> Task<MediaTimeline, any Error> in
-            if let task { return task }
-            let made = Task { [client, maximumSize] in
-                try await client.timeline(of: .video, maximumSize: maximumSize.map { ($0.width, $0.height) })
+        let now = ContinuousClock.now
+        let task = state.withLock { state -> Task<MediaTimeline, any Error> in
+            if let current = state.task {
+                let stale = state.refreshAfter.map { now - state.loadedAt >= .seconds($0) } ?? false
+                if !stale { return current }
             }
-            task = made
+            let refresh = state.task != nil
+            let made = Task { [client, maximumSize] in
+                if refresh { try await client.refresh() }
+                return try await client.timeline(of: .video, maximumSize: maximumSize.map { ($0.width, $0.height) })
+            }
+            state.task = made
+            state.loadedAt = now
+            state.refreshAfter = nil
             return made
         }
         do {
-            return try await task.value
+            let timeline = try await task.value
+            if timeline.presentation.isLive {
+                let period = max(0.5, timeline.presentation.minimumUpdatePeriod ?? 2)
+                state.withLock { if $0.task == task { $0.refreshAfter = period } }
+            }
+            return timeline
         } catch {
-            state.withLock { if $0 == task { $0 = nil } }
+            state.withLock { if $0.task == task { $0.task = nil } }
             throw Self.mediaError(error, url: url)
         }
     }
-
-    /// Forgets the timeline so the next call loads the manifest again (a live presentation moves on).
-    func reloadTimeline() { state.withLock { $0 = nil } }
 
     /// The duration: the presentation's, else the end of the timeline.
     func duration() async throws(MediaError) -> Double {
