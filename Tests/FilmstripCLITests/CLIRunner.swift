@@ -16,6 +16,11 @@ struct CLIResult {
 
 /// Runs the `filmstrip` binary built beside the test bundle.
 func filmstrip(_ arguments: String..., environment: [String: String] = [:]) async throws -> CLIResult {
+    try await filmstripArguments(arguments, environment: environment)
+}
+
+/// Runs the `filmstrip` binary with an argument array.
+func filmstripArguments(_ arguments: [String], environment: [String: String] = [:]) async throws -> CLIResult {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("filmstrip-cli-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }

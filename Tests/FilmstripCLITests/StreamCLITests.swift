@@ -1,0 +1,68 @@
+import FilmstripTesting
+import Foundation
+import Testing
+
+@Suite("filmstrip CLI on HLS and DASH")
+struct StreamCLITests {
+    @Test("inspect prints the presentation model of every layout", arguments: StreamLayout.allCases)
+    func inspect(_ layout: StreamLayout) async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let url = try StreamLayouts.serve(layout, on: server)
+        let result = try await filmstrip("inspect", url.absoluteString, "--json")
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try result.json()
+        #expect(json["protocol"] as? String == (layout.isDASH ? "dash" : "hls"))
+        #expect(json["live"] as? Bool == false)
+        #expect(abs((json["duration"] as? Double ?? 0) - layout.duration) < 0.05)
+        let periods = try #require(json["periods"] as? [[String: Any]])
+        #expect(periods.count == (layout == .dashTwoPeriods ? 2 : 1))
+        let tracks = try #require(periods.first?["tracks"] as? [[String: Any]])
+        let video = try #require(tracks.first { $0["kind"] as? String == "video" })
+        let renditions = try #require(video["renditions"] as? [[String: Any]])
+        #expect(renditions.count == (layout == .hlsVariants ? 2 : 1))
+        let segments = try #require(renditions.first?["segments"] as? [String: Any])
+        #expect(segments["count"] as? Int == (layout == .hlsDiscontinuity ? 4 : 5))
+        if layout == .hlsVariants {
+            let languages = tracks.filter { $0["kind"] as? String == "audio" }.compactMap { $0["language"] as? String }
+            #expect(languages == ["eng", "fra"])
+        }
+        let text = try await filmstrip("inspect", url.absoluteString)
+        #expect(text.status == 0 && text.stdout.contains("video track"))
+    }
+
+    @Test("frame and generate work on a DASH MPD from the command line")
+    func frameAndGenerate() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let url = try StreamLayouts.serve(.dashTimeline, on: server)
+        let directory = try TemporaryDirectory(prefix: "filmstrip-cli-stream")
+        defer { directory.remove() }
+        let frame = try await filmstrip(
+            "frame", url.absoluteString, "--at", "5.1", "--exact", "--output", directory.file("f.png").path, "--json")
+        #expect(frame.status == 0, "\(frame.stderr)")
+        #expect(try frame.json()["time"] as? Double == 5.08)
+        let generate = try await filmstrip(
+            "generate", url.absoluteString, "--output", directory.file("track").path, "--interval", "2", "--json")
+        #expect(generate.status == 0, "\(generate.stderr)")
+        #expect(try generate.json()["thumbnails"] as? Int == 5)
+    }
+
+    @Test("a bad MPD or a missing segment exits 2 with a message", arguments: [
+        (#"<MPD type="static" mediaPresentationDuration="PT1S"><Period><AdaptationSet><Representation id="v" bandwidth="x"/></AdaptationSet></Period></MPD>"#, "Representation@bandwidth"),
+        ("<!DOCTYPE MPD [<!ENTITY e \"e\">]><MPD/>", "DTD"),
+        (#"<MPD type="static" mediaPresentationDuration="PT4S"><Period><AdaptationSet mimeType="video/mp4"><SegmentTemplate duration="2" media="gone-$Number$.m4s"/><Representation id="v" bandwidth="1"/></AdaptationSet></Period></MPD>"#, "gone-1.m4s"),
+    ])
+    func badInput(_ text: String, _ expected: String) async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        server.serve("/bad.mpd", text: text, contentType: "application/dash+xml")
+        for command in ["frame", "inspect"] {
+            let arguments = command == "frame" ? ["--at", "1"] : []
+            let result = try await filmstripArguments([command, server.url("/bad.mpd").absoluteString] + arguments)
+            if command == "inspect", expected.hasSuffix(".m4s") { continue }  // inspect does not fetch media
+            #expect(result.status == 2, "\(command): \(result.stdout) \(result.stderr)")
+            #expect(result.stderr.contains(expected), "\(command): \(result.stderr)")
+        }
+    }
+}
