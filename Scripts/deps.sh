@@ -2,7 +2,8 @@
 # Installs what Filmstrip needs and is missing: pkg-config, libjpeg-turbo (TurboJPEG API), libpng and FFmpeg
 # (libavformat, libavcodec, libswscale, libavutil) headers, and the ffmpeg CLI.
 # Debian/Ubuntu use apt-get (with sudo when not root); macOS uses Homebrew. Prints nothing when all is present.
-# With --bench it also installs the comparison tools the benchmarks run against (Python's webvtt-py and m3u8).
+# With --bench it also installs the comparison tools the benchmarks run against (Python's webvtt-py, m3u8 and
+# mpegdash).
 set -euo pipefail
 
 if ! command -v swift >/dev/null 2>&1; then
@@ -49,8 +50,8 @@ Darwin)
 esac
 
 if [ "${1:-}" = "--bench" ]; then
-    # Python references: webvtt-py (WebVTT parse) and m3u8 (HLS playlist parse).
-    for pair in webvtt:webvtt-py m3u8:m3u8; do
+    # Python references: webvtt-py (WebVTT parse), m3u8 (HLS playlist parse) and mpegdash (MPD parse).
+    for pair in webvtt:webvtt-py m3u8:m3u8 mpegdash:mpegdash; do
         module="${pair%%:*}"
         package="${pair#*:}"
         if ! python3 -c "import $module" >/dev/null 2>&1; then

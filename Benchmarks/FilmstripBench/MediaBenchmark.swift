@@ -28,6 +28,7 @@ enum MediaBenchmark {
         try remoteFrame(inputs[0], filmstrip: filmstrip, work: work)
         print("")
         try StreamBenchmark.run(mediaDirectory: mediaDirectory, filmstrip: filmstrip)
+        try DASHBenchmark.run(mediaDirectory: mediaDirectory, filmstrip: filmstrip, source: inputs[0].file)
     }
 
     /// The benchmark videos, made once with the ffmpeg CLI and kept in `directory`.

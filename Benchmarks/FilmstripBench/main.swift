@@ -35,6 +35,16 @@ if arguments.first == "stream" {
     exit(0)
 }
 
+if arguments.first == "streams" {
+    // Only the MPD parse and the HLS fMP4 / DASH frame figures (also part of `media`).
+    let directory = URL(fileURLWithPath: arguments.dropFirst().first ?? "bench-output/media", isDirectory: true)
+    let filmstrip = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        .appendingPathComponent("filmstrip").path
+    let inputs = try MediaBenchmark.makeInputs(in: directory)
+    try DASHBenchmark.run(mediaDirectory: directory, filmstrip: filmstrip, source: inputs[0].file)
+    exit(0)
+}
+
 if arguments.first == "media" {
     // Media benchmarks: generation and frames against the ffmpeg CLI; inputs are kept in bench-output/media.
     let directory = URL(fileURLWithPath: arguments.dropFirst().first ?? "bench-output/media", isDirectory: true)

@@ -97,9 +97,12 @@ final class ByteFetcher: Sendable {
             return StreamingError(.cancelled, "cancelled", url: error.url, underlying: error)
         case .httpStatus(let status):
             return StreamingError(
-                .network, "the \(what) answered HTTP \(status)", url: error.url, underlying: error)
+                .network, "the \(what) \(error.url.absoluteString) answered HTTP \(status)", url: error.url,
+                underlying: error)
         default:
-            return StreamingError(.network, "cannot load the \(what): \(error.message)", url: error.url, underlying: error)
+            return StreamingError(
+                .network, "cannot load the \(what) \(error.url.absoluteString): \(error.message)", url: error.url,
+                underlying: error)
         }
     }
 
