@@ -167,12 +167,7 @@ public enum MediaFixtures {
     /// Runs ffmpeg once per recipe (others wait), writing to a temporary name and renaming into place, so a run
     /// that is interrupted never leaves a half-written fixture behind.
     public static func make(_ name: String, _ arguments: [String]) throws -> URL {
-        let lock = locks.withLock { locks in
-            if let lock = locks[name] { return lock }
-            let lock = NSLock()
-            locks[name] = lock
-            return lock
-        }
+        let lock = fixtureLock(name)
         lock.lock()
         defer { lock.unlock() }
         if let done = making.withLock({ $0[name] }) { return try done.get() }
@@ -201,17 +196,22 @@ public enum MediaFixtures {
         return try result.get()
     }
 
-    /// Makes (once) a fixture that is a directory of files: `build` fills a staging directory, which is then renamed
-    /// into place, so an interrupted run never leaves a half-made directory. The name carries a hash of `recipe`.
-    static func makeDirectory(
-        _ name: String, recipe: [(String, [String])], build: (URL) throws -> Void
-    ) throws -> URL {
-        let lock = locks.withLock { locks in
+    /// The lock that serialises making the fixture `name`.
+    private static func fixtureLock(_ name: String) -> NSLock {
+        locks.withLock { locks in
             if let lock = locks[name] { return lock }
             let lock = NSLock()
             locks[name] = lock
             return lock
         }
+    }
+
+    /// Makes (once) a fixture that is a directory of files: `build` fills a staging directory, which is then renamed
+    /// into place, so an interrupted run never leaves a half-made directory. The name carries a hash of `recipe`.
+    static func makeDirectory(
+        _ name: String, recipe: [(String, [String])], build: (URL) throws -> Void
+    ) throws -> URL {
+        let lock = fixtureLock(name)
         lock.lock()
         defer { lock.unlock() }
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a of the recipe

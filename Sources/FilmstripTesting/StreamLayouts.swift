@@ -141,12 +141,13 @@ public enum StreamLayouts {
         return server.url(prefix + "/" + layout.manifest)
     }
 
-    /// Makes every layout (in parallel).
+    /// Makes every layout, and the live DASH source (in parallel).
     public static func makeAll() throws {
         let failures = Mutex<[String]>([])
-        let layouts = StreamLayout.allCases
-        DispatchQueue.concurrentPerform(iterations: layouts.count) { i in
-            do { _ = try directory(layouts[i]) } catch { failures.withLock { $0.append("\(error)") } }
+        let makers: [@Sendable () throws -> URL] =
+            StreamLayout.allCases.map { layout in { try directory(layout) } } + [SimulatedLiveDASH.makeSource]
+        DispatchQueue.concurrentPerform(iterations: makers.count) { i in
+            do { _ = try makers[i]() } catch { failures.withLock { $0.append("\(error)") } }
         }
         if let first = failures.withLock({ $0.first }) { throw FixtureError(first) }
     }

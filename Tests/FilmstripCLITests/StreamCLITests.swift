@@ -48,6 +48,26 @@ struct StreamCLITests {
         #expect(try generate.json()["thumbnails"] as? Int == 5)
     }
 
+    @Test("inspect shows a live DASH presentation's window; gallery takes an MPD")
+    func liveAndGallery() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let live = try SimulatedLiveDASH(server: server)
+        let result = try await filmstrip("inspect", live.url.absoluteString, "--json")
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try result.json()
+        #expect(json["live"] as? Bool == true)
+        #expect(json["time_shift_buffer_depth"] as? Double == 12)
+        let window = try #require(json["live_window"] as? [String: Double])
+        #expect((window["end"] ?? 0) - (window["start"] ?? 0) >= 10)
+        let vod = try StreamLayouts.serve(.dashNumber, on: server)
+        let directory = try TemporaryDirectory(prefix: "filmstrip-cli-gallery")
+        defer { directory.remove() }
+        let gallery = try await filmstrip("gallery", vod.absoluteString, "--output", directory.url.path, "--json")
+        #expect(gallery.status == 0, "\(gallery.stderr)")
+        #expect(FileManager.default.fileExists(atPath: directory.file("gallery.jpg").path))
+    }
+
     @Test("a bad MPD or a missing segment exits 2 with a message", arguments: [
         (#"<MPD type="static" mediaPresentationDuration="PT1S"><Period><AdaptationSet><Representation id="v" bandwidth="x"/></AdaptationSet></Period></MPD>"#, "Representation@bandwidth"),
         ("<!DOCTYPE MPD [<!ENTITY e \"e\">]><MPD/>", "DTD"),

@@ -137,3 +137,24 @@ struct StreamFailureTests {
         }
     }
 }
+
+@Suite("Stream edge cases")
+struct StreamEdgeCaseTests {
+    @Test("a presentation with no segments is a clear error for frames, size and generation")
+    func empty() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        server.serve(
+            "/empty/index.m3u8", text: "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-ENDLIST\n",
+            contentType: "application/vnd.apple.mpegurl")
+        let url = server.url("/empty/index.m3u8")
+        let frame = await mediaError { _ = try await FrameExtractor(url: url).image(at: 0) }
+        #expect(frame?.kind == .invalidMedia && frame?.message.contains("no segments") == true)
+        let size = await mediaError { _ = try await FrameExtractor(url: url).naturalSize() }
+        #expect(size?.kind == .invalidMedia)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let generated = await mediaError { _ = try await PreviewTrackGenerator.generate(from: url, to: directory.url) }
+        #expect(generated != nil)
+    }
+}

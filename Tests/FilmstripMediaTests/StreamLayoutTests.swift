@@ -75,6 +75,12 @@ struct StreamLayoutTests {
         // No resource or range asked for twice; every request to a shared file is one Range.
         let asked = server.requests.map { "\($0.path) \($0.headers["range"] ?? "")" }
         #expect(Set(asked).count == asked.count, "\(layout): repeated requests \(asked)")
+        let expectedRequests: [StreamLayout: Int] = [
+            .hlsTS: 2, .hlsFMP4: 3, .hlsSingleFileTS: 2, .hlsSingleFileFMP4: 3, .hlsDiscontinuity: 2, .hlsVariants: 3,
+            .hlsAES: 3, .dashTimeline: 3, .dashNumber: 3, .dashOnDemand: 4, .dashSegmentList: 3, .dashTwoPeriods: 3,
+            .dashBaseURLs: 3,
+        ]
+        #expect(server.requests.count == expectedRequests[layout], "\(layout): \(asked)")
         if segment.byteRange != nil {
             let mediaPath = segment.url.path
             let ranges = server.requests.filter { $0.path == mediaPath }

@@ -132,9 +132,28 @@ private struct MPDWalk {
 
     func byteRange(_ node: XMLNode, _ name: String) throws(DASHParseError) -> Range<Int64>? {
         guard let text = node.attribute(name) else { return nil }
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 2, let first = Int64(parts[0]), let last = Int64(parts[1]), first >= 0, last >= first
-        else {
+        // "first-last", read from the bytes (a long SegmentList has one per segment).
+        var first: Int64 = 0
+        var last: Int64 = 0
+        var sawDash = false
+        var digits = (0, 0)
+        for c in text.utf8 {
+            if c == 0x2D, !sawDash {
+                sawDash = true
+            } else if c >= 0x30, c <= 0x39, (sawDash ? digits.1 : digits.0) < 18 {
+                if sawDash {
+                    last = last * 10 + Int64(c - 0x30)
+                    digits.1 += 1
+                } else {
+                    first = first * 10 + Int64(c - 0x30)
+                    digits.0 += 1
+                }
+            } else {
+                digits = (0, 0)
+                break
+            }
+        }
+        guard sawDash, digits.0 > 0, digits.1 > 0, last >= first else {
             throw fail(.malformed, "'\(text)' is not a byte range (first-last)", node, attribute: name)
         }
         return first..<(last + 1)
@@ -457,7 +476,7 @@ private struct SegmentInfo {
             }
             if let timelineNode = info.child("SegmentTimeline") {
                 timeline = []
-                for s in timelineNode.children("S") {
+                for s in timelineNode.children where s.name == "S" {
                     guard let d = try walk.unsigned(s, "d") else {
                         throw walk.fail(.missing, "S needs d", s, attribute: "d")
                     }
@@ -470,7 +489,7 @@ private struct SegmentInfo {
             }
             if element == "SegmentList" {
                 segmentURLs = []
-                for url in info.children("SegmentURL") {
+                for url in info.children where url.name == "SegmentURL" {
                     let range = try walk.byteRange(url, "mediaRange")
                     let media = url.attribute("media")
                     if media == nil, range == nil {

@@ -44,13 +44,11 @@ struct XMLTreeReader {
         while !cursor.atEnd {
             let start = cursor.position
             if cursor.peek != 0x3C {  // character data
+                // Whitespace between elements (most of an MPD's text) is skipped without making a string.
+                if cursor.skipSpace(), cursor.atEnd || cursor.peek == 0x3C { continue }
                 let text = try cursor.text(until: 0x3C)
-                if var top = stack.popLast() {
-                    top.text += text
-                    stack.append(top)
-                } else if text.contains(where: { !$0.isWhitespace }) {
-                    throw .malformed("text outside the root element", offset: start)
-                }
+                guard !stack.isEmpty else { throw .malformed("text outside the root element", offset: start) }
+                stack[stack.count - 1].text += text
                 continue
             }
             if cursor.has("<?") {
@@ -81,11 +79,10 @@ struct XMLTreeReader {
                 guard closed.name == localName(name) else {
                     throw .malformed("</\(name)> does not close <\(closed.name)>", offset: start)
                 }
-                if var parent = stack.popLast() {
-                    parent.children.append(closed)
-                    stack.append(parent)
-                } else {
+                if stack.isEmpty {
                     root = closed
+                } else {
+                    stack[stack.count - 1].children.append(closed)
                 }
             } else {
                 cursor.position += 1
@@ -135,11 +132,10 @@ struct XMLTreeReader {
                     node.attributes.append((attributeName, value))
                 }
                 if selfClosing {
-                    if var parent = stack.popLast() {
-                        parent.children.append(node)
-                        stack.append(parent)
-                    } else {
+                    if stack.isEmpty {
                         root = node
+                    } else {
+                        stack[stack.count - 1].children.append(node)
                     }
                 } else {
                     guard stack.count < maximumDepth else {
@@ -155,8 +151,8 @@ struct XMLTreeReader {
     }
 
     private func localName(_ name: String) -> String {
-        guard let colon = name.lastIndex(of: ":") else { return name }
-        return String(name[name.index(after: colon)...])
+        guard let colon = name.utf8.lastIndex(of: 0x3A) else { return name }
+        return String(name[name.utf8.index(after: colon)...])
     }
 
     /// A position in the bytes.

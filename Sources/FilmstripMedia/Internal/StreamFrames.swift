@@ -85,6 +85,11 @@ final class StreamFrames: Sendable {
 
     /// Opens segment `index` of `timeline` (fetching it).
     func open(_ index: Int, of timeline: MediaTimeline, cancellation: CancellationFlag) async throws -> StreamSegment {
+        guard timeline.segments.indices.contains(index) else {
+            throw MediaError(
+                timeline.presentation.isLive ? .timeOutOfRange : .invalidMedia,
+                timeline.segments.isEmpty ? "the stream has no segments available" : "no segment \(index)", url: url)
+        }
         let reference = timeline.segments[index]
         let data = try await bytes(of: reference)
         return try await runBlocking {
@@ -96,6 +101,12 @@ final class StreamFrames: Sendable {
     func check(_ t: Double, in timeline: MediaTimeline) throws(MediaError) -> Int {
         guard t.isFinite else {
             throw MediaError(.timeOutOfRange, "the time \(t) s is not a position in the stream", url: url)
+        }
+        guard !timeline.segments.isEmpty else {
+            throw MediaError(
+                timeline.presentation.isLive ? .timeOutOfRange : .invalidMedia,
+                timeline.presentation.isLive
+                    ? "no segment of the live stream is available yet" : "the stream lists no segments", url: url)
         }
         if timeline.presentation.isLive {
             if t < timeline.start - 1e-6 {
