@@ -25,7 +25,7 @@ public final class SimulatedLiveDASH: Sendable {
     /// `<prefix>/time`).
     public init(
         server: LoopbackServer, prefix: String = "/dash-live", clockSkew: Double = 0, utcTiming: Bool = false,
-        initialAge: Double = 30, timeShiftBufferDepth: Double = 12
+        initialAge: Double = 60, timeShiftBufferDepth: Double = 30
     ) throws {
         let directory = try Self.makeSource()
         self.clockSkew = clockSkew

@@ -57,7 +57,7 @@ struct StreamCLITests {
         #expect(result.status == 0, "\(result.stderr)")
         let json = try result.json()
         #expect(json["live"] as? Bool == true)
-        #expect(json["time_shift_buffer_depth"] as? Double == 12)
+        #expect(json["time_shift_buffer_depth"] as? Double == 30)
         let window = try #require(json["live_window"] as? [String: Double])
         #expect((window["end"] ?? 0) - (window["start"] ?? 0) >= 10)
         let vod = try StreamLayouts.serve(.dashNumber, on: server)

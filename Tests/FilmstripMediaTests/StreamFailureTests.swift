@@ -29,7 +29,7 @@ struct LiveDASHTests {
         }
         #expect(Self.notFound(server).isEmpty, "404s: \(Self.notFound(server))")
         // Outside the window: a clear error, and still no request for a missing segment.
-        let early = await mediaError { _ = try await extractor.image(at: edge - 40) }
+        let early = await mediaError { _ = try await extractor.image(at: edge - 60) }
         #expect(early?.kind == .timeOutOfRange && early?.message.contains("before the live window") == true)
         let late = await mediaError { _ = try await extractor.image(at: edge + 30) }
         #expect(late?.kind == .timeOutOfRange && late?.message.contains("not available yet") == true)
