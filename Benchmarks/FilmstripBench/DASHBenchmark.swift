@@ -21,7 +21,9 @@ enum DASHBenchmark {
               <Period id="0">
 
             """
-        for (set, representations) in [("video", [("720p", 3_000_000), ("360p", 800_000)]), ("audio", [("aac", 128_000)])] {
+        for (set, representations) in [
+            ("video", [("720p", 3_000_000), ("360p", 800_000)]), ("audio", [("aac", 128_000)]),
+        ] {
             text += "    <AdaptationSet contentType=\"\(set)\" mimeType=\"\(set)/mp4\">\n"
             for (id, bandwidth) in representations {
                 text += "      <Representation id=\"\(id)\" bandwidth=\"\(bandwidth)\" codecs=\"avc1.64001f\">\n"
@@ -78,8 +80,10 @@ enum DASHBenchmark {
         for (name, arguments, manifest) in [
             (
                 "hls-fmp4",
-                ["-f", "hls", "-hls_time", "4", "-hls_playlist_type", "vod", "-hls_segment_type", "fmp4",
-                 "-hls_segment_filename", "seg_%04d.m4s", "index.m3u8"], "index.m3u8"
+                [
+                    "-f", "hls", "-hls_time", "4", "-hls_playlist_type", "vod", "-hls_segment_type", "fmp4",
+                    "-hls_segment_filename", "seg_%04d.m4s", "index.m3u8",
+                ], "index.m3u8"
             ),
             (
                 "dash",
@@ -111,15 +115,18 @@ enum DASHBenchmark {
                 let before = sent()
                 let start = now()
                 _ = try FilmstripBench.run(
-                    "/usr/bin/env", [filmstrip, "frame", url, "--at", "301", "--output", "/tmp/filmstrip-bench-ours.jpg"])
+                    "/usr/bin/env",
+                    [filmstrip, "frame", url, "--at", "301", "--output", "/tmp/filmstrip-bench-ours.jpg"])
                 ours.append(Double(now() - start) / 1e9)
                 oursBytes = sent() - before
                 let middle = sent()
                 let start2 = now()
                 _ = try FilmstripBench.run(
                     "/usr/bin/env",
-                    ["timeout", "60", "ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-ss", "301", "-i", url,
-                     "-frames:v", "1", "/tmp/filmstrip-bench-theirs.jpg"])
+                    [
+                        "timeout", "60", "ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-ss", "301", "-i", url,
+                        "-frames:v", "1", "/tmp/filmstrip-bench-theirs.jpg",
+                    ])
                 theirs.append(Double(now() - start2) / 1e9)
                 theirsBytes = sent() - middle
             }

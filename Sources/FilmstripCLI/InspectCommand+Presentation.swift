@@ -59,7 +59,8 @@ struct PresentationReport {
             if let value { lines.append("  \(name): \(value)") }
         }
         for (pi, period) in p.periods.enumerated() {
-            var line = "period \(pi + 1)\(period.id.map { " (id \($0))" } ?? ""): starts at \(Self.seconds(period.start))"
+            var line =
+                "period \(pi + 1)\(period.id.map { " (id \($0))" } ?? ""): starts at \(Self.seconds(period.start))"
             if let duration = period.duration { line += ", lasts \(Self.seconds(duration))" }
             lines.append(line)
             for (ti, track) in period.tracks.enumerated() {
@@ -83,7 +84,10 @@ struct PresentationReport {
                     if let channels = r.channels { parts.append("\(channels) channels") }
                     let s = Self.segmentSummary(report.segments)
                     parts.append(
-                        "\(s.count) segments" + (s.count > 0 ? ", \(Self.seconds(s.total)) (\(Self.seconds(s.min))–\(Self.seconds(s.max)) each)" : ""))
+                        "\(s.count) segments"
+                            + (s.count > 0
+                                ? ", \(Self.seconds(s.total)) (\(Self.seconds(s.min))–\(Self.seconds(s.max)) each)"
+                                : ""))
                     if s.byteRanges { parts.append("byte ranges") }
                     if s.encrypted { parts.append("AES-128") }
                     if s.discontinuities > 0 { parts.append("\(s.discontinuities) discontinuities") }
@@ -133,7 +137,8 @@ struct PresentationReport {
             }
             periods.append(
                 .object([
-                    ("id", optional(period.id)), ("start", .double(period.start)), ("duration", optional(period.duration)),
+                    ("id", optional(period.id)), ("start", .double(period.start)),
+                    ("duration", optional(period.duration)),
                     ("tracks", .array(tracks)),
                 ]))
         }
@@ -153,7 +158,9 @@ struct PresentationReport {
         ])
     }
 
-    static func segmentSummary(_ segments: [SegmentReference]) -> (
+    static func segmentSummary(
+        _ segments: [SegmentReference]
+    ) -> (
         count: Int, total: Double, min: Double, max: Double, byteRanges: Bool, encrypted: Bool, discontinuities: Int
     ) {
         let durations = segments.map(\.duration)

@@ -22,7 +22,8 @@ extension PreviewTrackGenerator {
             throw MediaError(.invalidMedia, "a live stream has no duration to generate a track for", url: input)
         }
         let cancellation = CancellationFlag()
-        let store = SegmentStore(stream: stream, timeline: timeline, cancellation: cancellation, capacity: 2 * options.workers + 2)
+        let store = SegmentStore(
+            stream: stream, timeline: timeline, cancellation: cancellation, capacity: 2 * options.workers + 2)
         return try await withTaskCancellationHandler {
             // The first segment tells the display size.
             let first = try await store.segment(0)
@@ -49,7 +50,8 @@ extension PreviewTrackGenerator {
                             guard w < work.count else { return }
                             let s = work[w]
                             for k in bySegment[s] ?? [] {
-                                let (owner, key) = try await chooseStreamFrame(k, segment: s, plan: plan, store: store, mode: options.mode)
+                                let (owner, key) = try await chooseStreamFrame(
+                                    k, segment: s, plan: plan, store: store, mode: options.mode)
                                 let job = Handoff((owner, key, converter.value))
                                 try await runBlocking {
                                     let (owner, key, converter) = job.value
@@ -68,7 +70,8 @@ extension PreviewTrackGenerator {
                                         }
                                         frame = exact
                                     }
-                                    try sheets.fill(k, with: frame, converter: converter, quarterTurns: owner.input.quarterTurns)
+                                    try sheets.fill(
+                                        k, with: frame, converter: converter, quarterTurns: owner.input.quarterTurns)
                                 }
                                 progress?(counters.done.add(1, ordering: .relaxed).newValue, plan.count)
                             }

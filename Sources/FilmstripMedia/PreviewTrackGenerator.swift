@@ -149,7 +149,9 @@ struct Plan: Sendable {
         try self.init(duration: input.duration, displaySize: input.displaySize, url: input.url, options: options)
     }
 
-    init(duration: Double, displaySize: (width: Int, height: Int), url: URL, options: PreviewTrackOptions)
+    init(
+        duration: Double, displaySize: (width: Int, height: Int), url: URL, options: PreviewTrackOptions
+    )
         throws(MediaError)
     {
         guard duration > 0 else {

@@ -98,7 +98,8 @@ public final class StreamingClient: Sendable {
             }
             if case .media(let media) = playlist, media.segments.count > limits.maximumEntries {
                 throw StreamingError(
-                    .tooLarge, "the playlist lists \(media.segments.count) segments; the limit is \(limits.maximumEntries)",
+                    .tooLarge,
+                    "the playlist lists \(media.segments.count) segments; the limit is \(limits.maximumEntries)",
                     url: url)
             }
             return playlist.presentation(url: url)
@@ -159,7 +160,8 @@ public final class StreamingClient: Sendable {
         let task = state.withLock { state -> Task<LoadedPlaylist, any Error> in
             if let task = state.playlists[playlistURL] { return task }
             let task = Task { [self] () async throws -> LoadedPlaylist in
-                let data = try await fetcher.fetch(playlistURL, limit: limits.maximumManifestBytes, what: "media playlist")
+                let data = try await fetcher.fetch(
+                    playlistURL, limit: limits.maximumManifestBytes, what: "media playlist")
                 let presentation = try parseManifest(data, url: playlistURL)
                 guard presentation.streamingProtocol == .hls,
                     let rendition = presentation.periods.first?.tracks.first?.renditions.first,
@@ -186,7 +188,8 @@ public final class StreamingClient: Sendable {
                     sidx = try SegmentIndexBox.parse(bytes, offset: index.indexRange.lowerBound)
                 } catch {
                     let kind: StreamingError.Kind = "\(error)".contains("hierarchical") ? .unsupported : .invalidContent
-                    throw StreamingError(kind, "the segment index is unusable: \(error)", url: index.url, underlying: error)
+                    throw StreamingError(
+                        kind, "the segment index is unusable: \(error)", url: index.url, underlying: error)
                 }
                 return SegmentBaseReferences.make(sidx, index: index)
             }
@@ -260,7 +263,8 @@ public final class StreamingClient: Sendable {
         guard !presentation.utcTiming.isEmpty else { return wallClock() }
         let task = state.withLock { state -> Task<Double, Never> in
             if let task = state.clockOffset { return task }
-            let task = Task { [self] in await UTCTimingClock.offset(for: presentation, fetcher: fetcher, now: wallClock) }
+            let task = Task { [self] in await UTCTimingClock.offset(for: presentation, fetcher: fetcher, now: wallClock)
+            }
             state.clockOffset = task
             return task
         }

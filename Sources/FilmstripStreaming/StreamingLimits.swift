@@ -8,8 +8,9 @@ public struct StreamingLimits: Sendable, Hashable {
     public var maximumSegmentBytes: Int
 
     /// Creates limits; every argument has the documented default.
-    public init(maximumManifestBytes: Int = 16 << 20, maximumEntries: Int = 1_000_000, maximumSegmentBytes: Int = 256 << 20)
-    {
+    public init(
+        maximumManifestBytes: Int = 16 << 20, maximumEntries: Int = 1_000_000, maximumSegmentBytes: Int = 256 << 20
+    ) {
         self.maximumManifestBytes = maximumManifestBytes
         self.maximumEntries = maximumEntries
         self.maximumSegmentBytes = maximumSegmentBytes

@@ -310,7 +310,9 @@ public final class LoopbackServer: Sendable {
             return false
         case .status(let code)?:
             let body = Array("injected status \(code)\n".utf8)
-            return send(fd, status: code, contentType: "text/plain", body: body, head: request.method == "HEAD", answering: request)
+            return send(
+                fd, status: code, contentType: "text/plain", body: body, head: request.method == "HEAD",
+                answering: request)
         case .delay(let seconds)?:
             Thread.sleep(forTimeInterval: seconds)
         case .throttle(let rate)?:

@@ -120,7 +120,8 @@ public enum MediaFixtures {
     /// Makes every fixture, streams included (in parallel, one ffmpeg per fixture).
     public static func makeAll() throws {
         let makers: [@Sendable () throws -> URL] = [
-            counter, shortCounter, tinyCounter, counterIndexAtEnd, rotated, variableFrameRate, pattern, audioOnly, hls, large,
+            counter, shortCounter, tinyCounter, counterIndexAtEnd, rotated, variableFrameRate, pattern, audioOnly, hls,
+            large,
             { try StreamFixtures.makeLadder()[0].playlist }, { try StreamFixtures.makeLiveSegments()[0] },
             StreamFixtures.makeEncrypted, { try StreamLayouts.file(.b) },
         ]

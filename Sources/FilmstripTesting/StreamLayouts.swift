@@ -157,24 +157,32 @@ public enum StreamLayouts {
     private static let quiet = ["-hide_banner", "-loglevel", "error", "-nostdin", "-y"]
 
     private static func hls(_ input: URL, type: String, singleFile: Bool, segment: String) -> [String] {
-        ["-i", input.path, "-c", "copy", "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod",
-         "-hls_segment_type", type]
+        [
+            "-i", input.path, "-c", "copy", "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod",
+            "-hls_segment_type", type,
+        ]
             + (singleFile ? ["-hls_flags", "single_file"] : [])
             + (type == "fmp4" && !singleFile ? ["-hls_fmp4_init_filename", "init.mp4"] : [])
             + ["-hls_segment_filename", segment, "index.m3u8"]
     }
 
-    private static func dash(_ input: URL, timeline: Bool, template: Bool, singleFile: Bool, globalIndex: Bool = false)
+    private static func dash(
+        _ input: URL, timeline: Bool, template: Bool, singleFile: Bool, globalIndex: Bool = false
+    )
         -> [String]
     {
-        ["-i", input.path, "-c", "copy", "-f", "dash", "-seg_duration", "2",
-         "-use_timeline", timeline ? "1" : "0", "-use_template", template ? "1" : "0"]
+        [
+            "-i", input.path, "-c", "copy", "-f", "dash", "-seg_duration", "2",
+            "-use_timeline", timeline ? "1" : "0", "-use_template", template ? "1" : "0",
+        ]
             + (singleFile ? ["-single_file", "1", "-single_file_name", "stream$RepresentationID$.mp4"] : [])
             + (globalIndex ? ["-global_sidx", "1"] : [])
             + (singleFile
                 ? []
-                : ["-init_seg_name", "init-$RepresentationID$.m4s",
-                   "-media_seg_name", "chunk-$RepresentationID$-$Number%05d$.m4s"])
+                : [
+                    "-init_seg_name", "init-$RepresentationID$.m4s",
+                    "-media_seg_name", "chunk-$RepresentationID$-$Number%05d$.m4s",
+                ])
             + ["manifest.mpd"]
     }
 
@@ -186,35 +194,51 @@ public enum StreamLayouts {
         case .hlsSingleFileTS: return [("", hls(a, type: "mpegts", singleFile: true, segment: "all.ts"))]
         case .hlsSingleFileFMP4: return [("", hls(a, type: "fmp4", singleFile: true, segment: "all.mp4"))]
         case .hlsAES:
-            return [("", ["-i", a.path, "-c", "copy", "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod",
-                          "-hls_key_info_file", "enc.keyinfo", "-hls_segment_filename", "seg_%03d.ts", "index.m3u8"])]
+            return [
+                (
+                    "",
+                    [
+                        "-i", a.path, "-c", "copy", "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod",
+                        "-hls_key_info_file", "enc.keyinfo", "-hls_segment_filename", "seg_%03d.ts", "index.m3u8",
+                    ]
+                )
+            ]
         case .hlsDiscontinuity:
-            return [("a", hls(a, type: "mpegts", singleFile: false, segment: "seg_%03d.ts")),
-                    ("b", hls(b, type: "mpegts", singleFile: false, segment: "seg_%03d.ts"))]
+            return [
+                ("a", hls(a, type: "mpegts", singleFile: false, segment: "seg_%03d.ts")),
+                ("b", hls(b, type: "mpegts", singleFile: false, segment: "seg_%03d.ts")),
+            ]
         case .hlsVariants:
-            return [("", [
-                "-i", a.path, "-f", "lavfi", "-i", "sine=frequency=660:sample_rate=48000:duration=10",
-                "-f", "lavfi", "-i", "sine=frequency=880:sample_rate=48000:duration=10",
-                "-filter_complex", "[0:v]split=2[v1][v2];[v2]scale=160:120[v2s]",
-                "-map", "[v1]", "-map", "[v2s]", "-map", "1:a", "-map", "2:a",
-                "-c:v", "libx264", "-preset", "veryfast", "-g", "50", "-keyint_min", "50", "-sc_threshold", "0",
-                "-bf", "2", "-pix_fmt", "yuv420p", "-b:v:0", "400k", "-b:v:1", "150k",
-                "-c:a", "aac", "-b:a", "64k", "-ac", "2",
-                "-metadata:s:a:0", "language=eng", "-metadata:s:a:1", "language=fra",
-                "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod", "-master_pl_name", "master.m3u8",
-                "-var_stream_map",
-                "v:0,agroup:aud,name:v320 v:1,agroup:aud,name:v160 a:0,agroup:aud,language:eng,name:eng,default:yes "
-                    + "a:1,agroup:aud,language:fra,name:fra",
-                "-hls_segment_filename", "%v/seg_%03d.ts", "%v/index.m3u8",
-            ])]
+            return [
+                (
+                    "",
+                    [
+                        "-i", a.path, "-f", "lavfi", "-i", "sine=frequency=660:sample_rate=48000:duration=10",
+                        "-f", "lavfi", "-i", "sine=frequency=880:sample_rate=48000:duration=10",
+                        "-filter_complex", "[0:v]split=2[v1][v2];[v2]scale=160:120[v2s]",
+                        "-map", "[v1]", "-map", "[v2s]", "-map", "1:a", "-map", "2:a",
+                        "-c:v", "libx264", "-preset", "veryfast", "-g", "50", "-keyint_min", "50", "-sc_threshold", "0",
+                        "-bf", "2", "-pix_fmt", "yuv420p", "-b:v:0", "400k", "-b:v:1", "150k",
+                        "-c:a", "aac", "-b:a", "64k", "-ac", "2",
+                        "-metadata:s:a:0", "language=eng", "-metadata:s:a:1", "language=fra",
+                        "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod", "-master_pl_name", "master.m3u8",
+                        "-var_stream_map",
+                        "v:0,agroup:aud,name:v320 v:1,agroup:aud,name:v160 a:0,agroup:aud,language:eng,name:eng,default:yes "
+                            + "a:1,agroup:aud,language:fra,name:fra",
+                        "-hls_segment_filename", "%v/seg_%03d.ts", "%v/index.m3u8",
+                    ]
+                )
+            ]
         case .dashTimeline: return [("", dash(a, timeline: true, template: true, singleFile: false))]
         case .dashNumber: return [("", dash(a, timeline: false, template: true, singleFile: false))]
         case .dashSegmentList: return [("", dash(a, timeline: false, template: false, singleFile: true))]
         case .dashOnDemand:
             return [("", dash(a, timeline: false, template: false, singleFile: true, globalIndex: true))]
         case .dashTwoPeriods:
-            return [("p1", dash(a, timeline: false, template: true, singleFile: false)),
-                    ("p2", dash(b, timeline: false, template: true, singleFile: false))]
+            return [
+                ("p1", dash(a, timeline: false, template: true, singleFile: false)),
+                ("p2", dash(b, timeline: false, template: true, singleFile: false)),
+            ]
         case .dashBaseURLs:
             return [("content/period/video", dash(a, timeline: false, template: true, singleFile: false))]
         }

@@ -68,11 +68,19 @@ struct StreamCLITests {
         #expect(FileManager.default.fileExists(atPath: directory.file("gallery.jpg").path))
     }
 
-    @Test("a bad MPD or a missing segment exits 2 with a message", arguments: [
-        (#"<MPD type="static" mediaPresentationDuration="PT1S"><Period><AdaptationSet><Representation id="v" bandwidth="x"/></AdaptationSet></Period></MPD>"#, "Representation@bandwidth"),
-        ("<!DOCTYPE MPD [<!ENTITY e \"e\">]><MPD/>", "DTD"),
-        (#"<MPD type="static" mediaPresentationDuration="PT4S"><Period><AdaptationSet mimeType="video/mp4"><SegmentTemplate duration="2" media="gone-$Number$.m4s"/><Representation id="v" bandwidth="1"/></AdaptationSet></Period></MPD>"#, "gone-1.m4s"),
-    ])
+    @Test(
+        "a bad MPD or a missing segment exits 2 with a message",
+        arguments: [
+            (
+                #"<MPD type="static" mediaPresentationDuration="PT1S"><Period><AdaptationSet><Representation id="v" bandwidth="x"/></AdaptationSet></Period></MPD>"#,
+                "Representation@bandwidth"
+            ),
+            ("<!DOCTYPE MPD [<!ENTITY e \"e\">]><MPD/>", "DTD"),
+            (
+                #"<MPD type="static" mediaPresentationDuration="PT4S"><Period><AdaptationSet mimeType="video/mp4"><SegmentTemplate duration="2" media="gone-$Number$.m4s"/><Representation id="v" bandwidth="1"/></AdaptationSet></Period></MPD>"#,
+                "gone-1.m4s"
+            ),
+        ])
     func badInput(_ text: String, _ expected: String) async throws {
         let server = try LoopbackServer()
         defer { server.stop() }

@@ -79,7 +79,9 @@ struct DASHManifestTests {
         #expect(segments[0].timing == .mediaTime(offset: -10))
     }
 
-    @Test("periods: start from start or from the previous duration; BaseURL resolved MPD, Period, AdaptationSet, Representation")
+    @Test(
+        "periods: start from start or from the previous duration; BaseURL resolved MPD, Period, AdaptationSet, Representation"
+    )
     func periodsAndBaseURLs() throws {
         let p = try parseMPD(
             mpd(
@@ -130,7 +132,8 @@ struct DASHManifestTests {
                   </Representation>
                 </AdaptationSet></Period>
                 """,
-                attributes: #"type="dynamic" availabilityStartTime="2026-01-01T00:00:00Z" minimumUpdatePeriod="PT2S" timeShiftBufferDepth="PT30S" suggestedPresentationDelay="PT6S""#
+                attributes:
+                    #"type="dynamic" availabilityStartTime="2026-01-01T00:00:00Z" minimumUpdatePeriod="PT2S" timeShiftBufferDepth="PT30S" suggestedPresentationDelay="PT6S""#
             ))
         #expect(p.isLive)
         #expect(p.availabilityStartTime == Date(timeIntervalSince1970: 1_767_225_600))
@@ -139,7 +142,9 @@ struct DASHManifestTests {
         let renditions = p.periods[0].tracks[0].renditions
         let list = try #require(renditions[0].segments.references)
         #expect(list.map(\.byteRange) == [100..<200, 200..<350])
-        #expect(list[0].initialization == InitializationSection(url: URL(string: "https://cdn.example.com/show/one.mp4")!, byteRange: 0..<100))
+        #expect(
+            list[0].initialization
+                == InitializationSection(url: URL(string: "https://cdn.example.com/show/one.mp4")!, byteRange: 0..<100))
         guard case .segmentBase(let base) = renditions[1].segments else {
             Issue.record("not a SegmentBase")
             return
@@ -156,12 +161,23 @@ struct DASHManifestTests {
         #expect(window.map(\.number) == [2, 3, 4])
     }
 
-    @Test("errors name the element and attribute", arguments: [
-        (#"<Period><AdaptationSet><Representation id="v" bandwidth="fast"/></AdaptationSet></Period>"#, "Representation", "bandwidth"),
-        (#"<Period start="soon"/>"#, "Period", "start"),
-        (#"<Period><AdaptationSet><SegmentTemplate timescale="x" media="a"/><Representation id="v" bandwidth="1"/></AdaptationSet></Period>"#, "SegmentTemplate", "timescale"),
-        (#"<Period><AdaptationSet><Representation bandwidth="1"/></AdaptationSet></Period>"#, "Representation", "id"),
-    ])
+    @Test(
+        "errors name the element and attribute",
+        arguments: [
+            (
+                #"<Period><AdaptationSet><Representation id="v" bandwidth="fast"/></AdaptationSet></Period>"#,
+                "Representation", "bandwidth"
+            ),
+            (#"<Period start="soon"/>"#, "Period", "start"),
+            (
+                #"<Period><AdaptationSet><SegmentTemplate timescale="x" media="a"/><Representation id="v" bandwidth="1"/></AdaptationSet></Period>"#,
+                "SegmentTemplate", "timescale"
+            ),
+            (
+                #"<Period><AdaptationSet><Representation bandwidth="1"/></AdaptationSet></Period>"#, "Representation",
+                "id"
+            ),
+        ])
     func attributeErrors(_ body: String, _ element: String, _ attribute: String) throws {
         let error = try #require(mpdError(mpd(body)))
         #expect(error.element == element && error.attribute == attribute, "\(error)")
@@ -186,22 +202,36 @@ struct DASHManifestTests {
         #expect(mpdError(laughs)?.kind == .refused)
         #expect(mpdError(#"<MPD type="static"><BaseURL>&ext;</BaseURL><Period/></MPD>"#)?.kind == .refused)
         // The predefined entities and character references are fine.
-        let p = try parseMPD(#"<MPD type="static" mediaPresentationDuration="PT1S"><BaseURL>a&amp;b&#47;</BaseURL><Period><AdaptationSet mimeType="video/mp4"><Representation id="r" bandwidth="1"/></AdaptationSet></Period></MPD>"#)
-        #expect(p.periods[0].tracks[0].renditions[0].segments.references?.first?.url.absoluteString == "https://cdn.example.com/show/a&b/")
+        let p = try parseMPD(
+            #"<MPD type="static" mediaPresentationDuration="PT1S"><BaseURL>a&amp;b&#47;</BaseURL><Period><AdaptationSet mimeType="video/mp4"><Representation id="r" bandwidth="1"/></AdaptationSet></Period></MPD>"#
+        )
+        #expect(
+            p.periods[0].tracks[0].renditions[0].segments.references?.first?.url.absoluteString
+                == "https://cdn.example.com/show/a&b/")
     }
 
     @Test("protected content is an unsupported error")
     func protection() throws {
-        let error = try #require(mpdError(mpd(#"<Period><AdaptationSet><ContentProtection schemeIdUri="urn:mpeg:dash:mp4protection:2011"/><Representation id="v" bandwidth="1"/></AdaptationSet></Period>"#)))
+        let error = try #require(
+            mpdError(
+                mpd(
+                    #"<Period><AdaptationSet><ContentProtection schemeIdUri="urn:mpeg:dash:mp4protection:2011"/><Representation id="v" bandwidth="1"/></AdaptationSet></Period>"#
+                )))
         #expect(error.kind == .unsupported && error.message.contains("protected content"))
     }
 
     @Test("bounds: bytes, elements and listed segments")
     func bounds() throws {
-        let body = #"<Period><AdaptationSet mimeType="video/mp4"><SegmentTemplate timescale="1" duration="1" media="$Number$"/><Representation id="v" bandwidth="1"/></AdaptationSet></Period>"#
+        let body =
+            #"<Period><AdaptationSet mimeType="video/mp4"><SegmentTemplate timescale="1" duration="1" media="$Number$"/><Representation id="v" bandwidth="1"/></AdaptationSet></Period>"#
         #expect(mpdError(mpd(body), limits: .init(maximumBytes: 100))?.kind == .tooLarge)
-        #expect(mpdError(mpd(body, attributes: #"type="static" mediaPresentationDuration="PT100000S""#), limits: .init(maximumEntries: 1000))?.kind == .tooLarge)
-        let huge = mpd(#"<Period><AdaptationSet mimeType="video/mp4"><SegmentTemplate media="$Time$"><SegmentTimeline><S t="0" d="1" r="2000000000"/></SegmentTimeline></SegmentTemplate><Representation id="v" bandwidth="1"/></AdaptationSet></Period>"#, attributes: #"type="static""#)
+        #expect(
+            mpdError(
+                mpd(body, attributes: #"type="static" mediaPresentationDuration="PT100000S""#),
+                limits: .init(maximumEntries: 1000))?.kind == .tooLarge)
+        let huge = mpd(
+            #"<Period><AdaptationSet mimeType="video/mp4"><SegmentTemplate media="$Time$"><SegmentTimeline><S t="0" d="1" r="2000000000"/></SegmentTimeline></SegmentTemplate><Representation id="v" bandwidth="1"/></AdaptationSet></Period>"#,
+            attributes: #"type="static""#)
         #expect(mpdError(huge, limits: .init(maximumEntries: 1000))?.kind == .tooLarge)
     }
 
@@ -236,7 +266,9 @@ struct DASHManifestTests {
         #expect(p.periods[0].tracks[0].renditions.map(\.height) == [360, 720])
         #expect(p.periods[0].tracks[1].language == "en" && p.periods[0].tracks[1].isDefault)
         #expect(p.periods[0].tracks[1].renditions[0].channels == "2")
-        #expect(p.periods[0].tracks[0].renditions[1].segments == .mediaPlaylist(URL(string: "https://cdn.example.com/hls/high.m3u8")!))
+        #expect(
+            p.periods[0].tracks[0].renditions[1].segments
+                == .mediaPlaylist(URL(string: "https://cdn.example.com/hls/high.m3u8")!))
     }
 
     @Test("an HLS media playlist keeps byte ranges, maps, keys and discontinuities as segment references")
@@ -269,9 +301,12 @@ struct DASHManifestTests {
 
 @Suite("sidx reader")
 struct SegmentIndexBoxTests {
-    static func box(version: UInt8, references: [(size: UInt32, duration: UInt32)], firstOffset: UInt32 = 0) -> [UInt8] {
+    static func box(version: UInt8, references: [(size: UInt32, duration: UInt32)], firstOffset: UInt32 = 0) -> [UInt8]
+    {
         var body: [UInt8] = [version, 0, 0, 0]
-        func u32(_ v: UInt32) { body += [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)] }
+        func u32(_ v: UInt32) {
+            body += [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)]
+        }
         u32(1)  // reference ID
         u32(1000)  // timescale
         if version == 0 {
@@ -305,8 +340,12 @@ struct SegmentIndexBoxTests {
     @Test("truncated, oversized and hierarchical indexes are errors")
     func errors() {
         let bytes = Self.box(version: 0, references: [(100, 2000)])
-        #expect(throws: SegmentIndexBox.ParseError.self) { try SegmentIndexBox.parse(Array(bytes.prefix(30)), offset: 0) }
-        #expect(throws: SegmentIndexBox.ParseError.self) { try SegmentIndexBox.parse([0, 0, 0, 8] + Array("free".utf8), offset: 0) }
+        #expect(throws: SegmentIndexBox.ParseError.self) {
+            try SegmentIndexBox.parse(Array(bytes.prefix(30)), offset: 0)
+        }
+        #expect(throws: SegmentIndexBox.ParseError.self) {
+            try SegmentIndexBox.parse([0, 0, 0, 8] + Array("free".utf8), offset: 0)
+        }
         var hierarchical = bytes
         hierarchical[32] |= 0x80
         #expect(throws: SegmentIndexBox.ParseError.self) { try SegmentIndexBox.parse(hierarchical, offset: 0) }

@@ -78,7 +78,9 @@ struct StreamFailureTests {
         let error = await mediaError { _ = try await FrameExtractor(url: url).image(at: 5) }
         #expect(error?.kind == .inputUnavailable)
         #expect(error?.message.contains("404") == true)
-        #expect(error?.url?.absoluteString.hasSuffix("/dashNumber/chunk-0-00003.m4s") == true, "\(String(describing: error))")
+        #expect(
+            error?.url?.absoluteString.hasSuffix("/dashNumber/chunk-0-00003.m4s") == true,
+            "\(String(describing: error))")
     }
 
     @Test("a remote manifest that points at a local file is refused", arguments: ["m3u8", "mpd"])
@@ -106,12 +108,20 @@ struct StreamFailureTests {
         #expect(error?.message.contains("local file") == true, "\(String(describing: error))")
     }
 
-    @Test("malformed, hostile and protected MPDs are clear errors", arguments: [
-        ("<MPD type=\"static\"><Period></MPD>", "does not close"),
-        (#"<MPD type="static" mediaPresentationDuration="PT1S"><Period><AdaptationSet><Representation id="v" bandwidth="lots"/></AdaptationSet></Period></MPD>"#, "Representation@bandwidth"),
-        ("<?xml version=\"1.0\"?><!DOCTYPE MPD [<!ENTITY a \"aaaa\">]><MPD/>", "DTD"),
-        (#"<MPD type="static"><Period><AdaptationSet><ContentProtection schemeIdUri="urn:mpeg:dash:mp4protection:2011"/><Representation id="v" bandwidth="1"/></AdaptationSet></Period></MPD>"#, "unsupported: protected content"),
-    ])
+    @Test(
+        "malformed, hostile and protected MPDs are clear errors",
+        arguments: [
+            ("<MPD type=\"static\"><Period></MPD>", "does not close"),
+            (
+                #"<MPD type="static" mediaPresentationDuration="PT1S"><Period><AdaptationSet><Representation id="v" bandwidth="lots"/></AdaptationSet></Period></MPD>"#,
+                "Representation@bandwidth"
+            ),
+            ("<?xml version=\"1.0\"?><!DOCTYPE MPD [<!ENTITY a \"aaaa\">]><MPD/>", "DTD"),
+            (
+                #"<MPD type="static"><Period><AdaptationSet><ContentProtection schemeIdUri="urn:mpeg:dash:mp4protection:2011"/><Representation id="v" bandwidth="1"/></AdaptationSet></Period></MPD>"#,
+                "unsupported: protected content"
+            ),
+        ])
     func badMPD(_ text: String, _ expected: String) async throws {
         let server = try LoopbackServer()
         defer { server.stop() }

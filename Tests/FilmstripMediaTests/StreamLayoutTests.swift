@@ -33,7 +33,8 @@ struct StreamLayoutTests {
             #expect(abs(frame.actualTime - (t - time + Double(expected) / source.frameRate)) < 0.002)
             // ffmpeg's -ss shows the first frame at or after its time: ask for just before the expected frame.
             let frameStart = max(0, Double(expected) / source.frameRate - 0.002)
-            let psnr = try ReferenceFrames.psnr(of: frame.image, against: try StreamLayouts.file(source), at: frameStart)
+            let psnr = try ReferenceFrames.psnr(
+                of: frame.image, against: try StreamLayouts.file(source), at: frameStart)
             #expect(psnr >= 30, "\(layout) t=\(t): PSNR \(psnr) dB")
         }
     }
@@ -54,7 +55,8 @@ struct StreamLayoutTests {
         }
     }
 
-    @Test("a frame costs at most 1.5x the manifests, the init data and the one segment", arguments: StreamLayout.allCases)
+    @Test(
+        "a frame costs at most 1.5x the manifests, the init data and the one segment", arguments: StreamLayout.allCases)
     func byteBudget(_ layout: StreamLayout) async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
@@ -103,7 +105,8 @@ struct StreamLayoutTests {
         #expect(server.requests.count == 5, "\(asked)")
     }
 
-    @Test("generate makes a track from every layout, each needed segment fetched once", arguments: StreamLayout.allCases)
+    @Test(
+        "generate makes a track from every layout, each needed segment fetched once", arguments: StreamLayout.allCases)
     func generate(_ layout: StreamLayout) async throws {
         let server = try LoopbackServer()
         defer { server.stop() }

@@ -300,7 +300,9 @@ private struct MPDWalk {
         var firstMime: String?
         for node in nodes {
             let id = node.attribute("id")
-            guard let id, !id.isEmpty else { throw fail(.missing, "a Representation needs an id", node, attribute: "id") }
+            guard let id, !id.isEmpty else {
+                throw fail(.missing, "a Representation needs an id", node, attribute: "id")
+            }
             guard let bandwidth = try unsigned(node, "bandwidth") else {
                 throw fail(.missing, "a Representation needs a bandwidth", node, attribute: "bandwidth")
             }
@@ -351,7 +353,8 @@ private struct MPDWalk {
     func tileLayout(_ node: XMLNode) throws(DASHParseError) -> Presentation.TileLayout? {
         for property in node.children("EssentialProperty") + node.children("SupplementalProperty") {
             let scheme = property.attribute("schemeIdUri")
-            guard scheme == "http://dashif.org/thumbnail_tile" || scheme == "http://dashif.org/guidelines/thumbnail_tile"
+            guard
+                scheme == "http://dashif.org/thumbnail_tile" || scheme == "http://dashif.org/guidelines/thumbnail_tile"
             else { continue }
             let value = property.attribute("value") ?? "1x1"
             let parts = value.lowercased().split(separator: "x")

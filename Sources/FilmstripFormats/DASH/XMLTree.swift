@@ -58,7 +58,9 @@ struct XMLTreeReader {
             } else if cursor.has("<![CDATA[") {
                 cursor.position += 9
                 let body = try cursor.until("]]>", what: "CDATA section", from: start)
-                guard var top = stack.popLast() else { throw .malformed("CDATA outside the root element", offset: start) }
+                guard var top = stack.popLast() else {
+                    throw .malformed("CDATA outside the root element", offset: start)
+                }
                 top.text += body
                 stack.append(top)
             } else if cursor.has("<!DOCTYPE") || cursor.has("<!doctype") {
@@ -212,7 +214,9 @@ struct XMLTreeReader {
             var hasReference = false
             while let c = peek, c != stop {
                 if c == 0x26 { hasReference = true }
-                if attribute, c == 0x3C { throw .malformed("'<' is not allowed in an attribute value", offset: position) }
+                if attribute, c == 0x3C {
+                    throw .malformed("'<' is not allowed in an attribute value", offset: position)
+                }
                 position += 1
             }
             let slice = UnsafeRawBufferPointer(rebasing: raw[from..<position])
@@ -248,7 +252,8 @@ struct XMLTreeReader {
                     } else if name.hasPrefix("#") {
                         scalar = UInt32(name.dropFirst(), radix: 10)
                     } else {
-                        throw .refused("the entity '&\(name);' is not defined (entities are not expanded)", offset: offset + i)
+                        throw .refused(
+                            "the entity '&\(name);' is not defined (entities are not expanded)", offset: offset + i)
                     }
                     guard let value = scalar, let unicode = Unicode.Scalar(value), value != 0 else {
                         throw .malformed("'&\(name);' is not a character", offset: offset + i)

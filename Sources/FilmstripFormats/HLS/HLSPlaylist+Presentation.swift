@@ -13,9 +13,13 @@ extension HLSPlaylist {
                 id: url.absoluteString, bandwidth: 0, segments: .list(media.segmentReferences()))
             return Presentation(
                 streamingProtocol: .hls, url: url, isLive: media.isLive, duration: media.isLive ? nil : media.duration,
-                periods: [Presentation.Period(id: nil, start: 0, duration: media.isLive ? nil : media.duration, tracks: [
-                    Presentation.Track(id: nil, kind: kind, renditions: [rendition])
-                ])],
+                periods: [
+                    Presentation.Period(
+                        id: nil, start: 0, duration: media.isLive ? nil : media.duration,
+                        tracks: [
+                            Presentation.Track(id: nil, kind: kind, renditions: [rendition])
+                        ])
+                ],
                 minimumUpdatePeriod: media.isLive ? media.targetDuration : nil)
         case .master(let master):
             var tracks: [Presentation.Track] = []
@@ -46,7 +50,9 @@ extension HLSPlaylist {
                                 segments: .mediaPlaylist(uri))
                         ]))
             }
-            for (streams, kind) in [(master.iFrameStreams, Presentation.TrackKind.iFrame), (master.imageStreams, .image)]
+            for (streams, kind) in [
+                (master.iFrameStreams, Presentation.TrackKind.iFrame), (master.imageStreams, .image),
+            ]
             where !streams.isEmpty {
                 tracks.append(
                     Presentation.Track(

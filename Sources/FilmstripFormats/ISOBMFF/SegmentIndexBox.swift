@@ -83,7 +83,8 @@ public struct SegmentIndexBox: Sendable, Hashable {
                 let duration = try reader.u32()
                 let sap = try reader.u32()
                 guard reference & 0x8000_0000 == 0 else {
-                    throw ParseError(message: "a hierarchical index (a sidx that references sidx boxes) is not supported")
+                    throw ParseError(
+                        message: "a hierarchical index (a sidx that references sidx boxes) is not supported")
                 }
                 let length = Int64(reference & 0x7FFF_FFFF)
                 guard length > 0 else { throw ParseError(message: "a subsegment of 0 bytes") }

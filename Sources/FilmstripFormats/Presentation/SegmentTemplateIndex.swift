@@ -182,7 +182,8 @@ public enum DASHTemplate {
             out += rest[..<dollar]
             let afterDollar = rest.index(after: dollar)
             guard let close = rest[afterDollar...].firstIndex(of: "$") else {
-                throw DASHParseError(.malformed, "an unterminated $ identifier in '\(template)'", element: "SegmentTemplate")
+                throw DASHParseError(
+                    .malformed, "an unterminated $ identifier in '\(template)'", element: "SegmentTemplate")
             }
             let identifier = rest[afterDollar..<close]
             rest = rest[rest.index(after: close)...]

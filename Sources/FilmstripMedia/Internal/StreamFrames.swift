@@ -163,7 +163,9 @@ final class StreamFrames: Sendable {
                 var key: (StreamSegment, OwnedPacket)?
                 while key == nil, searchIndex >= 0 {
                     let candidate = try await segment(searchIndex)
-                    if let packet = searchIndex == index ? candidate.keyPacket(atOrBefore: t) : candidate.packets.last(where: \.isKey) {
+                    if let packet = searchIndex == index
+                        ? candidate.keyPacket(atOrBefore: t) : candidate.packets.last(where: \.isKey)
+                    {
                         key = (candidate, packet)
                     }
                     searchIndex -= 1
@@ -181,8 +183,9 @@ final class StreamFrames: Sendable {
                         key = (here, after)
                     }
                 }
-                if let (owner, packet) = key, t - owner.time(of: packet) <= options.toleranceBefore + 1e-6
-                    || options.toleranceBefore == .infinity || owner.time(of: packet) >= t
+                if let (owner, packet) = key,
+                    t - owner.time(of: packet) <= options.toleranceBefore + 1e-6
+                        || options.toleranceBefore == .infinity || owner.time(of: packet) >= t
                 {
                     let time = owner.time(of: packet)
                     if let lastKey, abs(lastKey.time - time) < 1e-9 {
@@ -193,7 +196,8 @@ final class StreamFrames: Sendable {
                             let (owner, packet, converter) = work.value
                             let (decodedFrame, count) = try owner.decode(packet)
                             decoded.withLock { $0 += count }
-                            return try Self.render(decodedFrame, input: owner.input, options: options, converter: converter)
+                            return try Self.render(
+                                decodedFrame, input: owner.input, options: options, converter: converter)
                         }
                         lastKey = (time, image)
                         frame = VideoFrame(image: image, requestedTime: t, actualTime: time, isKeyframe: true)
@@ -209,7 +213,8 @@ final class StreamFrames: Sendable {
                     guard let decodedFrame = found else {
                         throw MediaError(.decodeFailed, "no frame decoded near \(t) s", url: owner.reference.url)
                     }
-                    let image = try Self.render(decodedFrame, input: owner.input, options: options, converter: converter)
+                    let image = try Self.render(
+                        decodedFrame, input: owner.input, options: options, converter: converter)
                     return VideoFrame(
                         image: image, requestedTime: t, actualTime: decodedFrame.time, isKeyframe: decodedFrame.isKey)
                 }

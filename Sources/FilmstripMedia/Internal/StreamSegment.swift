@@ -19,7 +19,8 @@ final class StreamSegment {
     init(reference: SegmentReference, bytes: Data, cancellation: CancellationFlag) throws(MediaError) {
         self.reference = reference
         input = try MediaInput(
-            url: reference.url, network: MediaNetwork(transport: sharedTransport, configuration: LoadingConfiguration()),
+            url: reference.url,
+            network: MediaNetwork(transport: sharedTransport, configuration: LoadingConfiguration()),
             cancellation: cancellation, memory: bytes)
         packets = try input.remainingVideoPackets()
         guard let earliest = packets.map(\.time).min() else {

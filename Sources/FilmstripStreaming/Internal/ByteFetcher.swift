@@ -69,7 +69,9 @@ final class ByteFetcher: Sendable {
 
     /// The requested part of a response: a 206 must carry exactly the range; a server that ignored `Range` and sent
     /// everything is cut to it.
-    private static func body(of response: LoadResponse, range: Range<Int64>?, url: URL, what: String) throws(StreamingError)
+    private static func body(
+        of response: LoadResponse, range: Range<Int64>?, url: URL, what: String
+    ) throws(StreamingError)
         -> Data
     {
         guard let range else { return response.data }
@@ -82,7 +84,8 @@ final class ByteFetcher: Sendable {
         }
         guard response.data.count >= Int(range.upperBound) else {
             throw StreamingError(
-                .network, "the \(what) at bytes \(range.lowerBound)..<\(range.upperBound) is past the end of the "
+                .network,
+                "the \(what) at bytes \(range.lowerBound)..<\(range.upperBound) is past the end of the "
                     + "\(response.data.count)-byte resource", url: url)
         }
         return response.data.subdata(in: Int(range.lowerBound)..<Int(range.upperBound))
@@ -116,7 +119,8 @@ final class ByteFetcher: Sendable {
             let wanted = range ?? 0..<size
             guard wanted.upperBound <= size else {
                 throw StreamingError(
-                    .network, "the \(what) at bytes \(wanted.lowerBound)..<\(wanted.upperBound) is past the end of "
+                    .network,
+                    "the \(what) at bytes \(wanted.lowerBound)..<\(wanted.upperBound) is past the end of "
                         + "the \(size)-byte file", url: url)
             }
             guard wanted.count <= limit else {

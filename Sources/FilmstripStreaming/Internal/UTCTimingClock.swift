@@ -4,7 +4,8 @@ import Foundation
 /// Measures how far the local clock is from the server's by a presentation's `UTCTiming` sources, tried in order.
 enum UTCTimingClock {
     /// Seconds to add to the local clock (0 when no source answers).
-    static func offset(for presentation: Presentation, fetcher: ByteFetcher, now: @Sendable () -> Date) async -> Double {
+    static func offset(for presentation: Presentation, fetcher: ByteFetcher, now: @Sendable () -> Date) async -> Double
+    {
         for source in presentation.utcTiming {
             switch source.scheme {
             case .direct:
@@ -12,9 +13,13 @@ enum UTCTimingClock {
             case .httpISO, .httpXSDate:
                 // Several URLs may be given, separated by spaces.
                 for text in source.value.split(separator: " ") {
-                    guard let url = URL(string: String(text), relativeTo: presentation.url)?.absoluteURL else { continue }
+                    guard let url = URL(string: String(text), relativeTo: presentation.url)?.absoluteURL else {
+                        continue
+                    }
                     let before = now()
-                    guard let body = try? await fetcher.fetch(url, limit: 4096, what: "UTCTiming time") else { continue }
+                    guard let body = try? await fetcher.fetch(url, limit: 4096, what: "UTCTiming time") else {
+                        continue
+                    }
                     let after = now()
                     let text = String(decoding: body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
                     guard let server = XSValues.dateTime(text) ?? httpDate(text) else { continue }
