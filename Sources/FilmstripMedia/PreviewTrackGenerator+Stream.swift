@@ -28,7 +28,7 @@ extension PreviewTrackGenerator {
             // The first segment tells the display size.
             let first = try await store.segment(0)
             let plan = try Plan(
-                duration: timeline.presentation.duration ?? timeline.end, displaySize: first.value.input.displaySize,
+                duration: timeline.presentation.duration ?? timeline.end, displaySize: first.input.displaySize,
                 url: input, options: options)
             let sheets = SheetAssembly(plan: plan, directory: directory, options: options)
             // Cues grouped by the segment that holds their start.
@@ -101,17 +101,17 @@ extension PreviewTrackGenerator {
     ) async throws -> (StreamSegment, OwnedPacket?) {
         let start = plan.start(of: k)
         let end = plan.end(of: k)
-        let here = try await store.segment(s).value
+        let here = try await store.segment(s)
         if mode == .accurate { return (here, nil) }
         if let key = here.keyPacket(from: start, before: end) { return (here, key) }
         if s + 1 < store.timeline.segments.count, store.timeline.segments[s + 1].start < end - 1e-6 {
-            let next = try await store.segment(s + 1).value
+            let next = try await store.segment(s + 1)
             if let key = next.firstKeyPacket, next.time(of: key) < end - 1e-6 { return (next, key) }
         }
         if let key = here.keyPacket(atOrBefore: start) { return (here, key) }
         var earlier = s - 1
         while earlier >= 0 {
-            let segment = try await store.segment(earlier).value
+            let segment = try await store.segment(earlier)
             if let key = segment.packets.last(where: \.isKey) { return (segment, key) }
             earlier -= 1
         }
@@ -136,7 +136,7 @@ final class SegmentStore: Sendable {
     private let stream: StreamFrames
     private let cancellation: CancellationFlag
     private let capacity: Int
-    private let state = Mutex<(tasks: [Int: Task<Handoff<StreamSegment>, any Error>], order: [Int])>(([:], []))
+    private let state = Mutex<(tasks: [Int: Task<StreamSegment, any Error>], order: [Int])>(([:], []))
 
     init(stream: StreamFrames, timeline: MediaTimeline, cancellation: CancellationFlag, capacity: Int) {
         self.stream = stream
@@ -147,15 +147,15 @@ final class SegmentStore: Sendable {
 
     /// Segment `index`, opened. Two workers may share a neighbour's segment: its packets are read-only after
     /// opening, and its decoder is used under its own lock (see ``StreamSegment``).
-    func segment(_ index: Int) async throws -> Handoff<StreamSegment> {
-        let task = state.withLock { state -> Task<Handoff<StreamSegment>, any Error> in
+    func segment(_ index: Int) async throws -> StreamSegment {
+        let task = state.withLock { state -> Task<StreamSegment, any Error> in
             if let task = state.tasks[index] {
                 state.order.removeAll { $0 == index }
                 state.order.append(index)
                 return task
             }
             let task = Task { [stream, timeline, cancellation] in
-                Handoff(try await stream.open(index, of: timeline, cancellation: cancellation))
+                try await stream.open(index, of: timeline, cancellation: cancellation)
             }
             state.tasks[index] = task
             state.order.append(index)

@@ -94,3 +94,27 @@ struct StreamCLITests {
         }
     }
 }
+
+@Suite("filmstrip CLI: manifests over the size bound")
+struct ManifestBoundCLITests {
+    @Test("a playlist or MPD over 16 MiB exits 2, remote or local")
+    func oversized() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let padding = String(repeating: "# padding to push the playlist past the manifest bound\n", count: 320_000)
+        server.serve("/huge.m3u8", text: "#EXTM3U\n" + padding, contentType: "application/vnd.apple.mpegurl")
+        let remote = try await filmstrip("inspect", server.url("/huge.m3u8").absoluteString)
+        #expect(remote.status == 2, "\(remote.stderr)")
+        #expect(remote.stderr.contains("limit"), "\(remote.stderr)")
+        let directory = try TemporaryDirectory(prefix: "filmstrip-cli-huge")
+        defer { directory.remove() }
+        let local = directory.file("huge.mpd")
+        try Data(
+            ("<MPD type=\"static\">" + String(repeating: "<!-- padding padding padding -->\n", count: 520_000)).utf8
+        )
+        .write(to: local)
+        let result = try await filmstrip("frame", local.path, "--at", "1")
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.contains("limit"), "\(result.stderr)")
+    }
+}

@@ -5,9 +5,10 @@ import Foundation
 /// One segment of a stream, demuxed from memory (its initialisation data, then its media bytes) with its own
 /// demuxer and decoder, its video packets read once and placed on the presentation timeline.
 ///
-/// The packets are read-only after opening; decoding goes through `lock`, so workers that share a neighbouring
-/// segment never use its decoder at once.
-final class StreamSegment {
+/// Sendable because the packets are read-only after opening and everything that touches the demuxer or decoder
+/// (`decode`, `exactFrame`) runs under `lock`, so workers that share a neighbouring segment never use its decoder at
+/// once. `input.quarterTurns` and `input.displaySize` are fixed when the input is opened.
+final class StreamSegment: @unchecked Sendable {
     private let lock = NSLock()
     let reference: SegmentReference
     let input: MediaInput
