@@ -31,6 +31,10 @@ public struct ThumbnailsConfiguration: Sendable {
     public var decodedSheetMemoryLimit: Int = 48 << 20
     /// Bytes of encoded thumbnails kept in memory. Default 16 MiB.
     public var thumbnailMemoryLimit: Int = 16 << 20
+    /// Without a disk cache, the bytes of remote sheets (as downloaded, not decoded) are kept in memory up to this
+    /// many bytes, so an eager load's downloads serve later lookups instead of being fetched again. Not used with a
+    /// disk cache, where the files stand in for them. Default 64 MiB.
+    public var encodedSheetMemoryLimit: Int = 64 << 20
     /// JPEG quality of thumbnails cropped out of JPEG sheets. Default 90.
     public var jpegQuality: Int = 90
     /// Chroma subsampling of cropped JPEG thumbnails. Default 4:4:4, so re-encoding a crop adds no colour loss

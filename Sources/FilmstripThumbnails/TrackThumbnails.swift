@@ -36,6 +36,9 @@ public final class TrackThumbnails: Sendable {
 
     private let state: Mutex<State>
     private let sheets: MemoryCache<SheetKey, DecodedSheet>
+    /// Downloaded sheet bytes, kept only when there is no disk cache (see
+    /// ``ThumbnailsConfiguration/encodedSheetMemoryLimit``).
+    private let encodedSheets: MemoryCache<SheetKey, Data>
     private let thumbnails: MemoryCache<ThumbnailKey, Thumbnail>
     /// Striped locks so two callers never decode the same sheet at once (the second waits and finds it cached).
     private let sheetLocks: [NSLock] = (0..<64).map { _ in NSLock() }
@@ -58,6 +61,7 @@ public final class TrackThumbnails: Sendable {
                 logger: logger)
         state = Mutex(State(policy: configuration.lookupPolicy))
         sheets = MemoryCache(costLimit: configuration.decodedSheetMemoryLimit)
+        encodedSheets = MemoryCache(costLimit: configuration.encodedSheetMemoryLimit)
         thumbnails = MemoryCache(costLimit: configuration.thumbnailMemoryLimit)
     }
 
@@ -91,7 +95,7 @@ public final class TrackThumbnails: Sendable {
     public var imageURLs: [URL] { state.withLock { $0.source?.sheets ?? [] } }
 
     /// Bytes held in memory by decoded sheets and encoded thumbnails.
-    public var memoryUsage: Int { sheets.totalCost + thumbnails.totalCost }
+    public var memoryUsage: Int { sheets.totalCost + thumbnails.totalCost + encodedSheets.totalCost }
 
     // MARK: Loading
 
@@ -172,6 +176,7 @@ public final class TrackThumbnails: Sendable {
 
     private func install(_ source: ThumbnailSource) async throws {
         try ensureCurrent(source.generation)
+        encodedSheets.removeAll()
         if configuration.loadingMode == .eager {
             try await fetchAllSheets(source)
         }
@@ -189,11 +194,11 @@ public final class TrackThumbnails: Sendable {
             var next = 0
             func addNext() {
                 guard next < urls.count else { return }
-                let url = urls[next]
+                let sheet = next
                 next += 1
                 group.addTask { [self] in
                     try ensureCurrent(source.generation)
-                    _ = try await fetchSheet(url)
+                    _ = try await fetchSheet(urls[sheet], key: SheetKey(generation: source.generation, sheet: sheet))
                 }
             }
             for _ in 0..<width { addNext() }
@@ -202,13 +207,17 @@ public final class TrackThumbnails: Sendable {
     }
 
     /// The bytes of a sheet: from disk for `file:` URLs, otherwise through the cache (or only the cache offline).
-    /// Bytes that are not a JPEG or PNG within the size limit are refused and never stored.
-    private func fetchSheet(_ url: URL) async throws -> Data {
+    /// Bytes that are not a JPEG or PNG within the size limit are refused and never stored. Without a disk cache,
+    /// remote bytes are kept in memory under `key`, so the sheet is not downloaded again.
+    private func fetchSheet(_ url: URL, key: SheetKey) async throws -> Data {
+        if let kept = encodedSheets.value(for: key) { return kept }
         let limits = configuration.imageLimits
         let policy: ResourceLoader.CachePolicy = configuration.offline ? .cacheOnly : .cacheFirst
-        return try await loader.data(for: url, policy: policy) { data in
+        let data = try await loader.data(for: url, policy: policy) { data in
             try limits.validateHeader(ImageCodec.info(data))
         }
+        if loader.diskCache == nil, !url.isFileURL { encodedSheets.insert(data, for: key, cost: data.count) }
+        return data
     }
 
     // MARK: Lookup
@@ -245,7 +254,7 @@ public final class TrackThumbnails: Sendable {
         let url = source.sheets[entry.sheet]
         do {
             if let thumbnail = try render(entry, source: source, data: nil) { return thumbnail }
-            let data = try await fetchSheet(url)
+            let data = try await fetchSheet(url, key: SheetKey(generation: source.generation, sheet: entry.sheet))
             return try render(entry, source: source, data: data)
         } catch {
             throw ThumbnailsError.wrap(error, url: url)
@@ -261,7 +270,7 @@ public final class TrackThumbnails: Sendable {
         Task.detached(priority: .utility) { [self] in
             defer { _ = state.withLock { $0.pendingFetches.remove(key) } }
             do {
-                let data = try await fetchSheet(url)
+                let data = try await fetchSheet(url, key: key)
                 if loader.diskCache == nil || url.isFileURL {
                     _ = try decodedSheet(source: source, sheet: sheet, data: data)
                 }
@@ -281,7 +290,8 @@ public final class TrackThumbnails: Sendable {
         let thumbnail: Thumbnail
         if case .whole = entry.placement {
             // A whole-image cue: hand over the file as it is, no decode and re-encode.
-            guard let bytes = try data ?? localBytes(url) else { return nil }
+            let key = SheetKey(generation: source.generation, sheet: entry.sheet)
+            guard let bytes = try data ?? localBytes(url, key: key) else { return nil }
             let info = try ImageCodec.info(bytes)
             try configuration.imageLimits.validateHeader(info)
             thumbnail = Thumbnail(
@@ -304,7 +314,9 @@ public final class TrackThumbnails: Sendable {
         return thumbnail
     }
 
-    private func localBytes(_ url: URL) throws -> Data? {
+    /// The sheet's bytes without the network: kept in memory (no disk cache), or the local file or cache entry.
+    private func localBytes(_ url: URL, key: SheetKey) throws -> Data? {
+        if let kept = encodedSheets.value(for: key) { return kept }
         guard let file = loader.localFile(for: url) else { return nil }
         do {
             return try Data(contentsOf: file)
@@ -322,7 +334,7 @@ public final class TrackThumbnails: Sendable {
         defer { lock.unlock() }
         if let decoded = sheets.value(for: key) { return decoded }
         let url = source.sheets[sheet]
-        guard let bytes = try data ?? localBytes(url) else { return nil }
+        guard let bytes = try data ?? localBytes(url, key: key) else { return nil }
         let decoded: DecodedSheet
         do {
             let (pixels, format) = try ImageCodec.decode(bytes, limits: configuration.imageLimits)
@@ -348,11 +360,13 @@ public final class TrackThumbnails: Sendable {
         purgeMemory()
     }
 
-    /// Frees decoded sheets and encoded thumbnails (call on memory pressure). The track stays loaded; images are
+    /// Frees decoded sheets, encoded thumbnails and, without a disk cache, downloaded sheet bytes (call on memory
+    /// pressure). The track stays loaded; images are
     /// decoded again from the disk cache when next asked for.
     public func purgeMemory() {
         sheets.removeAll()
         thumbnails.removeAll()
+        encodedSheets.removeAll()
     }
 
     /// Stops any load under way, unloads the track and frees memory. The disk cache is kept.

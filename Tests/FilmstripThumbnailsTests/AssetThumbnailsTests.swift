@@ -87,17 +87,27 @@ struct AssetThumbnailsTests {
         #expect(delegate.recorded == [.failed(.network)])
     }
 
-    @Test("reset() during preparation stops it: no callback arrives")
+    @Test("reset() during preparation stops it: no callback arrives, even once the delayed image has arrived")
     func resetDuringPreparation() async throws {
         let fixture = try SpriteServer()
         defer { fixture.cache.remove() }
-        fixture.server.fail(fixture.sheetPath(2), with: [.delay(20)])
+        // Sheet 2 answers after a second: long enough to reset while the load waits for it, short enough that a load
+        // that was not stopped would finish (and call prepared()) within the test.
+        fixture.server.fail(fixture.sheetPath(2), with: [.delay(1)])
         let adapter = AssetThumbnails(configuration: fixture.configuration())
         let delegate = RecordingDelegate()
         adapter.prepareThumbnails(delegate: delegate, url: fixture.trackURL)
-        try await Task.sleep(nanoseconds: 150_000_000)
+        for _ in 0..<500 where fixture.server.requestCount(fixture.sheetPath(2)) == 0 {
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        #expect(fixture.server.requestCount(fixture.sheetPath(2)) == 1)
         adapter.reset()
-        try await Task.sleep(nanoseconds: 500_000_000)
+        // Wait until the server has answered the delayed request, then a little longer for any callback.
+        for _ in 0..<500
+        where !fixture.server.responseStatuses.contains(where: { $0.target == fixture.sheetPath(2) }) {
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        try await Task.sleep(nanoseconds: 300_000_000)
         #expect(delegate.recorded.isEmpty)
         #expect(adapter.thumbnails() == nil)
     }

@@ -208,4 +208,20 @@ struct TrackThumbnailsTests {
         #expect(thumbnails.memoryUsage == 0)
         #expect(try cellShown(by: try #require(thumbnails.getThumbnail(atTimestamp: 3))) == 3)
     }
+
+    @Test("an eager load without a disk cache downloads each sheet once, and lookups use those bytes")
+    func eagerWithoutDiskCache() async throws {
+        let fixture = try SpriteServer(count: 60, columns: 5, rows: 4)
+        defer { fixture.cache.remove() }
+        var configuration = fixture.configuration(.eager)
+        configuration.cacheDirectory = nil
+        let thumbnails = TrackThumbnails(configuration: configuration)
+        try await thumbnails.load(webVTTTrack: fixture.trackURL)
+        for t in stride(from: 0.0, to: 60, by: 7) {
+            #expect(thumbnails.getThumbnail(atTimestamp: t) != nil, "t=\(t)")
+        }
+        for sheet in 1...3 {
+            #expect(fixture.server.requestCount(fixture.sheetPath(sheet)) == 1, "sheet \(sheet)")
+        }
+    }
 }
