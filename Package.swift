@@ -64,7 +64,7 @@ let package = Package(
         .target(
             name: "FilmstripThumbnails",
             dependencies: [
-                "FilmstripFormats", "FilmstripImaging", "FilmstripLoading",
+                "FilmstripFormats", "FilmstripImaging", "FilmstripLoading", "FilmstripStreaming",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

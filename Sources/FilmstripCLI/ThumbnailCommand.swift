@@ -7,16 +7,34 @@ struct ThumbnailCommand: AsyncParsableCommand {
         commandName: "thumbnail",
         abstract: "Print (and optionally save) the thumbnail a track or grid shows at a time.",
         discussion: """
+            The source is told by its content: a WebVTT track, an HLS image playlist or a master that lists image \
+            streams, an MPD with thumbnail tiles, a Roku BIF, or storyboard JSON (Mux's or the object array). From \
+            a master or an MPD the image track with the largest tiles is used, or the closest to --tile-size.
+
             Examples:
               filmstrip thumbnail Samples/sprites/thumbnails.vtt --at 42 --output thumb.jpg
               filmstrip thumbnail https://cdn.example/thumbs.vtt --at 42 --json
+              filmstrip thumbnail https://cdn.example/show/master.m3u8 --at 42 --tile-size 320x180 --json
+              filmstrip thumbnail movie.bif --at 42 --output thumb.jpg
               filmstrip thumbnail --grid 'https://cdn.example/thumbs/$index$_7.jpg' --columns 10 --rows 10 \\
                 --duration-ms 10000 --at 42
             """
     )
 
-    @Argument(help: "Path or URL of a WebVTT thumbnail track (omit with --grid).")
+    @Argument(help: "Path or URL of a thumbnail track in any format (omit with --grid).")
     var track: String?
+
+    @Option(
+        name: .customLong("tile-size"),
+        help: "From a master playlist or an MPD, the image track whose tiles are closest to WxH.",
+        transform: { text in
+            let parts = text.lowercased().split(separator: "x")
+            guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0 else {
+                throw ValidationError("--tile-size must be WxH, such as 320x180")
+            }
+            return ThumbnailsConfiguration.TileSize(width: w, height: h)
+        })
+    var tileSize: ThumbnailsConfiguration.TileSize?
 
     @Option(help: "Time in seconds.")
     var at: Double
@@ -80,6 +98,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
         configuration.parsingMode = lenient ? .lenient : .strict
         configuration.cacheDirectory = cache.directory
         configuration.offline = offline
+        configuration.preferredTileSize = tileSize
         let thumbnails = TrackThumbnails(configuration: configuration)
 
         let found: Thumbnail?
@@ -90,7 +109,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
                     maxIndex: maxIndex, firstIndex: firstIndex)
                 try await thumbnails.load(gridThumbnail: definition)
             } else {
-                try await thumbnails.load(webVTTTrack: resourceURL(track!))
+                try await thumbnails.load(track: resourceURL(track!))
             }
             found = try await thumbnails.thumbnail(at: at)
         } catch {
@@ -117,6 +136,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
                     .object([("x", .int($0.x)), ("y", .int($0.y)), ("w", .int($0.width)), ("h", .int($0.height))])
                 } ?? .null
             let object: JSON = .object([
+                ("format", .string(thumbnails.format?.rawValue ?? "webvtt")),
                 ("start", .double(thumbnail.timeStampStart)),
                 ("end", .double(thumbnail.timeStampEnd)),
                 ("image", .string(thumbnail.sourceURL.absoluteString)),

@@ -1,10 +1,15 @@
 public import Foundation
 
-/// A parsed thumbnail track: cues sorted by start time, the distinct images they refer to, and
-/// whatever the parser had to say about the source.
+/// A parsed thumbnail track, in any of the formats Filmstrip reads: cues sorted by start time, the distinct images
+/// they refer to, and whatever the parser had to say about the source.
 public struct ThumbnailTrack: Sendable {
     /// The URL the track was parsed against; relative image references were resolved against it.
     public var sourceURL: URL
+    /// The format the track was read from.
+    public var format: ThumbnailFormat = .webVTT
+    /// For each image, the part of its resource that holds it (`EXT-X-BYTERANGE`, a BIF's index); `nil` entries
+    /// (or an empty array) mean the whole resource.
+    public var imageByteRanges: [Range<Int64>?] = []
     /// The cues, sorted by start time (stable: cues with equal starts keep their source order).
     public var cues: [ThumbnailCue]
     /// The distinct images referred to by the cues, without fragments, in order of first use.
@@ -22,4 +27,25 @@ public struct ThumbnailTrack: Sendable {
 
     /// The image URL (without fragment) of a cue.
     public func imageURL(of cue: ThumbnailCue) -> URL { images[Int(cue.imageIndex)] }
+
+    /// The byte range of image `index` within its resource, `nil` for all of it.
+    public func byteRange(ofImage index: Int) -> Range<Int64>? {
+        index < imageByteRanges.count ? imageByteRanges[index] : nil
+    }
+}
+
+/// The formats of thumbnail tracks.
+public enum ThumbnailFormat: String, Sendable, Hashable, CaseIterable {
+    /// A WebVTT track with `#xywh=` regions.
+    case webVTT = "webvtt"
+    /// A master-grid template.
+    case grid
+    /// An HLS image media playlist (`EXT-X-IMAGES-ONLY`, `EXT-X-TILES`).
+    case hls
+    /// A DASH thumbnail-tile AdaptationSet.
+    case dash
+    /// A Roku BIF archive.
+    case bif
+    /// Storyboard JSON (Mux's schema, or the object array).
+    case json
 }

@@ -77,25 +77,27 @@ public final class DiskCache: Sendable {
         return components.string ?? url.absoluteString
     }
 
-    /// The file name of the entry for `url`: 64 hex digits.
-    public static func fileName(for url: URL) -> String {
-        let digest = SHA256.hash(data: Data(normalizedKey(for: url).utf8))
+    /// The file name of the entry for `url` (or the byte `range` of it): 64 hex digits.
+    public static func fileName(for url: URL, range: Range<Int64>? = nil) -> String {
+        var key = normalizedKey(for: url)
+        if let range { key += " bytes=\(range.lowerBound)-\(range.upperBound - 1)" }
+        let digest = SHA256.hash(data: Data(key.utf8))
         return digest.map { byte in
             let hex = Array("0123456789abcdef".utf8)
             return String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 15)]], as: UTF8.self)
         }.joined()
     }
 
-    /// Where the entry for `url` lives (whether or not it exists).
-    public func fileURL(for url: URL) -> URL {
-        directory.appendingPathComponent(Self.fileName(for: url), isDirectory: false)
+    /// Where the entry for `url` (or its byte `range`) lives (whether or not it exists).
+    public func fileURL(for url: URL, range: Range<Int64>? = nil) -> URL {
+        directory.appendingPathComponent(Self.fileName(for: url, range: range), isDirectory: false)
     }
 
     // MARK: Reading
 
     /// The path of the stored entry for `url`, marking it recently used; `nil` when not cached.
-    public func cachedFileURL(for url: URL) -> URL? {
-        let file = fileURL(for: url)
+    public func cachedFileURL(for url: URL, range: Range<Int64>? = nil) -> URL? {
+        let file = fileURL(for: url, range: range)
         let name = file.lastPathComponent
         guard utimes(file.path, nil) == 0 else {
             withIndex { index in
@@ -115,13 +117,13 @@ public final class DiskCache: Sendable {
     }
 
     /// Whether an entry for `url` exists (without marking it used).
-    public func contains(_ url: URL) -> Bool {
-        FileManager.default.fileExists(atPath: fileURL(for: url).path)
+    public func contains(_ url: URL, range: Range<Int64>? = nil) -> Bool {
+        FileManager.default.fileExists(atPath: fileURL(for: url, range: range).path)
     }
 
     /// The stored bytes for `url`, marking the entry recently used; `nil` when not cached.
-    public func data(for url: URL) throws(LoadingError) -> Data? {
-        guard let file = cachedFileURL(for: url) else { return nil }
+    public func data(for url: URL, range: Range<Int64>? = nil) throws(LoadingError) -> Data? {
+        guard let file = cachedFileURL(for: url, range: range) else { return nil }
         do {
             return try Data(contentsOf: file)
         } catch {
@@ -135,9 +137,9 @@ public final class DiskCache: Sendable {
     /// Stores `data` for `url` atomically, then evicts least recently used entries past the size limit.
     ///
     /// An entry larger than the whole limit is not stored.
-    public func store(_ data: Data, for url: URL) throws(LoadingError) {
+    public func store(_ data: Data, for url: URL, range: Range<Int64>? = nil) throws(LoadingError) {
         guard data.count <= sizeLimit else { return }
-        let file = fileURL(for: url)
+        let file = fileURL(for: url, range: range)
         let temporary = directory.appendingPathComponent(".tmp-\(UUID().uuidString)", isDirectory: false)
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -174,8 +176,8 @@ public final class DiskCache: Sendable {
     }
 
     /// Removes the entry for `url`, if any (for example after it failed to decode).
-    public func remove(_ url: URL) {
-        let file = fileURL(for: url)
+    public func remove(_ url: URL, range: Range<Int64>? = nil) {
+        let file = fileURL(for: url, range: range)
         unlink(file.path)
         withIndex { index in
             if let entry = index.entries.removeValue(forKey: file.lastPathComponent) { index.total -= entry.size }

@@ -45,56 +45,66 @@ public final class ResourceLoader: Sendable {
     /// Network requests made (each retry counts) and body bytes received.
     public var networkStatistics: (requests: Int, bytes: Int) { counters.withLock { $0 } }
 
-    /// Loads the bytes of `url`.
+    /// Loads the bytes of `url`, or of the byte `range` of it (one `Range` request; cached under the URL and the
+    /// range).
     ///
     /// - Parameters:
+    ///   - range: the part of the resource, `start..<end`; `nil` for all of it.
     ///   - policy: where the bytes may come from (ignored for `file:` URLs, which are always read from disk).
     ///   - validate: checks fetched bytes before they are stored or returned; a throw becomes an
     ///     ``LoadingError/Kind/invalidContent`` error and nothing is stored.
     public func data(
-        for url: URL, policy: CachePolicy = .networkFirst, validate: (@Sendable (Data) throws -> Void)? = nil
+        for url: URL, range: Range<Int64>? = nil, policy: CachePolicy = .networkFirst,
+        validate: (@Sendable (Data) throws -> Void)? = nil
     ) async throws -> Data {
-        if url.isFileURL { return try readFile(url, validate: validate) }
+        if url.isFileURL { return try readFile(url, range: range, validate: validate) }
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw LoadingError(.unsupportedURL, url: url, "unsupported URL scheme '\(url.scheme ?? "")'")
         }
-        let key = policy.rawValue + " " + DiskCache.normalizedKey(for: url)
+        var key = policy.rawValue + " " + DiskCache.normalizedKey(for: url)
+        if let range { key += " bytes=\(range.lowerBound)-\(range.upperBound)" }
         return try await coalescer.value(for: key) { [self] in
-            try await load(url, policy: policy, validate: validate)
+            try await load(Request(url: url, range: range), policy: policy, validate: validate)
         }
+    }
+
+    /// One resource, or a byte range of one.
+    private struct Request {
+        var url: URL
+        var range: Range<Int64>?
     }
 
     /// A local file holding the bytes of `url` without touching the network: the file itself for `file:` URLs,
     /// the cache entry for remote ones; `nil` when there is none.
-    public func localFile(for url: URL) -> URL? {
+    public func localFile(for url: URL, range: Range<Int64>? = nil) -> URL? {
         if url.isFileURL { return FileManager.default.isReadableFile(atPath: url.path) ? url : nil }
-        return diskCache?.cachedFileURL(for: url)
+        return diskCache?.cachedFileURL(for: url, range: range)
     }
 
     // MARK: Internals
 
     private func load(
-        _ url: URL, policy: CachePolicy, validate: (@Sendable (Data) throws -> Void)?
+        _ request: Request, policy: CachePolicy, validate: (@Sendable (Data) throws -> Void)?
     ) async throws
         -> Data
     {
         switch policy {
         case .cacheOnly:
-            guard let cached = try cachedData(url, validate: validate) else {
-                throw LoadingError(.notCached, url: url, "offline: not in the disk cache")
+            guard let cached = try cachedData(request, validate: validate) else {
+                throw LoadingError(.notCached, url: request.url, "offline: not in the disk cache")
             }
             return cached
         case .cacheFirst:
-            if let cached = try cachedData(url, validate: validate) { return cached }
-            return try await fetchAndStore(url, validate: validate)
+            if let cached = try cachedData(request, validate: validate) { return cached }
+            return try await fetchAndStore(request, validate: validate)
         case .networkFirst:
             do {
-                return try await fetchAndStore(url, validate: validate)
+                return try await fetchAndStore(request, validate: validate)
             } catch let error as LoadingError where error.allowsCacheFallback {
-                if let cached = try cachedData(url, validate: validate) {
+                if let cached = try cachedData(request, validate: validate) {
                     logger.warning(
                         "using the cached copy",
-                        metadata: ["url": "\(url.absoluteString)", "reason": "\(error.message)"])
+                        metadata: ["url": "\(request.url.absoluteString)", "reason": "\(error.message)"])
                     return cached
                 }
                 throw error
@@ -103,30 +113,38 @@ public final class ResourceLoader: Sendable {
     }
 
     /// Cached bytes, or `nil`; an entry that fails validation is removed (it is never served).
-    private func cachedData(_ url: URL, validate: (@Sendable (Data) throws -> Void)?) throws -> Data? {
-        guard let cache = diskCache, let data = try cache.data(for: url) else { return nil }
+    private func cachedData(_ request: Request, validate: (@Sendable (Data) throws -> Void)?) throws -> Data? {
+        guard let cache = diskCache, let data = try cache.data(for: request.url, range: request.range) else {
+            return nil
+        }
         if let validate {
             do { try validate(data) } catch {
-                logger.warning("removing an invalid cache entry", metadata: ["url": "\(url.absoluteString)"])
-                cache.remove(url)
+                logger.warning("removing an invalid cache entry", metadata: ["url": "\(request.url.absoluteString)"])
+                cache.remove(request.url, range: request.range)
                 return nil
             }
         }
         return data
     }
 
-    private func fetchAndStore(_ url: URL, validate: (@Sendable (Data) throws -> Void)?) async throws -> Data {
-        let data = try await fetchWithRetries(url)
+    private func fetchAndStore(_ request: Request, validate: (@Sendable (Data) throws -> Void)?) async throws -> Data {
+        let data = try await fetchWithRetries(request)
         if let validate {
             do { try validate(data) } catch {
-                throw LoadingError(.invalidContent, url: url, "the response is not usable: \(error)", underlying: error)
+                throw LoadingError(
+                    .invalidContent, url: request.url, "the response is not usable: \(error)", underlying: error)
             }
         }
-        try diskCache?.store(data, for: url)
+        try diskCache?.store(data, for: request.url, range: request.range)
         return data
     }
 
-    private func fetchWithRetries(_ url: URL) async throws -> Data {
+    private func fetchWithRetries(_ request: Request) async throws -> Data {
+        let url = request.url
+        var configuration = self.configuration
+        if let range = request.range {
+            configuration.additionalHeaders["Range"] = "bytes=\(range.lowerBound)-\(range.upperBound - 1)"
+        }
         var attempt = 1
         while true {
             try Task.checkCancellation()
@@ -134,7 +152,7 @@ public final class ResourceLoader: Sendable {
                 counters.withLock { $0.requests += 1 }
                 let response = try await transport.load(url, configuration: configuration)
                 counters.withLock { $0.bytes += response.data.count }
-                return response.data
+                return try Self.body(of: response, range: request.range, url: url)
             } catch let error as LoadingError where error.isTransient && attempt < configuration.retry.maximumAttempts {
                 let delay = configuration.retry.delay(afterAttempt: attempt)
                 logger.debug(
@@ -146,7 +164,31 @@ public final class ResourceLoader: Sendable {
         }
     }
 
-    private func readFile(_ url: URL, validate: (@Sendable (Data) throws -> Void)?) throws -> Data {
+    /// The requested part of a response: a 206 must hold exactly the range; a server that ignored `Range` and sent
+    /// the whole resource is cut to it.
+    private static func body(of response: LoadResponse, range: Range<Int64>?, url: URL) throws -> Data {
+        guard let range else { return response.data }
+        if response.statusCode == 206 {
+            guard response.data.count == range.count else {
+                throw LoadingError(
+                    .truncated(expected: range.count, received: response.data.count), url: url,
+                    "the byte range \(range.lowerBound)..<\(range.upperBound) came back with \(response.data.count) bytes"
+                )
+            }
+            return response.data
+        }
+        guard response.data.count >= Int(range.upperBound) else {
+            throw LoadingError(
+                .invalidContent, url: url,
+                "the byte range \(range.lowerBound)..<\(range.upperBound) is past the end of the \(response.data.count)-byte resource"
+            )
+        }
+        return response.data.subdata(in: Int(range.lowerBound)..<Int(range.upperBound))
+    }
+
+    private func readFile(
+        _ url: URL, range: Range<Int64>?, validate: (@Sendable (Data) throws -> Void)?
+    ) throws -> Data {
         let path = url.path
         let attributes: [FileAttributeKey: Any]
         do {
@@ -154,14 +196,28 @@ public final class ResourceLoader: Sendable {
         } catch {
             throw LoadingError(.fileUnreadable, url: url, "no such file: \(path)", underlying: error)
         }
-        if let size = (attributes[.size] as? NSNumber)?.intValue, size > configuration.maximumResponseSize {
+        let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
+        let wanted = range ?? 0..<Int64(size)
+        if wanted.count > configuration.maximumResponseSize {
             throw LoadingError(
                 .tooLarge(limit: configuration.maximumResponseSize), url: url,
-                "the file is \(size) bytes; the limit is \(configuration.maximumResponseSize)")
+                "the file is \(wanted.count) bytes; the limit is \(configuration.maximumResponseSize)")
+        }
+        guard wanted.upperBound <= Int64(size) else {
+            throw LoadingError(
+                .invalidContent, url: url,
+                "the byte range \(wanted.lowerBound)..<\(wanted.upperBound) is past the end of the \(size)-byte file")
         }
         let data: Data
         do {
-            data = try Data(contentsOf: url)
+            if range == nil {
+                data = try Data(contentsOf: url)
+            } else {
+                let handle = try FileHandle(forReadingFrom: url)
+                defer { try? handle.close() }
+                try handle.seek(toOffset: UInt64(wanted.lowerBound))
+                data = try handle.read(upToCount: Int(wanted.count)) ?? Data()
+            }
         } catch {
             throw LoadingError(.fileUnreadable, url: url, "cannot read \(path)", underlying: error)
         }

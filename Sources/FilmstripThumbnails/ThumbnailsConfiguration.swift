@@ -27,6 +27,23 @@ public struct ThumbnailsConfiguration: Sendable {
     public var diskCacheLimit: Int = 512 << 20
     /// Use only the disk cache, never the network. Default `false`.
     public var offline = false
+    /// From an HLS master or an MPD with several image tracks, take the one whose tile size is closest to this;
+    /// `nil` (the default) takes the one with the largest tiles.
+    public var preferredTileSize: TileSize?
+
+    /// A tile's width and height in pixels.
+    public struct TileSize: Sendable, Hashable {
+        /// Width.
+        public var width: Int
+        /// Height.
+        public var height: Int
+
+        /// Creates a size.
+        public init(width: Int, height: Int) {
+            self.width = width
+            self.height = height
+        }
+    }
     /// Bytes of decoded sprite sheets kept in memory. Default 48 MiB (eleven 1600x900 sheets).
     public var decodedSheetMemoryLimit: Int = 48 << 20
     /// Bytes of encoded thumbnails kept in memory. Default 16 MiB.

@@ -1,6 +1,7 @@
 import FilmstripFormats
 import FilmstripImaging
 import FilmstripLoading
+import FilmstripStreaming
 public import Foundation
 
 /// Why a thumbnails operation failed: a category, a message, and the underlying cause.
@@ -76,6 +77,27 @@ public struct ThumbnailsError: Error, Sendable, CustomStringConvertible {
             return ThumbnailsError(category, error.message, url: error.url, underlying: error)
         case let error as ImagingError:
             return ThumbnailsError(.decode, error.message, url: url, underlying: error)
+        case let error as HLSParseError:
+            return ThumbnailsError(
+                error.kind == .unsupported ? .unsupported : .parse, error.message, url: url, line: error.line,
+                underlying: error)
+        case let error as DASHParseError:
+            return ThumbnailsError(
+                error.kind == .unsupported ? .unsupported : .parse, error.description, url: url, line: error.line,
+                underlying: error)
+        case let error as BIFParser.ParseError:
+            return ThumbnailsError(.parse, error.description, url: url, underlying: error)
+        case let error as StoryboardParser.ParseError:
+            return ThumbnailsError(.parse, error.description, url: url, underlying: error)
+        case let error as StreamingError:
+            let category: Category =
+                switch error.kind {
+                case .manifest, .tooLarge, .invalidContent: .parse
+                case .unsupported, .refused: .unsupported
+                case .cancelled: .cancelled
+                default: .network
+                }
+            return ThumbnailsError(category, error.message, url: error.url ?? url, underlying: error)
         case let error as GridThumbnailError:
             return ThumbnailsError(.unsupported, error.description, url: url, underlying: error)
         case is CancellationError:

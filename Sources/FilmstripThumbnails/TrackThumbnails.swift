@@ -42,7 +42,7 @@ public final class TrackThumbnails: Sendable {
     private let thumbnails: MemoryCache<ThumbnailKey, Thumbnail>
     /// Striped locks so two callers never decode the same sheet at once (the second waits and finds it cached).
     private let sheetLocks: [NSLock] = (0..<64).map { _ in NSLock() }
-    private let logger: Logger
+    let logger: Logger
 
     /// Creates an engine. Without a `loader`, one is made from the configuration (its disk cache in
     /// ``ThumbnailsConfiguration/cacheDirectory``).
@@ -88,6 +88,9 @@ public final class TrackThumbnails: Sendable {
         return grid
     }
 
+    /// The format of the loaded source.
+    var sourceFormat: ThumbnailFormat? { state.withLock { $0.source?.format } }
+
     /// Identifies the loaded source; changes with every load and reset.
     var sourceGeneration: Int? { state.withLock { $0.source?.generation } }
 
@@ -99,25 +102,13 @@ public final class TrackThumbnails: Sendable {
 
     // MARK: Loading
 
-    /// Loads a WebVTT thumbnail track. In eager mode (the default) this returns after every image the track refers
-    /// to is in the local cache; in lazy mode, after the track is parsed.
+    /// Loads a WebVTT thumbnail track; since sources are told by content, this is ``load(track:)``, and a `.vtt`
+    /// that holds a playlist loads as a playlist.
     ///
     /// A track fetched over http(s) may not refer to `file:` URLs: strict parsing fails, lenient parsing skips the
     /// cue with a diagnostic (see ``track``).
     public func load(webVTTTrack url: URL) async throws {
-        let generation = beginLoad()
-        do {
-            let policy: ResourceLoader.CachePolicy = configuration.offline ? .cacheOnly : .networkFirst
-            let bytes = try await loader.data(for: url, policy: policy)
-            let parser = WebVTTThumbnailParser(mode: configuration.parsingMode)
-            let track = try parser.parse(bytes, trackURL: url)
-            for diagnostic in track.diagnostics {
-                logger.notice("track diagnostic", metadata: ["url": "\(url)", "diagnostic": "\(diagnostic)"])
-            }
-            try await install(ThumbnailSource(track: track, generation: generation))
-        } catch {
-            throw ThumbnailsError.wrap(error, url: url)
-        }
+        try await load(track: url)
     }
 
     /// Loads a grid template. In eager mode every sheet from the first index to `maxIndex` is fetched first.
@@ -159,7 +150,7 @@ public final class TrackThumbnails: Sendable {
         state.withLock { $0.completionTasks[id] = task }
     }
 
-    private func beginLoad() -> Int {
+    func beginLoad() -> Int {
         state.withLock { s in
             s.loadGeneration += 1
             return s.loadGeneration
@@ -174,7 +165,7 @@ public final class TrackThumbnails: Sendable {
         try Task.checkCancellation()
     }
 
-    private func install(_ source: ThumbnailSource) async throws {
+    func install(_ source: ThumbnailSource) async throws {
         try ensureCurrent(source.generation)
         encodedSheets.removeAll()
         if configuration.loadingMode == .eager {
@@ -198,7 +189,7 @@ public final class TrackThumbnails: Sendable {
                 next += 1
                 group.addTask { [self] in
                     try ensureCurrent(source.generation)
-                    _ = try await fetchSheet(urls[sheet], key: SheetKey(generation: source.generation, sheet: sheet))
+                    _ = try await fetchSheet(source, sheet: sheet)
                 }
             }
             for _ in 0..<width { addNext() }
@@ -209,11 +200,14 @@ public final class TrackThumbnails: Sendable {
     /// The bytes of a sheet: from disk for `file:` URLs, otherwise through the cache (or only the cache offline).
     /// Bytes that are not a JPEG or PNG within the size limit are refused and never stored. Without a disk cache,
     /// remote bytes are kept in memory under `key`, so the sheet is not downloaded again.
-    private func fetchSheet(_ url: URL, key: SheetKey) async throws -> Data {
+    func fetchSheet(_ source: ThumbnailSource, sheet: Int) async throws -> Data {
+        if let inside = source.embeddedBytes(ofSheet: sheet) { return inside }
+        let key = SheetKey(generation: source.generation, sheet: sheet)
         if let kept = encodedSheets.value(for: key) { return kept }
+        let url = source.sheets[sheet]
         let limits = configuration.imageLimits
         let policy: ResourceLoader.CachePolicy = configuration.offline ? .cacheOnly : .cacheFirst
-        let data = try await loader.data(for: url, policy: policy) { data in
+        let data = try await loader.data(for: url, range: source.sheetRanges[sheet], policy: policy) { data in
             try limits.validateHeader(ImageCodec.info(data))
         }
         if loader.diskCache == nil, !url.isFileURL { encodedSheets.insert(data, for: key, cost: data.count) }
@@ -254,7 +248,7 @@ public final class TrackThumbnails: Sendable {
         let url = source.sheets[entry.sheet]
         do {
             if let thumbnail = try render(entry, source: source, data: nil) { return thumbnail }
-            let data = try await fetchSheet(url, key: SheetKey(generation: source.generation, sheet: entry.sheet))
+            let data = try await fetchSheet(source, sheet: entry.sheet)
             return try render(entry, source: source, data: data)
         } catch {
             throw ThumbnailsError.wrap(error, url: url)
@@ -270,8 +264,8 @@ public final class TrackThumbnails: Sendable {
         Task.detached(priority: .utility) { [self] in
             defer { _ = state.withLock { $0.pendingFetches.remove(key) } }
             do {
-                let data = try await fetchSheet(url, key: key)
-                if loader.diskCache == nil || url.isFileURL {
+                let data = try await fetchSheet(source, sheet: sheet)
+                if loader.diskCache == nil || url.isFileURL || source.embedded != nil {
                     _ = try decodedSheet(source: source, sheet: sheet, data: data)
                 }
             } catch {
@@ -290,8 +284,7 @@ public final class TrackThumbnails: Sendable {
         let thumbnail: Thumbnail
         if case .whole = entry.placement {
             // A whole-image cue: hand over the file as it is, no decode and re-encode.
-            let key = SheetKey(generation: source.generation, sheet: entry.sheet)
-            guard let bytes = try data ?? localBytes(url, key: key) else { return nil }
+            guard let bytes = try data ?? localBytes(source, sheet: entry.sheet) else { return nil }
             let info = try ImageCodec.info(bytes)
             try configuration.imageLimits.validateHeader(info)
             thumbnail = Thumbnail(
@@ -314,11 +307,21 @@ public final class TrackThumbnails: Sendable {
         return thumbnail
     }
 
-    /// The sheet's bytes without the network: kept in memory (no disk cache), or the local file or cache entry.
-    private func localBytes(_ url: URL, key: SheetKey) throws -> Data? {
-        if let kept = encodedSheets.value(for: key) { return kept }
-        guard let file = loader.localFile(for: url) else { return nil }
+    /// The sheet's bytes without the network: inside the track (BIF), kept in memory (no disk cache), or the
+    /// local file or cache entry.
+    private func localBytes(_ source: ThumbnailSource, sheet: Int) throws -> Data? {
+        if let inside = source.embeddedBytes(ofSheet: sheet) { return inside }
+        if let kept = encodedSheets.value(for: SheetKey(generation: source.generation, sheet: sheet)) { return kept }
+        let url = source.sheets[sheet]
+        let range = source.sheetRanges[sheet]
+        guard let file = loader.localFile(for: url, range: range) else { return nil }
         do {
+            if url.isFileURL, let range {
+                let handle = try FileHandle(forReadingFrom: file)
+                defer { try? handle.close() }
+                try handle.seek(toOffset: UInt64(range.lowerBound))
+                return try handle.read(upToCount: range.count)
+            }
             return try Data(contentsOf: file)
         } catch {
             return nil
@@ -334,14 +337,14 @@ public final class TrackThumbnails: Sendable {
         defer { lock.unlock() }
         if let decoded = sheets.value(for: key) { return decoded }
         let url = source.sheets[sheet]
-        guard let bytes = try data ?? localBytes(url, key: key) else { return nil }
+        guard let bytes = try data ?? localBytes(source, sheet: sheet) else { return nil }
         let decoded: DecodedSheet
         do {
             let (pixels, format) = try ImageCodec.decode(bytes, limits: configuration.imageLimits)
             decoded = DecodedSheet(pixels: pixels, format: format)
         } catch {
             // A damaged cache entry is dropped so the next request fetches the image again.
-            if !url.isFileURL { loader.diskCache?.remove(url) }
+            if !url.isFileURL { loader.diskCache?.remove(url, range: source.sheetRanges[sheet]) }
             throw ThumbnailsError.wrap(error, url: url)
         }
         sheets.insert(decoded, for: key, cost: decoded.pixels.byteCount)

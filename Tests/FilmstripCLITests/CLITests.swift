@@ -42,7 +42,8 @@ struct CLITests {
         let (pixels, format) = try ImageCodec.decode(bytes)
         #expect(format == .jpeg && pixels.width == 32 && pixels.height == 18)
         #expect(SpriteSheetFixture.cell(matching: pixels.meanColor(x: 4, y: 4, width: 24, height: 10)) == 12)
-        #expect(Set(json.keys) == ["start", "end", "image", "region", "bytes", "output"])
+        #expect(Set(json.keys) == ["format", "start", "end", "image", "region", "bytes", "output"])
+        #expect(json["format"] as? String == "webvtt")
     }
 
     @Test("exit 1 with a message when no thumbnail covers the time")

@@ -163,6 +163,8 @@ public struct HLSSegment: Sendable, Hashable {
     public var programDateTime: Date?
     /// `EXT-X-TILES` for image segments.
     public var tiles: HLSTiles?
+    /// `EXT-X-GAP`: the segment is missing and must not be loaded.
+    public var gap = false
 }
 
 /// `EXT-X-MAP`.

@@ -48,6 +48,7 @@ struct HLSParse {
     var pendingDiscontinuity = false
     var pendingDate: Date?
     var pendingTiles: HLSTiles?
+    var pendingGap = false
     var map: HLSMap?
     var key: HLSKey?
     var nextDate: Date?
@@ -243,6 +244,8 @@ struct HLSParse {
             pendingByteRange = try byteRange(value)
         case "#EXT-X-DISCONTINUITY":
             pendingDiscontinuity = true
+        case "#EXT-X-GAP":
+            pendingGap = true
         case "#EXT-X-PROGRAM-DATE-TIME":
             guard let date = Self.date(value) else {
                 throw error(.malformed, "EXT-X-PROGRAM-DATE-TIME needs an ISO 8601 date")
@@ -327,7 +330,7 @@ struct HLSParse {
                 sequenceNumber: media.mediaSequence + index,
                 discontinuitySequence: discontinuities + (pendingDiscontinuity && index > 0 ? 1 : 0),
                 discontinuity: pendingDiscontinuity, byteRange: range, map: map, key: key, programDateTime: date,
-                tiles: pendingTiles))
+                tiles: pendingTiles, gap: pendingGap))
         nextDate = date.map { $0.addingTimeInterval(duration) }
         pendingDuration = nil
         pendingTitle = nil
@@ -335,6 +338,7 @@ struct HLSParse {
         pendingDiscontinuity = false
         pendingDate = nil
         pendingTiles = nil
+        pendingGap = false
     }
 
     mutating func becomeMaster() throws(HLSParseError) {
@@ -372,7 +376,8 @@ struct HLSParse {
     }
 
     func resolution(_ text: String) throws(HLSParseError) -> HLSResolution {
-        let parts = text.lowercased().split(separator: "x")
+        // Real packagers also write U+00D7 (×).
+        let parts = text.lowercased().replacingOccurrences(of: "\u{D7}", with: "x").split(separator: "x")
         guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0 else {
             throw error(.malformed, "'\(text)' is not a resolution (WxH)")
         }

@@ -7,7 +7,7 @@ struct ThumbnailEntry: Sendable, Hashable {
     enum Placement: Sendable, Hashable {
         case whole
         case region(SpatialRegion)
-        case gridCell(column: Int, row: Int, columns: Int, rows: Int)
+        case tile(TileCell)
     }
 
     /// Cue index (tracks) or cell number (grids): unique within a source.
@@ -29,14 +29,13 @@ struct ThumbnailEntry: Sendable, Hashable {
                     .invalidGeometry, "the region \(region) lies outside the \(sheetWidth)x\(sheetHeight) image")
             }
             return rect
-        case .gridCell(let column, let row, let columns, let rows):
-            let w = sheetWidth / columns
-            let h = sheetHeight / rows
-            guard w > 0, h > 0 else {
+        case .tile(let tile):
+            guard let rect = tile.rect(sheetWidth: sheetWidth, sheetHeight: sheetHeight) else {
                 throw ImagingError(
-                    .invalidGeometry, "a \(sheetWidth)x\(sheetHeight) sheet cannot hold a \(columns)x\(rows) grid")
+                    .invalidGeometry,
+                    "a \(sheetWidth)x\(sheetHeight) sheet cannot hold a \(tile.columns)x\(tile.rows) grid of tiles")
             }
-            return PixelRect(x: column * w, y: row * h, width: w, height: h)
+            return rect
         }
     }
 }
@@ -51,19 +50,45 @@ struct ThumbnailSource: Sendable {
     let kind: Kind
     /// Distinct images, by sheet number.
     let sheets: [URL]
+    /// The part of each sheet's resource that holds it (`nil`: all of it).
+    let sheetRanges: [Range<Int64>?]
+    /// The bytes of the track's own resource, when its images live inside it (BIF): sheets of that URL are sliced
+    /// from them, never fetched.
+    let embedded: (url: URL, data: Data)?
     /// Bumped on every load, so caches never mix entries of two sources.
     let generation: Int
 
-    init(track: ThumbnailTrack, generation: Int) {
+    init(track: ThumbnailTrack, generation: Int, embedded: Data? = nil) {
         kind = .track(track, ThumbnailIndex(cues: track.cues))
         sheets = track.images
+        sheetRanges = track.images.indices.map { track.byteRange(ofImage: $0) }
+        self.embedded = embedded.map { (track.sourceURL, $0) }
         self.generation = generation
     }
 
     init(grid: GridThumbnail, generation: Int) {
         kind = .grid(grid)
         sheets = grid.sheetURLs
+        sheetRanges = Array(repeating: nil, count: grid.sheetURLs.count)
+        embedded = nil
         self.generation = generation
+    }
+
+    /// The format the source was read from.
+    var format: ThumbnailFormat {
+        switch kind {
+        case .track(let track, _): track.format
+        case .grid: .grid
+        }
+    }
+
+    /// The bytes of sheet `index` when they are inside the track's own resource.
+    func embeddedBytes(ofSheet index: Int) -> Data? {
+        guard let embedded, sheets[index] == embedded.url, let range = sheetRanges[index],
+            range.upperBound <= Int64(embedded.data.count)
+        else { return nil }
+        let start = embedded.data.startIndex + Int(range.lowerBound)
+        return embedded.data.subdata(in: start..<(start + range.count))
     }
 
     var entryCount: Int {
@@ -98,13 +123,17 @@ struct ThumbnailSource: Sendable {
         let cue = track.cues[i]
         return ThumbnailEntry(
             key: i, sheet: Int(cue.imageIndex), startMilliseconds: cue.startMilliseconds,
-            endMilliseconds: cue.endMilliseconds, placement: cue.region.map { .region($0) } ?? .whole)
+            endMilliseconds: cue.endMilliseconds,
+            placement: cue.region.map { .region($0) } ?? cue.tile.map { .tile($0) } ?? .whole)
     }
 
     private func entry(cell: GridCell, in grid: GridThumbnail) -> ThumbnailEntry {
         ThumbnailEntry(
             key: cell.number, sheet: cell.sheetIndex - grid.firstIndex, startMilliseconds: cell.startMilliseconds,
             endMilliseconds: cell.endMilliseconds,
-            placement: .gridCell(column: cell.column, row: cell.row, columns: grid.gridWidth, rows: grid.gridHeight))
+            placement: .tile(
+                TileCell(
+                    column: Int32(cell.column), row: Int32(cell.row), columns: Int32(grid.gridWidth),
+                    rows: Int32(grid.gridHeight))))
     }
 }

@@ -1,0 +1,99 @@
+public import Foundation
+
+extension ThumbnailTrack {
+    /// One sheet of a tiled image track: its resource (or part of one), its span, and how it is tiled.
+    public struct Sheet: Sendable, Hashable {
+        /// The image resource.
+        public var url: URL
+        /// The part of the resource, `nil` for all of it.
+        public var byteRange: Range<Int64>?
+        /// Start, seconds.
+        public var start: Double
+        /// Length, seconds.
+        public var duration: Double
+        /// Columns and rows; `nil` for one whole image.
+        public var layout: Presentation.TileLayout?
+        /// One tile's time; `nil` shares the sheet's duration equally among its tiles.
+        public var tileDuration: Double?
+
+        /// Creates a sheet.
+        public init(
+            url: URL, byteRange: Range<Int64>?, start: Double, duration: Double, layout: Presentation.TileLayout?,
+            tileDuration: Double?
+        ) {
+            self.url = url
+            self.byteRange = byteRange
+            self.start = start
+            self.duration = duration
+            self.layout = layout
+            self.tileDuration = tileDuration
+        }
+    }
+
+    /// A track of tiled sheets: tiles fill each sheet left to right, then top to bottom; tile *k* covers
+    /// `[start + k·d, start + (k+1)·d)` cut to the sheet's end, and tiles that start at or after the sheet's end are
+    /// empty.
+    public init(sheets: [Sheet], sourceURL: URL, format: ThumbnailFormat) {
+        var images: [URL] = []
+        var ranges: [Range<Int64>?] = []
+        var cues: [ThumbnailCue] = []
+        var slots: [String: Int32] = [:]
+        func ms(_ seconds: Double) -> Int64 { Int64((seconds * 1000).rounded()) }
+        for sheet in sheets where sheet.duration > 0 {
+            let key = sheet.url.absoluteString + (sheet.byteRange.map { "#\($0.lowerBound)-\($0.upperBound)" } ?? "")
+            let slot: Int32
+            if let known = slots[key] {
+                slot = known
+            } else {
+                slot = Int32(images.count)
+                slots[key] = slot
+                images.append(sheet.url)
+                ranges.append(sheet.byteRange)
+            }
+            let end = sheet.start + sheet.duration
+            guard let layout = sheet.layout, layout.columns * layout.rows > 1 else {
+                cues.append(
+                    ThumbnailCue(startMilliseconds: ms(sheet.start), endMilliseconds: ms(end), imageIndex: slot))
+                continue
+            }
+            let count = layout.columns * layout.rows
+            let d = sheet.tileDuration ?? sheet.duration / Double(count)
+            guard d > 0 else { continue }
+            for k in 0..<count {
+                let start = sheet.start + Double(k) * d
+                guard ms(start) < ms(end) else { break }
+                cues.append(
+                    ThumbnailCue(
+                        startMilliseconds: ms(start), endMilliseconds: min(ms(start + d), ms(end)), imageIndex: slot,
+                        tile: TileCell(
+                            column: Int32(k % layout.columns), row: Int32(k / layout.columns),
+                            columns: Int32(layout.columns), rows: Int32(layout.rows))))
+            }
+        }
+        cues.sort { $0.startMilliseconds < $1.startMilliseconds }
+        self.init(sourceURL: sourceURL, cues: cues, images: images)
+        self.format = format
+        imageByteRanges = ranges
+    }
+}
+
+extension HLSMediaPlaylist {
+    /// An image media playlist (`EXT-X-IMAGES-ONLY`) as a thumbnail track: each segment one sheet over its `EXTINF`,
+    /// tiled by the `EXT-X-TILES` before it (`DURATION` is one tile's time) or one whole image without; byte
+    /// ranges kept; `EXT-X-GAP` segments hold no image but keep the timeline going.
+    public func thumbnailTrack(url: URL) -> ThumbnailTrack {
+        var time = 0.0
+        var sheets: [ThumbnailTrack.Sheet] = []
+        sheets.reserveCapacity(segments.count)
+        for segment in segments {
+            defer { time += segment.duration }
+            guard !segment.gap else { continue }
+            sheets.append(
+                ThumbnailTrack.Sheet(
+                    url: segment.uri, byteRange: segment.byteRange, start: time, duration: segment.duration,
+                    layout: segment.tiles.map { Presentation.TileLayout(columns: $0.columns, rows: $0.rows) },
+                    tileDuration: segment.tiles?.duration))
+        }
+        return ThumbnailTrack(sheets: sheets, sourceURL: url, format: .hls)
+    }
+}

@@ -1,0 +1,152 @@
+public import FilmstripFormats
+import FilmstripLoading
+import FilmstripStreaming
+public import Foundation
+
+extension TrackThumbnails {
+    /// Loads a thumbnail source in any format Filmstrip reads, told by its content: a WebVTT track, an HLS image
+    /// media playlist or a master that lists image streams, an MPD with thumbnail tiles, a Roku BIF, or storyboard
+    /// JSON. From a master or an MPD the image track with the largest tiles is taken, or the one closest to
+    /// ``ThumbnailsConfiguration/preferredTileSize``. In eager mode (the default) this returns after every image is
+    /// in the local cache; in lazy mode, after the track is read.
+    ///
+    /// - Throws: ``ThumbnailsError``: `.parse` for a malformed source (with the line or element), `.unsupported`
+    ///   for a presentation with no image track, `.network` for a failed fetch.
+    public func load(track url: URL) async throws {
+        let generation = beginLoad()
+        do {
+            let policy: ResourceLoader.CachePolicy = configuration.offline ? .cacheOnly : .networkFirst
+            let bytes = try await loader.data(for: url, policy: policy)
+            let (track, embedded) = try await readTrack(bytes, url: url)
+            for diagnostic in track.diagnostics {
+                logger.notice("track diagnostic", metadata: ["url": "\(url)", "diagnostic": "\(diagnostic)"])
+            }
+            try await install(ThumbnailSource(track: track, generation: generation, embedded: embedded))
+        } catch {
+            throw ThumbnailsError.wrap(error, url: url)
+        }
+    }
+
+    /// The format of the loaded source, if any.
+    public var format: ThumbnailFormat? { sourceFormat }
+
+    /// Reads `bytes` fetched from `url` into a track (and, for a BIF, the bytes its images live in).
+    private func readTrack(_ bytes: Data, url: URL) async throws -> (ThumbnailTrack, Data?) {
+        switch ThumbnailContent.detect(bytes) {
+        case .webVTT?:
+            return (try WebVTTThumbnailParser(mode: configuration.parsingMode).parse(bytes, trackURL: url), nil)
+        case .json?:
+            return (try Self.checked(StoryboardParser().parse(bytes, url: url)), nil)
+        case .bif?:
+            return (try BIFParser().parse(bytes, url: url), bytes)
+        case .hlsPlaylist?:
+            return (try await readPlaylist(bytes, url: url), nil)
+        case .mpd?:
+            return (try await readMPD(bytes, url: url), nil)
+        case nil:
+            throw ThumbnailsError(
+                .parse, "not a thumbnail track: neither WebVTT, an HLS playlist, an MPD, a BIF nor JSON", url: url)
+        }
+    }
+
+    private func readPlaylist(_ bytes: Data, url: URL) async throws -> ThumbnailTrack {
+        switch try HLSPlaylistParser().parse(bytes, url: url) {
+        case .media(let media):
+            guard media.imagesOnly || media.segments.contains(where: { $0.tiles != nil }) else {
+                throw Self.noImageTrack(url)
+            }
+            return try Self.checked(media.thumbnailTrack(url: url))
+        case .master(let master):
+            let streams = master.imageStreams.filter { $0.resolution != nil || master.imageStreams.count == 1 }
+            guard
+                let chosen = Self.closest(
+                    streams, size: { ($0.resolution?.width ?? 0, $0.resolution?.height ?? 0) },
+                    preferred: configuration.preferredTileSize)
+            else { throw Self.noImageTrack(url) }
+            try Self.refuseLocal(chosen.uri, from: url)
+            let policy: ResourceLoader.CachePolicy = configuration.offline ? .cacheOnly : .networkFirst
+            let data = try await loader.data(for: chosen.uri, policy: policy)
+            guard case .media(let media) = try HLSPlaylistParser().parse(data, url: chosen.uri) else {
+                throw ThumbnailsError(.parse, "an image stream must name a media playlist", url: chosen.uri)
+            }
+            return try Self.checked(media.thumbnailTrack(url: chosen.uri))
+        }
+    }
+
+    private func readMPD(_ bytes: Data, url: URL) async throws -> ThumbnailTrack {
+        let presentation = try DASHManifestParser().parse(bytes, url: url)
+        let client = StreamingClient(url: url, transport: loader.transport, configuration: loader.configuration)
+        var sheets: [ThumbnailTrack.Sheet] = []
+        var found = false
+        for period in presentation.periods {
+            let candidates = period.tracks.filter { $0.kind == .image }.flatMap { track in
+                track.renditions.map { (track, $0) }
+            }
+            let preferred = configuration.preferredTileSize
+            guard
+                let (track, rendition) = Self.closest(
+                    candidates,
+                    size: { pair in
+                        let layout =
+                            pair.1.tileLayout ?? pair.0.tileLayout ?? Presentation.TileLayout(columns: 1, rows: 1)
+                        return ((pair.1.width ?? 0) / layout.columns, (pair.1.height ?? 0) / layout.rows)
+                    }, preferred: preferred)
+            else { continue }
+            found = true
+            let layout = rendition.tileLayout ?? track.tileLayout ?? Presentation.TileLayout(columns: 1, rows: 1)
+            let segments = try await client.segments(of: rendition, in: presentation)
+            for (k, segment) in segments.enumerated() {
+                // A last sheet cut short by the period's end keeps the tile time of the sheets before it.
+                var tileDuration: Double?
+                if k > 0, k == segments.count - 1, segment.duration < segments[k - 1].duration - 1e-6 {
+                    tileDuration = segments[k - 1].duration / Double(layout.columns * layout.rows)
+                }
+                sheets.append(
+                    ThumbnailTrack.Sheet(
+                        url: segment.url, byteRange: segment.byteRange, start: segment.start,
+                        duration: segment.duration, layout: layout, tileDuration: tileDuration))
+            }
+        }
+        guard found else { throw Self.noImageTrack(url) }
+        return try Self.checked(ThumbnailTrack(sheets: sheets, sourceURL: url, format: .dash))
+    }
+
+    /// The candidate whose tile size is closest to `preferred`, else the one with the largest tiles.
+    static func closest<T>(
+        _ candidates: [T], size: (T) -> (Int, Int), preferred: ThumbnailsConfiguration.TileSize?
+    ) -> T? {
+        if let preferred {
+            return candidates.min { a, b in
+                let (aw, ah) = size(a)
+                let (bw, bh) = size(b)
+                return abs(aw - preferred.width) + abs(ah - preferred.height)
+                    < abs(bw - preferred.width) + abs(bh - preferred.height)
+            }
+        }
+        return candidates.max { size($0).0 * size($0).1 < size($1).0 * size($1).1 }
+    }
+
+    private static func noImageTrack(_ url: URL) -> ThumbnailsError {
+        ThumbnailsError(
+            .unsupported,
+            "the presentation has no image track (no EXT-X-IMAGE-STREAM-INF, EXT-X-IMAGES-ONLY or DASH thumbnail "
+                + "tiles); make a preview track from its video with `filmstrip generate` (PreviewTrackGenerator)",
+            url: url)
+    }
+
+    /// A remote source may not refer to local files.
+    private static func refuseLocal(_ target: URL, from source: URL) throws {
+        let scheme = source.scheme?.lowercased()
+        guard scheme == "http" || scheme == "https", !["http", "https"].contains(target.scheme?.lowercased() ?? "")
+        else { return }
+        throw ThumbnailsError(
+            .unsupported, "a remote track may not refer to '\(target.absoluteString)' (only http and https)",
+            url: source)
+    }
+
+    /// Refuses a track fetched over the network whose images are not on the network.
+    private static func checked(_ track: ThumbnailTrack) throws -> ThumbnailTrack {
+        for image in track.images { try refuseLocal(image, from: track.sourceURL) }
+        return track
+    }
+}
