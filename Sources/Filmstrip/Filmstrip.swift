@@ -108,6 +108,10 @@ public final class Filmstrip: Sendable {
         let key = LoaderKey(
             cacheDirectory: configuration.cacheDirectory?.standardizedFileURL,
             diskCacheLimit: configuration.diskCacheLimit, loading: configuration.loading)
+        // An interceptor is the caller's own: such an engine gets a loader of its own.
+        if configuration.requestInterceptor != nil {
+            return TrackThumbnails(configuration: configuration)
+        }
         let loader = loaders.withLock { loaders -> ResourceLoader in
             if let existing = loaders[key] { return existing }
             let made = ResourceLoader(

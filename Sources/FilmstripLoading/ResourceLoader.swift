@@ -27,6 +27,8 @@ public final class ResourceLoader: Sendable {
     public let transport: any DataLoading
     /// The disk cache, if any.
     public let diskCache: DiskCache?
+    /// Rewrites every network request (see ``RequestInterceptor``).
+    public let interceptor: RequestInterceptor?
     private let logger: Logger
     private let coalescer = RequestCoalescer<String, Data>()
     private let counters = Mutex((requests: 0, bytes: 0))
@@ -34,8 +36,9 @@ public final class ResourceLoader: Sendable {
     /// Creates a loader.
     public init(
         configuration: LoadingConfiguration = LoadingConfiguration(), transport: (any DataLoading)? = nil,
-        diskCache: DiskCache? = nil, logger: Logger? = nil
+        diskCache: DiskCache? = nil, logger: Logger? = nil, interceptor: RequestInterceptor? = nil
     ) {
+        self.interceptor = interceptor
         self.configuration = configuration
         self.transport = transport ?? URLSessionDataLoader()
         self.diskCache = diskCache
@@ -140,19 +143,31 @@ public final class ResourceLoader: Sendable {
     }
 
     private func fetchWithRetries(_ request: Request) async throws -> Data {
-        let url = request.url
-        var configuration = self.configuration
+        var headers = configuration.additionalHeaders
         if let range = request.range {
-            configuration.additionalHeaders["Range"] = "bytes=\(range.lowerBound)-\(range.upperBound - 1)"
+            headers["Range"] = "bytes=\(range.lowerBound)-\(range.upperBound - 1)"
         }
+        let original = InterceptedRequest(url: request.url, headers: headers)
+        var sent = try await interceptor?(original, .initial) ?? original
+        var refreshed = false
         var attempt = 1
         while true {
             try Task.checkCancellation()
+            var configuration = self.configuration
+            configuration.additionalHeaders = sent.headers
+            let url = sent.url
             do {
                 counters.withLock { $0.requests += 1 }
                 let response = try await transport.load(url, configuration: configuration)
                 counters.withLock { $0.bytes += response.data.count }
-                return try Self.body(of: response, range: request.range, url: url)
+                return try Self.body(of: response, range: request.range, url: request.url)
+            } catch let error as LoadingError
+                where !refreshed && interceptor != nil && (error.kind == .httpStatus(401) || error.kind == .httpStatus(403))
+            {
+                // Once: ask for fresh credentials and send again.
+                guard case .httpStatus(let status) = error.kind, let interceptor else { throw error }
+                refreshed = true
+                sent = try await interceptor(original, .authenticationFailed(status: status))
             } catch let error as LoadingError where error.isTransient && attempt < configuration.retry.maximumAttempts {
                 let delay = configuration.retry.delay(afterAttempt: attempt)
                 logger.debug(

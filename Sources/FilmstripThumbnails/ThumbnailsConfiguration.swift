@@ -27,6 +27,9 @@ public struct ThumbnailsConfiguration: Sendable {
     public var diskCacheLimit: Int = 512 << 20
     /// Use only the disk cache, never the network. Default `false`.
     public var offline = false
+    /// Rewrites every request the engine makes for tracks, manifests and images (headers, signed URLs), and is asked
+    /// once more after a 401 or 403 to refresh credentials. Default `nil`.
+    public var requestInterceptor: RequestInterceptor?
     /// From an HLS master or an MPD with several image tracks, take the one whose tile size is closest to this;
     /// `nil` (the default) takes the one with the largest tiles.
     public var preferredTileSize: TileSize?
@@ -63,6 +66,8 @@ public struct ThumbnailsConfiguration: Sendable {
     public var loading = LoadingConfiguration(maximumResponseSize: 32 << 20)
     /// How many images an eager load fetches at once. Default 6.
     public var maximumConcurrentDownloads = 6
+    /// Downloads at a time for ``TrackThumbnails/prefetch(around:direction:)``. Default 4.
+    public var prefetchConcurrency = 4
     /// Where the engine logs; nothing is logged by default.
     public var logger: Logger?
 

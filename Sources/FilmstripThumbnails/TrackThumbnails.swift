@@ -40,12 +40,14 @@ public final class TrackThumbnails: Sendable {
     /// ``ThumbnailsConfiguration/encodedSheetMemoryLimit``).
     private let encodedSheets: MemoryCache<SheetKey, Data>
     private let thumbnails: MemoryCache<ThumbnailKey, Thumbnail>
+    /// Sheets queued by ``prefetch(around:direction:)``.
+    let prefetchQueue = PrefetchQueue()
     /// Striped locks so two callers never decode the same sheet at once (the second waits and finds it cached).
     private let sheetLocks: [NSLock] = (0..<64).map { _ in NSLock() }
     let logger: Logger
 
     /// Creates an engine. Without a `loader`, one is made from the configuration (its disk cache in
-    /// ``ThumbnailsConfiguration/cacheDirectory``).
+    /// ``ThumbnailsConfiguration/cacheDirectory``, its interceptor ``ThumbnailsConfiguration/requestInterceptor``).
     public init(configuration: ThumbnailsConfiguration = ThumbnailsConfiguration(), loader: ResourceLoader? = nil) {
         self.configuration = configuration
         let logger =
@@ -58,7 +60,7 @@ public final class TrackThumbnails: Sendable {
                 diskCache: configuration.cacheDirectory.map {
                     DiskCache(directory: $0, sizeLimit: configuration.diskCacheLimit)
                 },
-                logger: logger)
+                logger: logger, interceptor: configuration.requestInterceptor)
         state = Mutex(State(policy: configuration.lookupPolicy))
         sheets = MemoryCache(costLimit: configuration.decodedSheetMemoryLimit)
         encodedSheets = MemoryCache(costLimit: configuration.encodedSheetMemoryLimit)
@@ -90,6 +92,25 @@ public final class TrackThumbnails: Sendable {
 
     /// The format of the loaded source.
     var sourceFormat: ThumbnailFormat? { state.withLock { $0.source?.format } }
+
+    /// The loaded source.
+    var currentSource: ThumbnailSource? { state.withLock { $0.source } }
+
+    /// Whether sheet `sheet` can be had without the network (inside the track, kept in memory, or on disk).
+    func isLocal(_ source: ThumbnailSource, sheet: Int) -> Bool {
+        let key = SheetKey(generation: source.generation, sheet: sheet)
+        if source.embedded != nil || sheets.value(for: key) != nil || encodedSheets.value(for: key) != nil {
+            return true
+        }
+        return loader.localFile(for: source.sheets[sheet], range: source.sheetRanges[sheet]) != nil
+    }
+
+    /// Whether the entry's thumbnail or its decoded sheet is in memory.
+    func hasInMemory(_ source: ThumbnailSource, entry: ThumbnailEntry) -> Bool {
+        thumbnails.value(for: ThumbnailKey(generation: source.generation, entry: entry.key)) != nil
+            || sheets.value(for: SheetKey(generation: source.generation, sheet: entry.sheet)) != nil
+            || encodedSheets.value(for: SheetKey(generation: source.generation, sheet: entry.sheet)) != nil
+    }
 
     /// Identifies the loaded source; changes with every load and reset.
     var sourceGeneration: Int? { state.withLock { $0.source?.generation } }

@@ -1,0 +1,115 @@
+import FilmstripFormats
+import Foundation
+import Synchronization
+
+/// Which way a viewer is scrubbing.
+public enum ScrubDirection: String, Sendable, Hashable {
+    /// Towards later times.
+    case forward
+    /// Towards earlier times.
+    case backward
+}
+
+/// Where the thumbnail for a time is now.
+public enum ThumbnailAvailability: String, Sendable, Hashable {
+    /// Decoded or encoded in memory: ``TrackThumbnails/getThumbnail(atTimestamp:)`` answers at once.
+    case inMemory
+    /// On disk (a local file or the disk cache): answered after a decode of a few milliseconds.
+    case onDisk
+    /// Only on the network.
+    case remote
+    /// No cue covers the time (or nothing is loaded).
+    case none
+}
+
+/// The sheets still to prefetch, in order, and how many workers run; the latest ``TrackThumbnails/prefetch(around:direction:)``
+/// replaces the queue.
+final class PrefetchQueue: Sendable {
+    private struct State {
+        var generation = -1
+        var queue: [Int] = []
+        var running = 0
+    }
+
+    private let state = Mutex(State())
+
+    /// Replaces the queued work; returns how many workers to start to reach `concurrency`.
+    func replace(with sheets: [Int], generation: Int, concurrency: Int) -> Int {
+        state.withLock { s in
+            s.generation = generation
+            s.queue = sheets.reversed()  // popped from the end
+            let start = max(0, min(concurrency, sheets.count) - s.running)
+            s.running += start
+            return start
+        }
+    }
+
+    /// The next sheet for a worker of `generation`; `nil` ends the worker.
+    func next(generation: Int) -> Int? {
+        state.withLock { s in
+            guard s.generation == generation, let sheet = s.queue.popLast() else {
+                s.running -= 1
+                return nil
+            }
+            return sheet
+        }
+    }
+
+    /// Sheets still queued.
+    var pending: Int { state.withLock { $0.queue.count } }
+}
+
+extension TrackThumbnails {
+    /// Fetches sheets ahead of a scrub, with ``ThumbnailsConfiguration/prefetchConcurrency`` downloads at a time: a
+    /// coarse wave first (every third sheet over the whole timeline, so every time soon has a preview within one
+    /// sheet of it), then the sheets nearest `t`, those ahead in `direction` first. The latest call wins: its queue
+    /// replaces what earlier calls had queued; downloads already under way finish into the cache. Sheets already
+    /// local are skipped.
+    public func prefetch(around t: Double, direction: ScrubDirection = .forward) {
+        guard let source = currentSource else { return }
+        let count = source.sheets.count
+        guard count > 0 else { return }
+        let here = source.entry(at: t, policy: .nearest)?.sheet ?? 0
+        var order: [Int] = []
+        order.reserveCapacity(count)
+        var queued = Set<Int>()
+        // The coarse wave, starting at the sheet in the middle of each group of three.
+        for sheet in stride(from: min(1, count - 1), to: count, by: 3) where queued.insert(sheet).inserted {
+            order.append(sheet)
+        }
+        // The fill, nearest first; behind the scrub counts double the distance.
+        let rest = (0..<count).filter { !queued.contains($0) }.sorted { a, b in
+            func cost(_ s: Int) -> Int {
+                let ahead = direction == .forward ? s >= here : s <= here
+                return abs(s - here) * (ahead ? 1 : 2)
+            }
+            return (cost(a), a) < (cost(b), b)
+        }
+        order += rest
+        order.removeAll { isLocal(source, sheet: $0) }
+        let workers = prefetchQueue.replace(
+            with: order, generation: source.generation, concurrency: max(1, configuration.prefetchConcurrency))
+        for _ in 0..<workers {
+            Task.detached(priority: .utility) { [self] in
+                while let sheet = prefetchQueue.next(generation: source.generation) {
+                    guard !isLocal(source, sheet: sheet) else { continue }
+                    do {
+                        _ = try await fetchSheet(source, sheet: sheet)
+                    } catch {
+                        logger.debug("prefetch failed", metadata: ["sheet": "\(sheet)", "error": "\(error)"])
+                    }
+                }
+            }
+        }
+    }
+
+    /// Sheets queued for prefetching and not yet started.
+    public var pendingPrefetches: Int { prefetchQueue.pending }
+
+    /// Where the thumbnail for `t` is now: in memory, on disk, only remote, or nowhere (no cue).
+    public func availability(at t: Double) -> ThumbnailAvailability {
+        guard let source = currentSource, let entry = source.entry(at: t, policy: lookupPolicy) else { return .none }
+        if hasInMemory(source, entry: entry) { return .inMemory }
+        return isLocal(source, sheet: entry.sheet) ? .onDisk : .remote
+    }
+}

@@ -1,0 +1,88 @@
+import Filmstrip
+import FilmstripTesting
+import Foundation
+import Testing
+
+@Suite("Prefetch waves and availability")
+struct PrefetchTests {
+    /// 30 sheets of 4x3 one-second tiles (12 s each), served slowly enough that order can be seen.
+    static func serve(_ server: LoopbackServer) throws -> URL {
+        var text = "#EXTM3U\n#EXT-X-TARGETDURATION:12\n#EXT-X-IMAGES-ONLY\n"
+        for s in 0..<30 {
+            server.serve("/p/sheet-\(s).jpg", body: try TiledSheets.sheet(s), contentType: "image/jpeg")
+            text += "#EXT-X-TILES:RESOLUTION=32x18,LAYOUT=4x3,DURATION=1\n#EXTINF:12,\nsheet-\(s).jpg\n"
+        }
+        server.serve("/p/images.m3u8", text: text + "#EXT-X-ENDLIST\n")
+        return server.url("/p/images.m3u8")
+    }
+
+    static func sheetNumbers(_ server: LoopbackServer) -> [Int] {
+        server.requests.compactMap { request -> Int? in
+            guard request.path.hasPrefix("/p/sheet-") else { return nil }
+            return Int(request.path.dropFirst("/p/sheet-".count).dropLast(".jpg".count))
+        }
+    }
+
+    static func waitForAll(_ server: LoopbackServer, _ thumbnails: TrackThumbnails) async throws {
+        for _ in 0..<1000 {
+            if Set(sheetNumbers(server)).count == 30, thumbnails.pendingPrefetches == 0,
+                (0..<30).allSatisfy({ thumbnails.availability(at: Double($0 * 12) + 1) != .remote })
+            {
+                return
+            }
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        Issue.record("prefetching did not finish")
+    }
+
+    @Test("a coarse wave over the whole timeline first, then the sheets nearest t; each sheet fetched once")
+    func waves() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let cache = try TemporaryDirectory()
+        defer { cache.remove() }
+        var configuration = ThumbnailsConfiguration()
+        configuration.cacheDirectory = cache.url
+        configuration.loadingMode = .lazy
+        let thumbnails = TrackThumbnails(configuration: configuration)
+        try await thumbnails.load(track: try Self.serve(server))
+        #expect(thumbnails.availability(at: 100) == .remote)
+        #expect(thumbnails.availability(at: 1000) == .none)
+        server.throttle(prefix: "/p/sheet-", bytesPerSecond: 40_000)
+        thumbnails.prefetch(around: 200, direction: .forward)  // sheet 16
+        try await Self.waitForAll(server, thumbnails)
+        let order = Self.sheetNumbers(server)
+        #expect(order.count == 30, "each sheet once: \(order)")
+        let coarse = Set(stride(from: 1, to: 30, by: 3))
+        #expect(Set(order.prefix(8)).isSubset(of: coarse), "\(order)")
+        // After the wave, the nearest sheets: 16 (in the wave), then 17 and 15, ahead first.
+        let fill = order.filter { !coarse.contains($0) }
+        #expect(Array(fill.prefix(3)) == [17, 15, 18], "\(fill)")
+        #expect(thumbnails.availability(at: 100) == .onDisk)
+        _ = thumbnails.getThumbnail(atTimestamp: 100)
+        #expect(thumbnails.availability(at: 100) == .inMemory)
+    }
+
+    @Test("the latest call wins: its queue replaces the earlier one; downloads under way finish into the cache")
+    func latestWins() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let cache = try TemporaryDirectory()
+        defer { cache.remove() }
+        var configuration = ThumbnailsConfiguration()
+        configuration.cacheDirectory = cache.url
+        configuration.loadingMode = .lazy
+        configuration.prefetchConcurrency = 2
+        let thumbnails = TrackThumbnails(configuration: configuration)
+        try await thumbnails.load(track: try Self.serve(server))
+        server.throttle(prefix: "/p/sheet-", bytesPerSecond: 40_000)
+        thumbnails.prefetch(around: 0, direction: .forward)
+        thumbnails.prefetch(around: 359, direction: .backward)  // the last sheet
+        try await Self.waitForAll(server, thumbnails)
+        let order = Self.sheetNumbers(server)
+        #expect(order.count == 30 && Set(order).count == 30, "\(order)")
+        let coarse = Set(stride(from: 1, to: 30, by: 3))
+        let fill = order.filter { !coarse.contains($0) }
+        #expect(fill.first == 29 && fill.dropFirst().first == 27, "\(fill)")
+    }
+}
