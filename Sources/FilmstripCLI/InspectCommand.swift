@@ -7,9 +7,13 @@ struct InspectCommand: AsyncParsableCommand {
         commandName: "inspect",
         abstract: "Summarise a thumbnail track, or an HLS playlist or DASH MPD.",
         discussion: """
-            For a thumbnail track: cues, covered time, gaps, overlaps, images, diagnostics. With --check, every \
-            image is fetched and every cue's region is verified to lie inside its image; the exit status is 1 when \
-            a problem is found.
+            For a thumbnail track in any format (WebVTT, an HLS image playlist, an MPD's thumbnail tiles, BIF, \
+            storyboard JSON; told by content): its format, cues, covered time, gaps, overlaps, images and \
+            diagnostics. --cues lists every cue (id, start, end, image, region). --check fetches every image and \
+            reports what players trip over: images that contradict the track (a region outside its image, a layout \
+            that does not fit the sheet; exit status 1) and warnings (an EXTINF above the target duration, tiles past \
+            a segment's end, gaps and overlaps, a layout that disagrees with the sheet's size, a sheet over 1080 px \
+            wide, JSON served without application/json; exit status 0).
 
             For an HLS master or media playlist or a DASH MPD (.m3u8, .mpd, or a local file that starts like one): \
             periods, tracks, renditions (codecs, resolution, bandwidth, language) with their segment counts and \
@@ -37,9 +41,12 @@ struct InspectCommand: AsyncParsableCommand {
     @Flag(help: "Use only the disk cache.")
     var offline = false
 
+    @Flag(help: "With --json, list every cue (id, start, end, image, region) instead of counting them.")
+    var cues = false
+
     func run() async throws {
         let url = resourceURL(track)
-        if ManifestDetection.isManifest(url) {
+        if !cues, !check, ManifestDetection.isManifest(url) {
             let report: PresentationReport
             do {
                 report = try await PresentationReport.load(url)
@@ -56,61 +63,35 @@ struct InspectCommand: AsyncParsableCommand {
         configuration.offline = offline
         let thumbnails = TrackThumbnails(configuration: configuration)
         do {
-            try await thumbnails.load(webVTTTrack: url)
+            try await thumbnails.load(track: url)
         } catch {
             throw fail(error)
         }
         guard let parsed = thumbnails.track else { throw fail(ThumbnailsError(.notLoaded, "the track did not load")) }
         let summary = TrackSummary(parsed)
-        var problems: [CheckProblem] = []
+        var findings: [TrackFinding]?
         if check {
-            problems = await checkImages(parsed, loader: thumbnails.loader, offline: offline)
+            var found = await thumbnails.check()
+            if parsed.format == .json, let warning = await Self.contentTypeFinding(url) { found.append(warning) }
+            findings = found
         }
         if json {
-            print(summary.json(track: parsed, problems: check ? problems : nil).text)
+            print(summary.json(track: parsed, findings: findings, listCues: cues).text)
         } else {
-            print(summary.text(track: parsed, problems: check ? problems : nil))
+            print(summary.text(track: parsed, findings: findings, listCues: cues))
         }
-        if check, !problems.isEmpty { throw ExitStatus.notFound }
+        if findings?.contains(where: { $0.severity == .error }) == true { throw ExitStatus.notFound }
     }
 
-    private func checkImages(_ track: ThumbnailTrack, loader: ResourceLoader, offline: Bool) async -> [CheckProblem] {
-        var problems: [CheckProblem] = []
-        var sizes: [Int: ImageInfo] = [:]
-        for (index, url) in track.images.enumerated() {
-            do {
-                let data = try await loader.data(for: url, policy: offline ? .cacheOnly : .cacheFirst)
-                sizes[index] = try ImageCodec.info(data)
-            } catch {
-                problems.append(CheckProblem(line: nil, image: url, message: "\(error)"))
-            }
-        }
-        for cue in track.cues {
-            guard let region = cue.region, let info = sizes[Int(cue.imageIndex)] else { continue }
-            let inside: Bool
-            switch region.unit {
-            case .pixel:
-                inside =
-                    Int(region.x) + Int(region.width) <= info.width
-                    && Int(region.y) + Int(region.height) <= info.height
-            case .percent:
-                inside = Int(region.x) + Int(region.width) <= 100 && Int(region.y) + Int(region.height) <= 100
-            }
-            if !inside {
-                problems.append(
-                    CheckProblem(
-                        line: Int(cue.line), image: track.imageURL(of: cue),
-                        message: "region \(region) exceeds the \(info.width)x\(info.height) image"))
-            }
-        }
-        return problems
+    /// Storyboard JSON served without a JSON content type (some players refuse it).
+    private static func contentTypeFinding(_ url: URL) async -> TrackFinding? {
+        guard url.scheme == "http" || url.scheme == "https",
+            let response = try? await URLSessionDataLoader().load(url, configuration: LoadingConfiguration())
+        else { return nil }
+        let type = response.headers["content-type"] ?? "(none)"
+        guard !type.lowercased().contains("json") else { return nil }
+        return TrackFinding(.warning, "the JSON is served as \(type), not application/json", image: nil)
     }
-}
-
-struct CheckProblem {
-    var line: Int?
-    var image: URL
-    var message: String
 }
 
 /// Coverage, gaps and overlaps of a track's cues.
@@ -148,11 +129,17 @@ struct TrackSummary {
         last = runEnd
     }
 
-    func json(track: ThumbnailTrack, problems: [CheckProblem]?) -> JSON {
+    func json(track: ThumbnailTrack, findings: [TrackFinding]?, listCues: Bool) -> JSON {
         func span(_ s: Span) -> JSON { .object([("start", .double(s.start)), ("end", .double(s.end))]) }
         var members: [(String, JSON)] = [
             ("track", .string(track.sourceURL.absoluteString)),
-            ("cues", .int(track.cues.count)),
+            ("format", .string(track.format.rawValue)),
+            (
+                "cues",
+                listCues
+                    ? .array(track.cues.enumerated().map { Self.cueJSON($0.element, index: $0.offset, in: track) })
+                    : .int(track.cues.count)
+            ),
             ("images", .int(track.images.count)),
             ("start", .double(first)),
             ("end", .double(last)),
@@ -178,31 +165,50 @@ struct TrackSummary {
                     })
             ),
         ]
-        if let problems {
+        if let findings {
+            func entry(_ f: TrackFinding) -> JSON {
+                .object([
+                    ("severity", .string(f.severity.rawValue)), ("location", f.location.map(JSON.string) ?? .null),
+                    ("image", f.image.map { JSON.string($0.absoluteString) } ?? .null), ("message", .string(f.message)),
+                ])
+            }
+            let errors = findings.filter { $0.severity == .error }
             members.append(
                 (
                     "check",
                     .object([
-                        ("ok", .bool(problems.isEmpty)),
-                        (
-                            "problems",
-                            .array(
-                                problems.map {
-                                    .object([
-                                        ("line", $0.line.map(JSON.int) ?? .null),
-                                        ("image", .string($0.image.absoluteString)), ("message", .string($0.message)),
-                                    ])
-                                })
-                        ),
+                        ("ok", .bool(errors.isEmpty)), ("problems", .array(errors.map(entry))),
+                        ("warnings", .array(findings.filter { $0.severity == .warning }.map(entry))),
                     ])
                 ))
         }
         return .object(members)
     }
 
-    func text(track: ThumbnailTrack, problems: [CheckProblem]?) -> String {
+    /// One cue as JSON: id, start, end, image (without fragment) and region (a pixel region, a tile, or null).
+    static func cueJSON(_ cue: ThumbnailCue, index: Int, in track: ThumbnailTrack) -> JSON {
+        var region: JSON = .null
+        if let r = cue.region {
+            region = .object(
+                [
+                    ("x", .int(Int(r.x))), ("y", .int(Int(r.y))), ("w", .int(Int(r.width))), ("h", .int(Int(r.height))),
+                ] + (r.unit == .percent ? [("unit", .string("percent"))] : []))
+        } else if let tile = cue.tile {
+            region = .object([
+                ("column", .int(Int(tile.column))), ("row", .int(Int(tile.row))), ("columns", .int(Int(tile.columns))),
+                ("rows", .int(Int(tile.rows))),
+            ])
+        }
+        return .object([
+            ("id", .string(cue.identifier ?? String(index + 1))), ("start", .double(cue.start)),
+            ("end", .double(cue.end)), ("image", .string(track.imageURL(of: cue).absoluteString)), ("region", region),
+        ])
+    }
+
+    func text(track: ThumbnailTrack, findings: [TrackFinding]?, listCues: Bool) -> String {
         var lines = [
             "track        \(track.sourceURL.absoluteString)",
+            "format       \(track.format.rawValue)",
             "cues         \(track.cues.count)",
             "images       \(track.images.count)",
             String(format: "time         %.3f – %.3f s (%.3f s covered)", first, last, coveredSeconds),
@@ -216,15 +222,24 @@ struct TrackSummary {
                 String(format: "  overlap  line %d: %.3f – %.3f s", overlap.line, overlap.span.start, overlap.span.end))
         }
         for diagnostic in track.diagnostics.prefix(20) { lines.append("  \(diagnostic)") }
-        if let problems {
-            lines.append(
-                problems.isEmpty
-                    ? "check        ok: every image loads and every region fits"
-                    : "check        \(problems.count) problem(s)")
-            for problem in problems.prefix(20) {
+        if listCues {
+            for (k, cue) in track.cues.enumerated() {
+                let place =
+                    cue.region.map { "#xywh=\($0.x),\($0.y),\($0.width),\($0.height)" }
+                    ?? cue.tile.map { " tile \($0.column),\($0.row) of \($0.columns)x\($0.rows)" } ?? ""
                 lines.append(
-                    "  " + (problem.line.map { "line \($0): " } ?? "")
-                        + "\(problem.image.lastPathComponent): \(problem.message)")
+                    String(format: "  %@  %.3f – %.3f s  ", cue.identifier ?? String(k + 1), cue.start, cue.end)
+                        + track.imageURL(of: cue).lastPathComponent + place)
+            }
+        }
+        if let findings {
+            let errors = findings.filter { $0.severity == .error }.count
+            lines.append(
+                findings.isEmpty
+                    ? "check        ok: every image loads and every region fits"
+                    : "check        \(errors) problem(s), \(findings.count - errors) warning(s)")
+            for finding in findings.prefix(40) {
+                lines.append("  \(finding)" + (finding.image.map { " (\($0.lastPathComponent))" } ?? ""))
             }
         }
         return lines.joined(separator: "\n")

@@ -10,6 +10,11 @@ public struct ThumbnailTrack: Sendable {
     /// For each image, the part of its resource that holds it (`EXT-X-BYTERANGE`, a BIF's index); `nil` entries
     /// (or an empty array) mean the whole resource.
     public var imageByteRanges: [Range<Int64>?] = []
+    /// For each image, the pixel size the source declares for it (HLS `EXT-X-TILES` resolution times layout, DASH
+    /// `width`/`height`); `nil` entries (or an empty array) when it declares none.
+    public var declaredImageSizes: [PixelSize?] = []
+    /// What reading the source found that players trip over (format-specific warnings).
+    public var findings: [TrackFinding] = []
     /// The cues, sorted by start time (stable: cues with equal starts keep their source order).
     public var cues: [ThumbnailCue]
     /// The distinct images referred to by the cues, without fragments, in order of first use.

@@ -104,7 +104,10 @@ extension TrackThumbnails {
                 sheets.append(
                     ThumbnailTrack.Sheet(
                         url: segment.url, byteRange: segment.byteRange, start: segment.start,
-                        duration: segment.duration, layout: layout, tileDuration: tileDuration))
+                        duration: segment.duration, layout: layout, tileDuration: tileDuration,
+                        declaredSize: rendition.width.flatMap { w in
+                            rendition.height.map { PixelSize(width: w, height: $0) }
+                        }))
             }
         }
         guard found else { throw Self.noImageTrack(url) }

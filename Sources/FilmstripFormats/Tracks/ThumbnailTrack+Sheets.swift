@@ -15,12 +15,15 @@ extension ThumbnailTrack {
         public var layout: Presentation.TileLayout?
         /// One tile's time; `nil` shares the sheet's duration equally among its tiles.
         public var tileDuration: Double?
+        /// The sheet's pixel size as the source declares it, if it does.
+        public var declaredSize: PixelSize?
 
         /// Creates a sheet.
         public init(
             url: URL, byteRange: Range<Int64>?, start: Double, duration: Double, layout: Presentation.TileLayout?,
-            tileDuration: Double?
+            tileDuration: Double?, declaredSize: PixelSize? = nil
         ) {
+            self.declaredSize = declaredSize
             self.url = url
             self.byteRange = byteRange
             self.start = start
@@ -36,6 +39,7 @@ extension ThumbnailTrack {
     public init(sheets: [Sheet], sourceURL: URL, format: ThumbnailFormat) {
         var images: [URL] = []
         var ranges: [Range<Int64>?] = []
+        var sizes: [PixelSize?] = []
         var cues: [ThumbnailCue] = []
         var slots: [String: Int32] = [:]
         func ms(_ seconds: Double) -> Int64 { Int64((seconds * 1000).rounded()) }
@@ -49,6 +53,7 @@ extension ThumbnailTrack {
                 slots[key] = slot
                 images.append(sheet.url)
                 ranges.append(sheet.byteRange)
+                sizes.append(sheet.declaredSize)
             }
             let end = sheet.start + sheet.duration
             guard let layout = sheet.layout, layout.columns * layout.rows > 1 else {
@@ -74,6 +79,7 @@ extension ThumbnailTrack {
         self.init(sourceURL: sourceURL, cues: cues, images: images)
         self.format = format
         imageByteRanges = ranges
+        declaredImageSizes = sizes
     }
 }
 
@@ -84,16 +90,40 @@ extension HLSMediaPlaylist {
     public func thumbnailTrack(url: URL) -> ThumbnailTrack {
         var time = 0.0
         var sheets: [ThumbnailTrack.Sheet] = []
+        var findings: [TrackFinding] = []
         sheets.reserveCapacity(segments.count)
-        for segment in segments {
+        for (index, segment) in segments.enumerated() {
             defer { time += segment.duration }
+            let location = "segment \(index + 1) (\(segment.reference))"
+            if segment.duration.rounded() > targetDuration {
+                findings.append(
+                    TrackFinding(
+                        .warning,
+                        "EXTINF \(segment.duration) is above EXT-X-TARGETDURATION \(Int(targetDuration)) (RFC 8216 "
+                            + "requires the rounded EXTINF at most the target duration)", location: location))
+            }
             guard !segment.gap else { continue }
+            var declared: PixelSize?
+            if let tiles = segment.tiles {
+                declared = PixelSize(
+                    width: tiles.resolution.width * tiles.columns, height: tiles.resolution.height * tiles.rows)
+                if let d = tiles.duration, d * Double(tiles.columns * tiles.rows) > segment.duration + 0.0005 {
+                    let shown = Int((segment.duration / d).rounded(.up))
+                    findings.append(
+                        TrackFinding(
+                            .warning,
+                            "the \(tiles.columns)x\(tiles.rows) tiles of \(d) s run past the segment's \(segment.duration) s: "
+                                + "only \(shown) of \(tiles.columns * tiles.rows) are shown", location: location))
+                }
+            }
             sheets.append(
                 ThumbnailTrack.Sheet(
                     url: segment.uri, byteRange: segment.byteRange, start: time, duration: segment.duration,
                     layout: segment.tiles.map { Presentation.TileLayout(columns: $0.columns, rows: $0.rows) },
-                    tileDuration: segment.tiles?.duration))
+                    tileDuration: segment.tiles?.duration, declaredSize: declared))
         }
-        return ThumbnailTrack(sheets: sheets, sourceURL: url, format: .hls)
+        var track = ThumbnailTrack(sheets: sheets, sourceURL: url, format: .hls)
+        track.findings = findings
+        return track
     }
 }

@@ -1,0 +1,101 @@
+public import FilmstripFormats
+import FilmstripImaging
+import Foundation
+
+extension TrackThumbnails {
+    /// Checks the loaded track for what players trip over: what reading it found (an `EXTINF` above the target
+    /// duration, tiles past a segment's end), gaps and overlaps between cues, and, with every image fetched (its
+    /// header is enough), images that cannot be loaded, regions outside their image, tile layouts that do not fit
+    /// the sheet (errors) or disagree with its declared size, and sheets wider than 1080 px, the widest a Roku
+    /// device decodes (warnings).
+    public func check() async -> [TrackFinding] {
+        guard let source = currentSource, case .track(let track, _) = source.kind else { return [] }
+        var findings = track.findings
+        findings += Self.coverageFindings(track)
+        for (index, url) in source.sheets.enumerated() {
+            let info: ImageInfo
+            do {
+                info = try ImageCodec.info(try await fetchSheet(source, sheet: index))
+            } catch {
+                findings.append(
+                    TrackFinding(
+                        .error, "the image cannot be loaded: \(ThumbnailsError.wrap(error, url: url))", image: url))
+                continue
+            }
+            let size = PixelSize(width: info.width, height: info.height)
+            if info.width > 1080 {
+                findings.append(
+                    TrackFinding(
+                        .warning, "the sheet is \(info.width) px wide; Roku devices decode sheets up to 1080 px wide",
+                        image: url))
+            }
+            let declared = index < track.declaredImageSizes.count ? track.declaredImageSizes[index] : nil
+            if let declared, declared != size {
+                let severity: TrackFinding.Severity =
+                    declared.width > size.width || declared.height > size.height ? .error : .warning
+                findings.append(
+                    TrackFinding(
+                        severity, "the track declares a \(declared) sheet; the image is \(size)", image: url))
+            }
+            for cue in track.cues where cue.imageIndex == index {
+                let location = cue.line > 0 ? "line \(cue.line)" : nil
+                if let region = cue.region, !Self.fits(region, in: size) {
+                    findings.append(
+                        TrackFinding(
+                            .error, "region \(region) exceeds the \(size) image", location: location, image: url))
+                } else if let tile = cue.tile, tile.rect(sheetWidth: size.width, sheetHeight: size.height) == nil {
+                    findings.append(
+                        TrackFinding(
+                            .error, "a \(tile.columns)x\(tile.rows) layout does not fit the \(size) image",
+                            location: location, image: url))
+                    break
+                } else if let tile = cue.tile, declared == nil,
+                    size.width % Int(tile.columns) != 0 || size.height % Int(tile.rows) != 0
+                {
+                    findings.append(
+                        TrackFinding(
+                            .warning,
+                            "the \(size) image does not divide into a \(tile.columns)x\(tile.rows) layout evenly",
+                            location: location, image: url))
+                    break
+                }
+            }
+        }
+        return findings
+    }
+
+    private static func fits(_ region: SpatialRegion, in size: PixelSize) -> Bool {
+        switch region.unit {
+        case .pixel:
+            return Int(region.x) + Int(region.width) <= size.width && Int(region.y) + Int(region.height) <= size.height
+        case .percent:
+            return Int(region.x) + Int(region.width) <= 100 && Int(region.y) + Int(region.height) <= 100
+        }
+    }
+
+    /// Gaps and overlaps between cues, in time order.
+    static func coverageFindings(_ track: ThumbnailTrack) -> [TrackFinding] {
+        var findings: [TrackFinding] = []
+        guard var runEnd = track.cues.first?.endMilliseconds else { return [] }
+        func where_(_ cue: ThumbnailCue, _ k: Int) -> String { cue.line > 0 ? "line \(cue.line)" : "cue \(k + 1)" }
+        for (k, cue) in track.cues.enumerated().dropFirst() {
+            if cue.startMilliseconds > runEnd {
+                findings.append(
+                    TrackFinding(
+                        .warning,
+                        String(
+                            format: "a gap from %.3f to %.3f s has no thumbnail", Double(runEnd) / 1000, cue.start),
+                        location: where_(cue, k)))
+            } else if cue.startMilliseconds < runEnd {
+                findings.append(
+                    TrackFinding(
+                        .warning,
+                        String(
+                            format: "the cue overlaps the one before it from %.3f to %.3f s", cue.start,
+                            Double(min(runEnd, cue.endMilliseconds)) / 1000), location: where_(cue, k)))
+            }
+            runEnd = max(runEnd, cue.endMilliseconds)
+        }
+        return findings
+    }
+}
