@@ -77,6 +77,36 @@ public final class ResourceLoader: Sendable {
         var range: Range<Int64>?
     }
 
+    /// What a conditional request found.
+    public enum Revalidation: Sendable {
+        /// The server answered 304: the copy the validators came from is current.
+        case notModified
+        /// New bytes, with the validators to send next time.
+        case modified(Data, etag: String?, lastModified: String?)
+    }
+
+    /// Asks the server whether `url` changed since the version with these validators (`If-None-Match`,
+    /// `If-Modified-Since`); new bytes are stored in the disk cache. Through the interceptor like every request.
+    public func revalidate(_ url: URL, etag: String?, lastModified: String?) async throws -> Revalidation {
+        var headers = configuration.additionalHeaders
+        if let etag { headers["If-None-Match"] = etag }
+        if let lastModified { headers["If-Modified-Since"] = lastModified }
+        let original = InterceptedRequest(url: url, headers: headers)
+        let sent = try await interceptor?(original, .initial) ?? original
+        var configuration = self.configuration
+        configuration.additionalHeaders = sent.headers
+        do {
+            counters.withLock { $0.requests += 1 }
+            let response = try await transport.load(sent.url, configuration: configuration)
+            counters.withLock { $0.bytes += response.data.count }
+            try? diskCache?.store(response.data, for: url)
+            return .modified(
+                response.data, etag: response.headers["etag"], lastModified: response.headers["last-modified"])
+        } catch let error as LoadingError where error.kind == .httpStatus(304) {
+            return .notModified
+        }
+    }
+
     /// A local file holding the bytes of `url` without touching the network: the file itself for `file:` URLs,
     /// the cache entry for remote ones; `nil` when there is none.
     public func localFile(for url: URL, range: Range<Int64>? = nil) -> URL? {
@@ -162,7 +192,8 @@ public final class ResourceLoader: Sendable {
                 counters.withLock { $0.bytes += response.data.count }
                 return try Self.body(of: response, range: request.range, url: request.url)
             } catch let error as LoadingError
-                where !refreshed && interceptor != nil && (error.kind == .httpStatus(401) || error.kind == .httpStatus(403))
+                where !refreshed && interceptor != nil
+                && (error.kind == .httpStatus(401) || error.kind == .httpStatus(403))
             {
                 // Once: ask for fresh credentials and send again.
                 guard case .httpStatus(let status) = error.kind, let interceptor else { throw error }

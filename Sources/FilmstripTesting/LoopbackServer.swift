@@ -330,9 +330,18 @@ public final class LoopbackServer: Sendable {
                 fd, status: 404, contentType: "text/plain", body: Array("not found\n".utf8),
                 head: request.method == "HEAD", answering: request)
         }
+        // Validators for conditional requests: an ETag from the body, answered with 304 when it matches.
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in resource.body { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        let etag = "\"\(resource.body.count)-\(String(hash, radix: 16))\""
+        if request.headers["if-none-match"] == etag {
+            return send(
+                fd, status: 304, contentType: resource.contentType, body: [], head: true,
+                extraHeaders: "ETag: \(etag)\r\n", answering: request)
+        }
         var status = 200
         var body = resource.body[...]
-        var extraHeaders = "Accept-Ranges: bytes\r\n"
+        var extraHeaders = "Accept-Ranges: bytes\r\nETag: \(etag)\r\n"
         if let range = request.headers["range"] {
             guard let (start, end) = Self.byteRange(range, size: resource.body.count) else {
                 extraHeaders += "Content-Range: bytes */\(resource.body.count)\r\n"
@@ -402,7 +411,7 @@ public final class LoopbackServer: Sendable {
 
     private static func header(status: Int, contentType: String, length: Int, extra: String = "") -> [UInt8] {
         let reasons = [
-            200: "OK", 206: "Partial Content", 404: "Not Found", 416: "Range Not Satisfiable",
+            200: "OK", 206: "Partial Content", 304: "Not Modified", 404: "Not Found", 416: "Range Not Satisfiable",
             500: "Internal Server Error", 503: "Service Unavailable",
         ]
         let reason = reasons[status] ?? "Status"

@@ -68,6 +68,11 @@ public struct ThumbnailsConfiguration: Sendable {
     public var maximumConcurrentDownloads = 6
     /// Downloads at a time for ``TrackThumbnails/prefetch(around:direction:)``. Default 4.
     public var prefetchConcurrency = 4
+    /// The clock live tracks wait on between reloads. Default `ContinuousClock()`; tests pass a test clock.
+    public var clock: any Clock<Duration> = ContinuousClock()
+    /// The wall clock that says which segments of a live MPD exist now (corrected by its `UTCTiming`). Default: the
+    /// system time.
+    public var wallClock: @Sendable () -> Date = { Date() }
     /// Where the engine logs; nothing is logged by default.
     public var logger: Logger?
 

@@ -17,11 +17,14 @@ extension TrackThumbnails {
         do {
             let policy: ResourceLoader.CachePolicy = configuration.offline ? .cacheOnly : .networkFirst
             let bytes = try await loader.data(for: url, policy: policy)
-            let (track, embedded) = try await readTrack(bytes, url: url)
-            for diagnostic in track.diagnostics {
+            let read = try await readTrack(bytes, url: url, live: nil)
+            for diagnostic in read.track.diagnostics {
                 logger.notice("track diagnostic", metadata: ["url": "\(url)", "diagnostic": "\(diagnostic)"])
             }
-            try await install(ThumbnailSource(track: track, generation: generation, embedded: embedded))
+            try await install(
+                ThumbnailSource(
+                    track: read.track, generation: generation, embedded: read.embedded, live: read.live != nil))
+            if let live = read.live { startLiveRefresh(live, generation: generation) }
         } catch {
             throw ThumbnailsError.wrap(error, url: url)
         }
@@ -30,32 +33,41 @@ extension TrackThumbnails {
     /// The format of the loaded source, if any.
     public var format: ThumbnailFormat? { sourceFormat }
 
-    /// Reads `bytes` fetched from `url` into a track (and, for a BIF, the bytes its images live in).
-    private func readTrack(_ bytes: Data, url: URL) async throws -> (ThumbnailTrack, Data?) {
+    /// A track as read, with (for a BIF) the bytes its images live in and (for a live source) how to read it again.
+    struct ReadTrack: Sendable {
+        var track: ThumbnailTrack
+        var embedded: Data?
+        var live: LiveOrigin?
+    }
+
+    /// Reads `bytes` fetched from `url` into a track. `live` carries what an earlier read of the same live source
+    /// knew (to keep an HLS playlist's timeline where it was).
+    func readTrack(_ bytes: Data, url: URL, live: LiveOrigin?) async throws -> ReadTrack {
         switch ThumbnailContent.detect(bytes) {
         case .webVTT?:
-            return (try WebVTTThumbnailParser(mode: configuration.parsingMode).parse(bytes, trackURL: url), nil)
+            let track = try WebVTTThumbnailParser(mode: configuration.parsingMode).parse(bytes, trackURL: url)
+            return ReadTrack(track: track)
         case .json?:
-            return (try Self.checked(StoryboardParser().parse(bytes, url: url)), nil)
+            return ReadTrack(track: try Self.checked(StoryboardParser().parse(bytes, url: url)))
         case .bif?:
-            return (try BIFParser().parse(bytes, url: url), bytes)
+            return ReadTrack(track: try BIFParser().parse(bytes, url: url), embedded: bytes)
         case .hlsPlaylist?:
-            return (try await readPlaylist(bytes, url: url), nil)
+            return try await readPlaylist(bytes, url: url, live: live)
         case .mpd?:
-            return (try await readMPD(bytes, url: url), nil)
+            return try await readMPD(bytes, url: url)
         case nil:
             throw ThumbnailsError(
                 .parse, "not a thumbnail track: neither WebVTT, an HLS playlist, an MPD, a BIF nor JSON", url: url)
         }
     }
 
-    private func readPlaylist(_ bytes: Data, url: URL) async throws -> ThumbnailTrack {
+    private func readPlaylist(_ bytes: Data, url: URL, live: LiveOrigin?) async throws -> ReadTrack {
         switch try HLSPlaylistParser().parse(bytes, url: url) {
         case .media(let media):
             guard media.imagesOnly || media.segments.contains(where: { $0.tiles != nil }) else {
                 throw Self.noImageTrack(url)
             }
-            return try Self.checked(media.thumbnailTrack(url: url))
+            return try Self.imageTrack(media, url: url, previous: live)
         case .master(let master):
             let streams = master.imageStreams.filter { $0.resolution != nil || master.imageStreams.count == 1 }
             guard
@@ -69,13 +81,46 @@ extension TrackThumbnails {
             guard case .media(let media) = try HLSPlaylistParser().parse(data, url: chosen.uri) else {
                 throw ThumbnailsError(.parse, "an image stream must name a media playlist", url: chosen.uri)
             }
-            return try Self.checked(media.thumbnailTrack(url: chosen.uri))
+            return try Self.imageTrack(media, url: chosen.uri, previous: live)
         }
     }
 
-    private func readMPD(_ bytes: Data, url: URL) async throws -> ThumbnailTrack {
+    /// An image media playlist as a track; a live one (no `EXT-X-ENDLIST`) keeps its timeline across reloads by its
+    /// media sequence numbers.
+    private static func imageTrack(_ media: HLSMediaPlaylist, url: URL, previous: LiveOrigin?) throws -> ReadTrack {
+        guard media.isLive else { return ReadTrack(track: try checked(media.thumbnailTrack(url: url))) }
+        var known: [Int: Double] = [:]
+        var lastEnd = 0.0
+        if case .playlist(_, _, let starts, let end)? = previous {
+            known = starts
+            lastEnd = end
+        }
+        // The first segment's time: known from the last reload, else from a later segment that was known, else
+        // where the last reload ended.
+        var start = lastEnd
+        var offset = 0.0
+        for segment in media.segments {
+            if let time = known[segment.sequenceNumber] {
+                start = time - offset
+                break
+            }
+            offset += segment.duration
+        }
+        let track = try checked(media.thumbnailTrack(url: url, startingAt: start))
+        var starts: [Int: Double] = [:]
+        var time = start
+        for segment in media.segments {
+            starts[segment.sequenceNumber] = time
+            time += segment.duration
+        }
+        return ReadTrack(
+            track: track, live: .playlist(url: url, targetDuration: media.targetDuration, starts: starts, end: time))
+    }
+
+    private func readMPD(_ bytes: Data, url: URL) async throws -> ReadTrack {
         let presentation = try DASHManifestParser().parse(bytes, url: url)
-        let client = StreamingClient(url: url, transport: loader.transport, configuration: loader.configuration)
+        let client = StreamingClient(
+            url: url, transport: loader.transport, configuration: loader.configuration, now: configuration.wallClock)
         var sheets: [ThumbnailTrack.Sheet] = []
         var found = false
         for period in presentation.periods {
@@ -111,7 +156,10 @@ extension TrackThumbnails {
             }
         }
         guard found else { throw Self.noImageTrack(url) }
-        return try Self.checked(ThumbnailTrack(sheets: sheets, sourceURL: url, format: .dash))
+        let track = try Self.checked(ThumbnailTrack(sheets: sheets, sourceURL: url, format: .dash))
+        guard presentation.isLive else { return ReadTrack(track: track) }
+        return ReadTrack(
+            track: track, live: .manifest(url: url, minimumUpdatePeriod: presentation.minimumUpdatePeriod ?? 2))
     }
 
     /// The candidate whose tile size is closest to `preferred`, else the one with the largest tiles.

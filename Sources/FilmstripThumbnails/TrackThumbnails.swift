@@ -42,6 +42,8 @@ public final class TrackThumbnails: Sendable {
     private let thumbnails: MemoryCache<ThumbnailKey, Thumbnail>
     /// Sheets queued by ``prefetch(around:direction:)``.
     let prefetchQueue = PrefetchQueue()
+    /// A live source's reload loop and change streams.
+    let liveTracking = LiveTracking()
     /// Striped locks so two callers never decode the same sheet at once (the second waits and finds it cached).
     private let sheetLocks: [NSLock] = (0..<64).map { _ in NSLock() }
     let logger: Logger
@@ -96,9 +98,19 @@ public final class TrackThumbnails: Sendable {
     /// The loaded source.
     var currentSource: ThumbnailSource? { state.withLock { $0.source } }
 
+    /// Swaps in a live source's next version, unless a newer load or a reset replaced its load; returns whether it
+    /// did.
+    func replaceSource(_ source: ThumbnailSource) -> Bool {
+        state.withLock { s in
+            guard s.loadGeneration == source.generation, s.source?.generation == source.generation else { return false }
+            s.source = source
+            return true
+        }
+    }
+
     /// Whether sheet `sheet` can be had without the network (inside the track, kept in memory, or on disk).
     func isLocal(_ source: ThumbnailSource, sheet: Int) -> Bool {
-        let key = SheetKey(generation: source.generation, sheet: sheet)
+        let key = source.sheetKey(sheet)
         if source.embedded != nil || sheets.value(for: key) != nil || encodedSheets.value(for: key) != nil {
             return true
         }
@@ -107,9 +119,9 @@ public final class TrackThumbnails: Sendable {
 
     /// Whether the entry's thumbnail or its decoded sheet is in memory.
     func hasInMemory(_ source: ThumbnailSource, entry: ThumbnailEntry) -> Bool {
-        thumbnails.value(for: ThumbnailKey(generation: source.generation, entry: entry.key)) != nil
-            || sheets.value(for: SheetKey(generation: source.generation, sheet: entry.sheet)) != nil
-            || encodedSheets.value(for: SheetKey(generation: source.generation, sheet: entry.sheet)) != nil
+        thumbnails.value(for: source.thumbnailKey(entry)) != nil
+            || sheets.value(for: source.sheetKey(entry.sheet)) != nil
+            || encodedSheets.value(for: source.sheetKey(entry.sheet)) != nil
     }
 
     /// Identifies the loaded source; changes with every load and reset.
@@ -172,7 +184,8 @@ public final class TrackThumbnails: Sendable {
     }
 
     func beginLoad() -> Int {
-        state.withLock { s in
+        liveTracking.replace(nil)
+        return state.withLock { s in
             s.loadGeneration += 1
             return s.loadGeneration
         }
@@ -223,7 +236,7 @@ public final class TrackThumbnails: Sendable {
     /// remote bytes are kept in memory under `key`, so the sheet is not downloaded again.
     func fetchSheet(_ source: ThumbnailSource, sheet: Int) async throws -> Data {
         if let inside = source.embeddedBytes(ofSheet: sheet) { return inside }
-        let key = SheetKey(generation: source.generation, sheet: sheet)
+        let key = source.sheetKey(sheet)
         if let kept = encodedSheets.value(for: key) { return kept }
         let url = source.sheets[sheet]
         let limits = configuration.imageLimits
@@ -244,7 +257,7 @@ public final class TrackThumbnails: Sendable {
     public func getThumbnail(atTimestamp timestamp: Double) -> Thumbnail? {
         let (source, policy) = state.withLock { ($0.source, $0.policy) }
         guard let source, let entry = source.entry(at: timestamp, policy: policy) else { return nil }
-        if let cached = thumbnails.value(for: ThumbnailKey(generation: source.generation, entry: entry.key)) {
+        if let cached = thumbnails.value(for: source.thumbnailKey(entry)) {
             return cached
         }
         do {
@@ -279,7 +292,7 @@ public final class TrackThumbnails: Sendable {
     /// Fetches (and, without a disk cache, decodes) a sheet in the background after a synchronous miss. Repeated
     /// misses for the same sheet while its fetch is under way start nothing new.
     private func startBackgroundFetch(_ url: URL, source: ThumbnailSource, sheet: Int) {
-        let key = SheetKey(generation: source.generation, sheet: sheet)
+        let key = source.sheetKey(sheet)
         let start = state.withLock { $0.pendingFetches.insert(key).inserted }
         guard start else { return }
         Task.detached(priority: .utility) { [self] in
@@ -297,7 +310,7 @@ public final class TrackThumbnails: Sendable {
 
     /// Crops and encodes the entry's thumbnail; `nil` when the sheet is neither decoded, nor local, nor given.
     private func render(_ entry: ThumbnailEntry, source: ThumbnailSource, data: Data?) throws -> Thumbnail? {
-        let key = ThumbnailKey(generation: source.generation, entry: entry.key)
+        let key = source.thumbnailKey(entry)
         if let cached = thumbnails.value(for: key) { return cached }
         let url = source.sheets[entry.sheet]
         let start = Double(entry.startMilliseconds) / 1000
@@ -332,7 +345,7 @@ public final class TrackThumbnails: Sendable {
     /// local file or cache entry.
     private func localBytes(_ source: ThumbnailSource, sheet: Int) throws -> Data? {
         if let inside = source.embeddedBytes(ofSheet: sheet) { return inside }
-        if let kept = encodedSheets.value(for: SheetKey(generation: source.generation, sheet: sheet)) { return kept }
+        if let kept = encodedSheets.value(for: source.sheetKey(sheet)) { return kept }
         let url = source.sheets[sheet]
         let range = source.sheetRanges[sheet]
         guard let file = loader.localFile(for: url, range: range) else { return nil }
@@ -351,9 +364,9 @@ public final class TrackThumbnails: Sendable {
 
     /// The decoded sheet from memory, else decoded from `data` or the local file; `nil` when there are no bytes.
     private func decodedSheet(source: ThumbnailSource, sheet: Int, data: Data?) throws -> DecodedSheet? {
-        let key = SheetKey(generation: source.generation, sheet: sheet)
+        let key = source.sheetKey(sheet)
         if let decoded = sheets.value(for: key) { return decoded }
-        let lock = sheetLocks[sheet & 63]
+        let lock = sheetLocks[abs(key.hashValue % 64)]
         lock.lock()
         defer { lock.unlock() }
         if let decoded = sheets.value(for: key) { return decoded }
@@ -395,6 +408,7 @@ public final class TrackThumbnails: Sendable {
 
     /// Stops any load under way, unloads the track and frees memory. The disk cache is kept.
     public func reset() {
+        liveTracking.replace(nil)
         let tasks = state.withLock { s -> [Task<Void, Never>] in
             s.loadGeneration += 1
             s.source = nil

@@ -87,8 +87,10 @@ extension HLSMediaPlaylist {
     /// An image media playlist (`EXT-X-IMAGES-ONLY`) as a thumbnail track: each segment one sheet over its `EXTINF`,
     /// tiled by the `EXT-X-TILES` before it (`DURATION` is one tile's time) or one whole image without; byte
     /// ranges kept; `EXT-X-GAP` segments hold no image but keep the timeline going.
-    public func thumbnailTrack(url: URL) -> ThumbnailTrack {
-        var time = 0.0
+    ///
+    /// - Parameter start: the time of the first segment (a live playlist's window starts later than 0).
+    public func thumbnailTrack(url: URL, startingAt start: Double = 0) -> ThumbnailTrack {
+        var time = start
         var sheets: [ThumbnailTrack.Sheet] = []
         var findings: [TrackFinding] = []
         sheets.reserveCapacity(segments.count)

@@ -57,8 +57,14 @@ struct ThumbnailSource: Sendable {
     let embedded: (url: URL, data: Data)?
     /// Bumped on every load, so caches never mix entries of two sources.
     let generation: Int
+    /// A live track's window (its first cue's start to its last cue's end): lookups outside it find nothing.
+    var liveWindow: ClosedRange<Double>?
 
-    init(track: ThumbnailTrack, generation: Int, embedded: Data? = nil) {
+    init(track: ThumbnailTrack, generation: Int, embedded: Data? = nil, live: Bool = false) {
+        if live, let first = track.cues.first {
+            let end = track.cues.map(\.endMilliseconds).max() ?? first.endMilliseconds
+            liveWindow = first.start...(Double(end) / 1000)
+        }
         kind = .track(track, ThumbnailIndex(cues: track.cues))
         sheets = track.images
         sheetRanges = track.images.indices.map { track.byteRange(ofImage: $0) }
@@ -71,7 +77,25 @@ struct ThumbnailSource: Sendable {
         sheets = grid.sheetURLs
         sheetRanges = Array(repeating: nil, count: grid.sheetURLs.count)
         embedded = nil
+        liveWindow = nil
         self.generation = generation
+    }
+
+    /// The identity of sheet `index`: its URL and byte range.
+    func identity(ofSheet index: Int) -> String {
+        let url = sheets[index].absoluteString
+        guard let range = sheetRanges[index] else { return url }
+        return url + "#bytes=\(range.lowerBound)-\(range.upperBound)"
+    }
+
+    /// The memory-cache key of sheet `index`.
+    func sheetKey(_ index: Int) -> SheetKey { SheetKey(generation: generation, image: identity(ofSheet: index)) }
+
+    /// The memory-cache key of an entry's thumbnail.
+    func thumbnailKey(_ entry: ThumbnailEntry) -> ThumbnailKey {
+        ThumbnailKey(
+            generation: generation, image: identity(ofSheet: entry.sheet), start: entry.startMilliseconds,
+            end: entry.endMilliseconds, placement: entry.placement)
     }
 
     /// The format the source was read from.
@@ -99,6 +123,7 @@ struct ThumbnailSource: Sendable {
     }
 
     func entry(at t: Double, policy: ThumbnailLookupPolicy) -> ThumbnailEntry? {
+        if let window = liveWindow, !window.contains(t) { return nil }
         switch kind {
         case .track(let track, let index):
             guard let i = index.lookup(t, policy: policy) else { return nil }

@@ -1,0 +1,237 @@
+import FilmstripFormats
+import FilmstripLoading
+public import Foundation
+import Synchronization
+
+/// A change to a live track's cues, reported by ``TrackThumbnails/changes()``.
+public struct TrackChange: Sendable, Hashable {
+    /// Cues now.
+    public var cueCount: Int
+    /// Cues that appeared.
+    public var added: Int
+    /// Cues that left the window.
+    public var removed: Int
+    /// The window now: the first cue's start to the last cue's end, seconds.
+    public var window: ClosedRange<Double>?
+}
+
+/// How a live source is read again.
+enum LiveOrigin: Sendable {
+    /// An HLS image playlist without `EXT-X-ENDLIST`: the start time of each media sequence number seen, and where
+    /// the last reload ended.
+    case playlist(url: URL, targetDuration: Double, starts: [Int: Double], end: Double)
+    /// A dynamic MPD.
+    case manifest(url: URL, minimumUpdatePeriod: Double)
+    /// A WebVTT or JSON track loaded as live: its validators for conditional requests, and how much it keeps.
+    case sidecar(url: URL, interval: Double, window: Double, etag: String?, lastModified: String?)
+
+    var url: URL {
+        switch self {
+        case .playlist(let url, _, _, _), .manifest(let url, _), .sidecar(let url, _, _, _, _): url
+        }
+    }
+
+    var cadence: LiveRefreshSchedule.Cadence {
+        switch self {
+        case .playlist(_, let target, _, _): .playlist(targetDuration: target)
+        case .manifest(_, let period): .manifest(minimumUpdatePeriod: period)
+        case .sidecar(_, let interval, _, _, _): .sidecar(interval: interval)
+        }
+    }
+}
+
+/// The reload loop of the live source, and the streams that hear about its changes.
+final class LiveTracking: Sendable {
+    private struct State {
+        var task: Task<Void, Never>?
+        var streams: [Int: AsyncStream<TrackChange>.Continuation] = [:]
+        var nextStream = 0
+    }
+
+    private let state = Mutex(State())
+
+    func replace(_ task: Task<Void, Never>?) {
+        let old = state.withLock { s -> Task<Void, Never>? in
+            defer { s.task = task }
+            return s.task
+        }
+        old?.cancel()
+    }
+
+    func stream() -> AsyncStream<TrackChange> {
+        AsyncStream { continuation in
+            let id = state.withLock { s -> Int in
+                s.nextStream += 1
+                s.streams[s.nextStream] = continuation
+                return s.nextStream
+            }
+            continuation.onTermination = { [weak self] _ in
+                _ = self?.state.withLock { $0.streams.removeValue(forKey: id) }
+            }
+        }
+    }
+
+    func publish(_ change: TrackChange) {
+        for continuation in state.withLock({ Array($0.streams.values) }) { continuation.yield(change) }
+    }
+
+    deinit {
+        state.withLock { s in
+            s.task?.cancel()
+            for continuation in s.streams.values { continuation.finish() }
+        }
+    }
+}
+
+extension TrackThumbnails {
+    /// Loads a WebVTT or storyboard JSON track that grows while it is watched: it is fetched again every
+    /// `refreshInterval` seconds with a conditional request (`If-None-Match` / `If-Modified-Since`), its new cues are
+    /// merged, and cues that end more than `window` seconds before the newest one are dropped. Lookups outside the
+    /// window find nothing; ``changes()`` reports every change. (HLS image playlists without `EXT-X-ENDLIST` and
+    /// dynamic MPDs are live by themselves: ``load(track:)`` reloads them on their own cadence.)
+    public func load(liveTrack url: URL, refreshInterval: Double = 5, window: Double = 3600) async throws {
+        let generation = beginLoad()
+        do {
+            guard
+                case .modified(let bytes, let etag, let lastModified) = try await loader.revalidate(
+                    url, etag: nil, lastModified: nil)
+            else { throw ThumbnailsError(.network, "the track answered 304 to an unconditional request", url: url) }
+            var read = try await readTrack(bytes, url: url, live: nil)
+            guard read.live == nil, read.embedded == nil else {
+                throw ThumbnailsError(
+                    .unsupported,
+                    "only WebVTT and JSON tracks load as live sidecars; playlists and MPDs are live "
+                        + "by themselves (load(track:))", url: url)
+            }
+            read.track = Self.windowed(read.track, keeping: window)
+            let origin = LiveOrigin.sidecar(
+                url: url, interval: refreshInterval, window: window, etag: etag, lastModified: lastModified)
+            try await install(ThumbnailSource(track: read.track, generation: generation, live: true))
+            startLiveRefresh(origin, generation: generation)
+        } catch {
+            throw ThumbnailsError.wrap(error, url: url)
+        }
+    }
+
+    /// Changes to a live track's cues, one element per reload that changed them. The stream lasts as long as the
+    /// engine.
+    public func changes() -> AsyncStream<TrackChange> { liveTracking.stream() }
+
+    /// Whether the loaded track is live (reloaded on its cadence).
+    public var isLive: Bool { currentSource?.liveWindow != nil }
+
+    /// The window of a live track: its first cue's start to its last cue's end.
+    public var liveWindow: ClosedRange<Double>? { currentSource?.liveWindow }
+
+    /// Starts (replacing any earlier one) the reload loop of a live source.
+    func startLiveRefresh(_ origin: LiveOrigin, generation: Int) {
+        let clock = configuration.clock
+        let task = Task.detached(priority: .utility) { [self] in
+            var schedule = LiveRefreshSchedule(origin.cadence)
+            var origin = origin
+            var delay = schedule.first
+            while !Task.isCancelled {
+                do { try await clock.sleep(for: delay) } catch { return }
+                guard currentSource?.generation == generation else { return }
+                do {
+                    let (next, changed) = try await reload(origin, generation: generation)
+                    origin = next
+                    delay = schedule.loaded(changed: changed)
+                } catch {
+                    logger.warning(
+                        "live track reload failed", metadata: ["url": "\(origin.url)", "error": "\(error)"])
+                    delay = schedule.failed()
+                }
+            }
+        }
+        liveTracking.replace(task)
+    }
+
+    /// Reads a live source again and swaps the new cues in; returns what to read next time and whether it changed.
+    private func reload(_ origin: LiveOrigin, generation: Int) async throws -> (LiveOrigin, Bool) {
+        guard let old = currentSource, old.generation == generation, case .track(let oldTrack, _) = old.kind else {
+            throw CancellationError()
+        }
+        var read: ReadTrack
+        var next = origin
+        switch origin {
+        case .sidecar(let url, let interval, let window, let etag, let lastModified):
+            switch try await loader.revalidate(url, etag: etag, lastModified: lastModified) {
+            case .notModified:
+                return (origin, false)
+            case .modified(let bytes, let newTag, let newDate):
+                read = try await readTrack(bytes, url: url, live: nil)
+                read.track = Self.windowed(Self.merged(oldTrack, read.track), keeping: window)
+                next = .sidecar(url: url, interval: interval, window: window, etag: newTag, lastModified: newDate)
+            }
+        case .playlist(let url, _, _, _), .manifest(let url, _):
+            let bytes = try await loader.data(for: url, policy: .networkFirst)
+            read = try await readTrack(bytes, url: url, live: origin)
+            if let live = read.live { next = live }
+        }
+        let oldCues = Set(oldTrack.cues.map(CueIdentity.init))
+        let newCues = Set(read.track.cues.map(CueIdentity.init))
+        let added = newCues.subtracting(oldCues).count
+        let removed = oldCues.subtracting(newCues).count
+        guard added > 0 || removed > 0 else { return (next, false) }
+        let source = ThumbnailSource(track: read.track, generation: generation, embedded: read.embedded, live: true)
+        guard replaceSource(source) else { throw CancellationError() }
+        liveTracking.publish(
+            TrackChange(cueCount: read.track.cues.count, added: added, removed: removed, window: source.liveWindow))
+        if configuration.loadingMode == .eager {
+            for sheet in source.sheets.indices where !isLocal(source, sheet: sheet) {
+                _ = try? await fetchSheet(source, sheet: sheet)
+            }
+        }
+        return (next, true)
+    }
+
+    /// What makes a cue the same cue across reloads.
+    private struct CueIdentity: Hashable {
+        var start: Int64
+        var end: Int64
+        var region: SpatialRegion?
+        var tile: TileCell?
+        init(_ cue: ThumbnailCue) {
+            start = cue.startMilliseconds
+            end = cue.endMilliseconds
+            region = cue.region
+            tile = cue.tile
+        }
+    }
+
+    /// The cues of `old` and `new` together (a cue of `new` replaces one of `old` with the same times), sorted.
+    static func merged(_ old: ThumbnailTrack, _ new: ThumbnailTrack) -> ThumbnailTrack {
+        var images = new.images
+        var slots = Dictionary(new.images.enumerated().map { ($1, Int32($0)) }, uniquingKeysWith: { a, _ in a })
+        let fresh = Set(new.cues.map { [$0.startMilliseconds, $0.endMilliseconds] })
+        var cues = new.cues
+        for cue in old.cues where !fresh.contains([cue.startMilliseconds, cue.endMilliseconds]) {
+            let url = old.imageURL(of: cue)
+            let slot: Int32
+            if let known = slots[url] {
+                slot = known
+            } else {
+                slot = Int32(images.count)
+                slots[url] = slot
+                images.append(url)
+            }
+            var moved = cue
+            moved.imageIndex = slot
+            cues.append(moved)
+        }
+        cues.sort { $0.startMilliseconds < $1.startMilliseconds }
+        var track = ThumbnailTrack(sourceURL: new.sourceURL, cues: cues, images: images, diagnostics: new.diagnostics)
+        track.format = new.format
+        return track
+    }
+
+    /// `track` without the cues that end more than `window` seconds before its newest cue.
+    static func windowed(_ track: ThumbnailTrack, keeping window: Double) -> ThumbnailTrack {
+        guard let newest = track.cues.map(\.endMilliseconds).max() else { return track }
+        let cutoff = newest - Int64(window * 1000)
+        var kept = track
+        kept.cues = track.cues.filter { $0.endMilliseconds > cutoff }
+        return kept
+    }
+}
