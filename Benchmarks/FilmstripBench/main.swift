@@ -25,6 +25,14 @@ if arguments.first == "parse-only" {
     exit(0)
 }
 
+if arguments.first == "formats" {
+    // Only the per-format lookups and the prefetch waves.
+    let work = try TemporaryDirectory(prefix: "filmstrip-bench")
+    defer { work.remove() }
+    try await FormatBenchmark.run(try BenchFixture(directory: work))
+    exit(0)
+}
+
 if arguments.first == "stream" {
     // Only the HLS benchmarks (also part of `media`).
     let directory = URL(fileURLWithPath: arguments.dropFirst().first ?? "bench-output/media", isDirectory: true)
@@ -59,5 +67,6 @@ print("")
 let fixture = try BenchFixture(directory: work)
 try ParseBenchmark.run(fixture)
 LookupBenchmark.run(fixture)
+try await FormatBenchmark.run(fixture)
 try await ThumbnailBenchmark.run(fixture)
 try RSSBenchmark.run(fixture)

@@ -83,6 +83,9 @@ public final class LoopbackServer: Sendable {
         var throttles: [String: Int] = [:]
         var listener: Int32 = -1
         var reachable = true
+        /// A link shared by every response: bytes per second, and when it is next free (monotonic seconds).
+        var linkRate: Int?
+        var linkFreeAt = 0.0
     }
 
     private let state = Mutex(State())
@@ -159,6 +162,12 @@ public final class LoopbackServer: Sendable {
     ) {
         let key = Self.normalize(path)
         state.withLock { $0.resources[key] = Resource(body: [], contentType: contentType, generate: generate) }
+    }
+
+    /// Limits every response body together to `bytesPerSecond`, like one shared network link (`nil` lifts the
+    /// limit): concurrent responses share the rate instead of each getting it.
+    public func limitLink(bytesPerSecond: Int?) {
+        state.withLock { $0.linkRate = bytesPerSecond }
     }
 
     /// Sends every response under `prefix` at `bytesPerSecond` from now on (`nil` lifts it).
@@ -368,6 +377,25 @@ public final class LoopbackServer: Sendable {
         let header = Self.header(status: status, contentType: contentType, length: body.count, extra: extraHeaders)
         guard writeAll(fd, header) else { return false }
         if head { return true }
+        if let link = state.withLock({ $0.linkRate }), link > 0 {
+            // Slices of 16 KiB, each waiting for its turn on the shared link.
+            var offset = 0
+            while offset < body.count {
+                let end = min(body.count, offset + 16 << 10)
+                let now = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+                let done = state.withLock { s -> Double in
+                    let start = max(now, s.linkFreeAt)
+                    s.linkFreeAt = start + Double(end - offset) / Double(link)
+                    return s.linkFreeAt
+                }
+                let wait = done - now
+                if wait > 0 { Thread.sleep(forTimeInterval: wait) }
+                guard writeAll(fd, Array(body[offset..<end]), counting: target) else { return false }
+                offset = end
+                if state.withLock({ $0.stopped }) { return false }
+            }
+            return true
+        }
         guard let rate = bytesPerSecond, rate > 0 else { return writeAll(fd, body, counting: target) }
         // Drip the body in 10 slices a second.
         let slice = max(1, rate / 10)

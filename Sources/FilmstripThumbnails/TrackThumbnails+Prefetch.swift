@@ -57,6 +57,9 @@ final class PrefetchQueue: Sendable {
 
     /// Sheets still queued.
     var pending: Int { state.withLock { $0.queue.count } }
+
+    /// Drops the queued work (a new load or a reset); downloads under way finish.
+    func clear() { state.withLock { $0.queue.removeAll() } }
 }
 
 extension TrackThumbnails {

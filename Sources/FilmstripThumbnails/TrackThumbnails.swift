@@ -185,6 +185,7 @@ public final class TrackThumbnails: Sendable {
 
     func beginLoad() -> Int {
         liveTracking.replace(nil)
+        prefetchQueue.clear()
         return state.withLock { s in
             s.loadGeneration += 1
             return s.loadGeneration
@@ -409,6 +410,7 @@ public final class TrackThumbnails: Sendable {
     /// Stops any load under way, unloads the track and frees memory. The disk cache is kept.
     public func reset() {
         liveTracking.replace(nil)
+        prefetchQueue.clear()
         let tasks = state.withLock { s -> [Task<Void, Never>] in
             s.loadGeneration += 1
             s.source = nil
