@@ -369,3 +369,52 @@ struct RequestInterceptorTests {
         #expect(server.requestCount("/hls/images.m3u8") == 2)
     }
 }
+
+@Suite("Track formats from local files, and hostile MPDs")
+struct LocalTrackFormatsTests {
+    @Test("an HLS image playlist with byte ranges, a BIF and a storyboard from local files")
+    func localFiles() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let sheets = try (0..<2).map { try TiledSheets.sheet($0) }
+        try directory.write("sheets.jpg", sheets[0] + sheets[1])
+        try directory.write(
+            "images.m3u8",
+            text: "#EXTM3U\n#EXT-X-TARGETDURATION:12\n#EXT-X-IMAGES-ONLY\n"
+                + "#EXT-X-TILES:RESOLUTION=32x18,LAYOUT=4x3,DURATION=1\n#EXTINF:12,\n#EXT-X-BYTERANGE:\(sheets[0].count)@0\nsheets.jpg\n"
+                + "#EXT-X-TILES:RESOLUTION=32x18,LAYOUT=4x3,DURATION=1\n#EXTINF:12,\n#EXT-X-BYTERANGE:\(sheets[1].count)\nsheets.jpg\n"
+                + "#EXT-X-ENDLIST\n")
+        let hls = TrackFormatsTests.engine()
+        try await hls.load(track: directory.file("images.m3u8"))
+        #expect(try await TrackFormatsTests.cell(hls, at: 17.5) == 17)
+        let images = try (0..<3).map {
+            try SpriteSheetFixture.encoded(columns: 1, rows: 1, cellWidth: 40, cellHeight: 24, firstCell: $0 * 5)
+        }
+        try directory.write("t.bif", makeBIF(images: images, timestamps: [0, 10, 20]))
+        let bif = TrackFormatsTests.engine()
+        try await bif.load(track: directory.file("t.bif"))
+        let thumbnail = try #require(try await bif.thumbnail(at: 15))
+        #expect(try cellShown(by: thumbnail) == 5)
+        try directory.write(
+            "sb.json",
+            text: #"[{"url": "sheets.jpg", "startTime": 0, "endTime": 5}]"#)
+        let json = TrackFormatsTests.engine()
+        try await json.load(track: directory.file("sb.json"))
+        #expect(json.format == .json && json.imageURLs.first == directory.file("sheets.jpg"))
+    }
+
+    @Test("an MPD with a DTD, malformed XML, or protected content is a clear error", arguments: [
+        ("<!DOCTYPE MPD [<!ENTITY x \"y\">]><MPD/>", "DTD"), ("<MPD type=\"static\"><Period></MPD>", "does not close"),
+        (
+            #"<MPD type="static"><Period><AdaptationSet contentType="image"><ContentProtection schemeIdUri="x"/><Representation id="t" bandwidth="1"/></AdaptationSet></Period></MPD>"#,
+            "protected content"
+        ),
+    ])
+    func hostileMPD(_ text: String, _ expected: String) async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        server.serve("/m.mpd", text: text, contentType: "application/dash+xml")
+        let error = await thumbnailsError { try await TrackFormatsTests.engine().load(track: server.url("/m.mpd")) }
+        #expect(error?.description.contains(expected) == true, "\(String(describing: error))")
+    }
+}
