@@ -108,12 +108,14 @@ let package = Package(
             dependencies: ["Filmstrip", "FilmstripMedia", "FilmstripTesting"],
             path: "Benchmarks/FilmstripBench"
         ),
-        .testTarget(name: "FilmstripFormatsTests", dependencies: ["FilmstripFormats"]),
+        // Conformance data is read from the source tree by the tests (see its README), not bundled.
+        .testTarget(name: "FilmstripFormatsTests", dependencies: ["FilmstripFormats"], exclude: ["Conformance"]),
         .testTarget(name: "FilmstripImagingTests", dependencies: ["FilmstripImaging", "FilmstripTesting"]),
         .testTarget(name: "FilmstripLoadingTests", dependencies: ["FilmstripLoading", "FilmstripTesting"]),
         .testTarget(
             name: "FilmstripThumbnailsTests",
-            dependencies: ["Filmstrip", "FilmstripTesting"]
+            dependencies: ["Filmstrip", "FilmstripTesting"],
+            exclude: ["Conformance"]
         ),
         .testTarget(name: "FilmstripMediaTests", dependencies: ["Filmstrip", "FilmstripTesting"]),
         .testTarget(name: "FilmstripPlayerTests", dependencies: ["Filmstrip", "FilmstripPlayer", "FilmstripTesting"]),

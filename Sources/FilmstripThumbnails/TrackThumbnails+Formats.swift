@@ -140,12 +140,9 @@ extension TrackThumbnails {
             found = true
             let layout = rendition.tileLayout ?? track.tileLayout ?? Presentation.TileLayout(columns: 1, rows: 1)
             let segments = try await client.segments(of: rendition, in: presentation)
-            for (k, segment) in segments.enumerated() {
-                // A last sheet cut short by the period's end keeps the tile time of the sheets before it.
-                var tileDuration: Double?
-                if k > 0, k == segments.count - 1, segment.duration < segments[k - 1].duration - 1e-6 {
-                    tileDuration = segments[k - 1].duration / Double(layout.columns * layout.rows)
-                }
+            for segment in segments {
+                // A sheet cut short by the period's end keeps its tiles' time; the tiles past the end are empty.
+                let tileDuration = segment.fullDuration.map { $0 / Double(layout.columns * layout.rows) }
                 sheets.append(
                     ThumbnailTrack.Sheet(
                         url: segment.url, byteRange: segment.byteRange, start: segment.start,

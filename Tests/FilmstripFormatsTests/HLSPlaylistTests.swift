@@ -199,6 +199,19 @@ struct HLSPlaylistTests {
         #expect(playlist.segments[1].tiles == nil)
     }
 
+    @Test("a media playlist without EXT-X-TARGETDURATION is read, its target the longest segment rounded up")
+    func missingTargetDuration() throws {
+        guard
+            case .media(let media) = try HLSPlaylistParser().parse(
+                Data("#EXTM3U\n#EXTINF:4.2,\na.ts\n#EXTINF:3,\nb.ts\n#EXT-X-ENDLIST\n".utf8),
+                url: URL(string: "https://a/b.m3u8")!)
+        else {
+            Issue.record("not a media playlist")
+            return
+        }
+        #expect(media.targetDurationMissing && media.targetDuration == 5 && media.segments.count == 2)
+    }
+
     @Test(
         "errors carry the line",
         arguments: [
@@ -206,7 +219,6 @@ struct HLSPlaylistTests {
             ("", 1, .notAPlaylist),
             ("#EXTM3U\n#EXT-X-TARGETDURATION:4\nseg.ts\n", 3, .missing),
             ("#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXTINF:abc,\nseg.ts\n", 3, .malformed),
-            ("#EXTM3U\n#EXTINF:4,\nseg.ts\n#EXT-X-ENDLIST\n", 1, .missing),
             ("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\nv.m3u8\n#EXTINF:4,\n", 4, .malformed),
             ("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1,CODECS=\"avc1\nv.m3u8\n", 2, .malformed),
             ("#EXTM3U\n#EXT-X-STREAM-INF:RESOLUTION=1x1\nv.m3u8\n", 3, .missing),

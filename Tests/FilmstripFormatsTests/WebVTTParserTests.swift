@@ -187,11 +187,14 @@ struct WebVTTStructureTests {
         #expect(track.images.map(\.lastPathComponent) == ["a.jpg", "b.jpg"])
     }
 
-    @Test("a cue directly after the header line is reported, and recovered in lenient mode")
+    @Test("a cue directly after the header line is read, as browsers read it, with a diagnostic in both modes")
     func cueInHeader() throws {
         let text = "WEBVTT\n00:01.000 --> 00:02.000\na.jpg\n"
-        #expect(parseError(text)?.diagnostic.kind == .unexpectedBlock)
-        #expect(try parse(text, mode: .lenient).cues.count == 1)
+        for mode in WebVTTThumbnailParser.Mode.allCases {
+            let track = try parse(text, mode: mode)
+            #expect(track.cues.count == 1)
+            #expect(track.diagnostics.map(\.kind) == [.unexpectedBlock])
+        }
     }
 
     @Test("cues are sorted by start time, ties keep source order")
@@ -228,13 +231,15 @@ struct WebVTTStructureTests {
         #expect(track.diagnostics.map(\.kind) == [.extraPayloadLines])
     }
 
-    @Test("a cue that ends at or before its start is a diagnostic and is skipped, in both modes")
+    @Test("a cue that ends at or before its start is kept (as browsers keep it) with a diagnostic, in both modes")
     func emptyRange() throws {
         for mode in WebVTTThumbnailParser.Mode.allCases {
             let track = try parse(
                 "WEBVTT\n\n00:02.000 --> 00:02.000\na.jpg\n\n00:03.000 --> 00:01.000\nb.jpg\n\n00:04.000 --> 00:05.000\nc.jpg\n",
                 mode: mode)
-            #expect(track.cues.count == 1)
+            #expect(track.cues.count == 3)
+            #expect(ThumbnailIndex(cues: track.cues).lookup(2.5) == nil)
+            #expect(ThumbnailIndex(cues: track.cues).lookup(4.5) == 2)
             #expect(track.diagnostics.map(\.kind) == [.emptyTimeRange, .emptyTimeRange])
             #expect(track.diagnostics.map(\.line) == [3, 6])
         }

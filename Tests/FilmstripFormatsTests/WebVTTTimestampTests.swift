@@ -5,9 +5,10 @@ import Testing
 @Suite("WebVTT thumbnail parser: timestamps")
 struct WebVTTTimestampTests {
     @Test(
-        "hours are optional; two or more digits when present",
+        "hours are optional, of any number of digits (as browsers read them)",
         arguments: [
             ("00:01.500", 1_500 as Int64),
+            ("1:00:01.000", 3_601_000),
             ("59:59.999", 3_599_999),
             ("00:00:01.500", 1_500),
             ("01:02:03.004", 3_723_004),
@@ -51,7 +52,6 @@ struct WebVTTTimestampTests {
                 timing: "00:01,000 --> 00:02.000", column: 6,
                 message: "expected '.' and three fraction digits, found ','"),
             Bad(timing: "00:01 --> 00:02.000", column: 6, message: "expected '.' and three fraction digits"),
-            Bad(timing: "1:00:01.000 --> 1:00:02.000", column: 1, message: "hours must have at least two digits"),
             Bad(timing: "00:00:60.000 --> 00:01:00.000", column: 7, message: "seconds must be between 00 and 59"),
             Bad(timing: "00:60:00.000 --> 01:00:00.000", column: 4, message: "minutes must be between 00 and 59"),
             Bad(timing: "-00:01.000 --> 00:02.000", column: 1, message: "expected a timestamp"),

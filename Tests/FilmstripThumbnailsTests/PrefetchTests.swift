@@ -55,9 +55,11 @@ struct PrefetchTests {
         #expect(order.count == 30, "each sheet once: \(order)")
         let coarse = Set(stride(from: 1, to: 30, by: 3))
         #expect(Set(order.prefix(8)).isSubset(of: coarse), "\(order)")
-        // After the wave, the nearest sheets: 16 (in the wave), then 17 and 15, ahead first.
+        // After the wave, the nearest sheets (16 is in the wave): 17, 15, 18, 14 (ahead first; behind counts
+        // double), the farthest behind last. Four downloads at a time may arrive in any order among themselves.
         let fill = order.filter { !coarse.contains($0) }
-        #expect(Array(fill.prefix(3)) == [17, 15, 18], "\(fill)")
+        #expect(Set(fill.prefix(4)) == [17, 15, 18, 14], "\(fill)")
+        #expect(fill.suffix(4).contains(0), "\(fill)")
         #expect(thumbnails.availability(at: 100) == .onDisk)
         _ = thumbnails.getThumbnail(atTimestamp: 100)
         #expect(thumbnails.availability(at: 100) == .inMemory)
@@ -83,6 +85,7 @@ struct PrefetchTests {
         #expect(order.count == 30 && Set(order).count == 30, "\(order)")
         let coarse = Set(stride(from: 1, to: 30, by: 3))
         let fill = order.filter { !coarse.contains($0) }
-        #expect(fill.first == 29 && fill.dropFirst().first == 27, "\(fill)")
+        #expect(Set(fill.prefix(2)) == [29, 27], "\(fill)")
+        #expect(fill.suffix(2).contains(0), "\(fill)")
     }
 }

@@ -130,6 +130,15 @@ private struct MPDWalk {
         return value
     }
 
+    /// A non-negative decimal (`duration` may be fractional in real MPDs).
+    func positiveNumber(_ node: XMLNode, _ name: String) throws(DASHParseError) -> Double? {
+        guard let text = node.attribute(name) else { return nil }
+        guard let value = Double(text.trimmingCharacters(in: .whitespaces)), value.isFinite, value >= 0 else {
+            throw fail(.malformed, "'\(text)' is not a number", node, attribute: name)
+        }
+        return value
+    }
+
     func byteRange(_ node: XMLNode, _ name: String) throws(DASHParseError) -> Range<Int64>? {
         guard let text = node.attribute(name) else { return nil }
         // "first-last", read from the bytes (a long SegmentList has one per segment).
@@ -303,9 +312,8 @@ private struct MPDWalk {
             guard let id, !id.isEmpty else {
                 throw fail(.missing, "a Representation needs an id", node, attribute: "id")
             }
-            guard let bandwidth = try unsigned(node, "bandwidth") else {
-                throw fail(.missing, "a Representation needs a bandwidth", node, attribute: "bandwidth")
-            }
+            // Required by the schema, missing in real image sets: 0 when absent.
+            let bandwidth = try unsigned(node, "bandwidth") ?? 0
             let repBase = try resolvedBase(node, parent: setBase)
             let info = setInfo.merged(with: try SegmentInfo(node, walk: self))
             let segments = try segmentIndex(
@@ -369,17 +377,24 @@ private struct MPDWalk {
     mutating func segmentIndex(
         _ info: SegmentInfo, base: URL, id: String, bandwidth: Int, period: PeriodContext, node: XMLNode
     ) throws(DASHParseError) -> SegmentIndex {
-        let timescale = info.timescale ?? 1
+        var timescale = info.timescale ?? 1
         guard timescale > 0 else { throw fail(.malformed, "timescale must be positive", node, attribute: "timescale") }
-        let pto = info.presentationTimeOffset ?? 0
+        var pto = info.presentationTimeOffset ?? 0
+        // A fractional duration is kept exact to the millisecond by a finer timescale.
+        var duration = info.duration.map { Int64($0.rounded()) }
+        if let exact = info.duration, exact != exact.rounded(), info.timeline.isEmpty {
+            timescale *= 1000
+            pto *= 1000
+            duration = Int64((exact * 1000).rounded())
+        }
         let offset = period.start - Double(pto) / Double(timescale)
         if let media = info.media {
             let template = SegmentTemplateIndex(
                 media: media, initialization: info.initialization, baseURL: base, representationID: id,
                 bandwidth: bandwidth, startNumber: Int(info.startNumber ?? 1), timescale: timescale,
-                duration: info.duration, timeline: info.timeline, presentationTimeOffset: pto,
+                duration: duration, timeline: info.timeline, presentationTimeOffset: pto,
                 periodStart: period.start, periodDuration: period.duration, periodIndex: period.index)
-            if info.timeline.isEmpty, (info.duration ?? 0) <= 0 {
+            if info.timeline.isEmpty, (duration ?? 0) <= 0 {
                 throw fail(.missing, "SegmentTemplate needs duration or a SegmentTimeline", node)
             }
             if period.isLive { return .template(template) }
@@ -390,7 +405,7 @@ private struct MPDWalk {
         }
         if !info.segmentURLs.isEmpty {
             let initSection = try info.initialization(base: base, walk: self, node: node)
-            let length = info.duration.map { Double($0) / Double(timescale) }
+            let length = duration.map { Double($0) / Double(timescale) }
             var references: [SegmentReference] = []
             references.reserveCapacity(info.segmentURLs.count)
             guard info.segmentURLs.count <= limits.maximumEntries - listed else {
@@ -453,7 +468,8 @@ private struct SegmentInfo {
     var initializationRange: Range<Int64>?
     var startNumber: Int64?
     var timescale: Int64?
-    var duration: Int64?
+    /// `duration`, in `timescale` units; real packagers write fractions (Roku's `634.566`).
+    var duration: Double?
     var presentationTimeOffset: Int64?
     var timeline: [SegmentTemplateIndex.TimelineEntry] = []
     var indexRange: Range<Int64>?
@@ -465,7 +481,7 @@ private struct SegmentInfo {
         for element in ["SegmentBase", "SegmentList", "SegmentTemplate"] {
             guard let info = node.child(element) else { continue }
             if let value = try walk.unsigned(info, "timescale") { timescale = value }
-            if let value = try walk.unsigned(info, "duration") { duration = value }
+            if let value = try walk.positiveNumber(info, "duration") { duration = value }
             if let value = try walk.unsigned(info, "startNumber") { startNumber = value }
             if let value = try walk.unsigned(info, "presentationTimeOffset") { presentationTimeOffset = value }
             if let value = try walk.byteRange(info, "indexRange") { indexRange = value }

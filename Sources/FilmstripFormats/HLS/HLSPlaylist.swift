@@ -128,8 +128,12 @@ public struct HLSMediaPlaylist: Sendable, Hashable {
     /// The segments, in order.
     public var segments: [HLSSegment] = []
 
-    /// Whether more segments may appear (a live or event playlist without `EXT-X-ENDLIST`).
-    public var isLive: Bool { !endList }
+    /// Whether more segments may appear: no `EXT-X-ENDLIST` and not `EXT-X-PLAYLIST-TYPE:VOD` (a VOD playlist
+    /// cannot change, RFC 8216 4.3.3.5).
+    public var isLive: Bool { !endList && playlistType != "VOD" }
+    /// Whether `EXT-X-TARGETDURATION` was missing (RFC 8216 requires it; ``targetDuration`` is then the longest
+    /// `EXTINF` rounded up, as lenient players read it).
+    public var targetDurationMissing = false
     /// Sum of the segment durations, seconds.
     public var duration: Double { segments.reduce(0) { $0 + $1.duration } }
 }

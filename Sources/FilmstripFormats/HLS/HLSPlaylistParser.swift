@@ -114,12 +114,10 @@ struct HLSParse {
         if first { throw error(.notAPlaylist, "the playlist is empty") }
         if isMaster { return .master(master) }
         if isMedia || media.endList {
-            guard sawTargetDuration else {
-                lineNumber = 1
-                bytes = UnsafeRawBufferPointer(start: nil, count: 0)
-                throw HLSParseError(
-                    kind: .missing, line: 1, message: "a media playlist needs #EXT-X-TARGETDURATION",
-                    snippet: "#EXTM3U")
+            if !sawTargetDuration {
+                // RFC 8216 requires it; players (and test vectors) get by without it: the longest segment, rounded up.
+                media.targetDurationMissing = true
+                media.targetDuration = (media.segments.map(\.duration).max() ?? 0).rounded(.up)
             }
             return .media(media)
         }
@@ -198,9 +196,10 @@ struct HLSParse {
         case "#EXT-X-MEDIA":
             try becomeMaster()
             let a = try attributes(value)
-            guard let type = a["TYPE"], let group = a["GROUP-ID"], let name = a["NAME"] else {
-                throw error(.missing, "EXT-X-MEDIA needs TYPE, GROUP-ID and NAME")
-            }
+            // RFC 8216 requires GROUP-ID and NAME too; players read renditions without them, and so does Filmstrip.
+            guard let type = a["TYPE"] else { throw error(.missing, "EXT-X-MEDIA needs TYPE") }
+            let group = a["GROUP-ID"] ?? ""
+            let name = a["NAME"] ?? a["LANGUAGE"] ?? group
             master.renditions.append(
                 HLSRendition(
                     type: type, groupID: group, name: name, language: a["LANGUAGE"], isDefault: a["DEFAULT"] == "YES",
@@ -209,8 +208,12 @@ struct HLSParse {
             try becomeMaster()
             let a = try attributes(value)
             guard let uri = a["URI"] else { throw error(.missing, "\(name.dropFirst()) needs URI") }
+            // BANDWIDTH is required by RFC 8216; image streams are published without it (0 then).
             let stream = HLSIFrameStream(
-                uri: try resolve(uri), bandwidth: try integer(a["BANDWIDTH"], "BANDWIDTH"), codecs: a["CODECS"],
+                uri: try resolve(uri),
+                bandwidth: try a["BANDWIDTH"].map { text throws(HLSParseError) in
+                    try integer(text, "BANDWIDTH")
+                } ?? 0, codecs: a["CODECS"],
                 resolution: try a["RESOLUTION"].map(resolution))
             if name == "#EXT-X-I-FRAME-STREAM-INF" {
                 master.iFrameStreams.append(stream)

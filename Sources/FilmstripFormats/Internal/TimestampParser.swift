@@ -1,4 +1,4 @@
-/// Parses WebVTT timestamps, `[hh+:]mm:ss.ttt`, from bytes.
+/// Parses WebVTT timestamps, `[h+:]mm:ss.ttt`, from bytes, as the W3C parsing algorithm reads them.
 enum TimestampParser {
     struct Failure: Error {
         /// Offset of the offending byte from the start of the line.
@@ -72,10 +72,7 @@ enum TimestampParser {
         var seconds: (value: Int64, count: Int)
         var secondsOffset: Int
         if p < line.count, line[p] == UInt8(ascii: ":") {
-            // hh:mm:ss
-            guard first.count >= 2 else {
-                throw Failure(offset: start, message: "hours must have at least two digits")
-            }
+            // hh:mm:ss. Any number of hour digits: browsers (the W3C parsing algorithm) accept "0:00:00.000".
             guard first.count <= 9 else {
                 throw Failure(offset: start, message: "hours value is too large")
             }

@@ -130,11 +130,14 @@ struct WebVTTParserState {
                     message: "a WebVTT file must start with 'WEBVTT' followed by a space, a tab or a line break",
                     snippet: text(SourceLine(start: 0, end: lineEnd(from: 0), number: 1))))
         }
-        // Header lines run to the first blank line. A timing line there means the author forgot the blank line.
+        // Header lines run to the first blank line. A timing line there means the author forgot the blank line;
+        // browsers read the cue all the same, so this is a diagnostic in both modes, not an error.
         while let line = nextLine() {
             if line.isEmpty { break }
             if containsArrow(line) {
-                try report(.unexpectedBlock, line, column: 1, "a cue must be separated from the header by a blank line")
+                diagnostics.append(
+                    diagnostic(
+                        .unexpectedBlock, line, column: 1, "a cue should be separated from the header by a blank line"))
                 pending = line
                 break
             }
@@ -210,10 +213,9 @@ struct WebVTTParserState {
             try fail(error.diagnostic)
             return
         }
-        guard range.1 > range.0 else {
-            diagnostics.append(
-                diagnostic(.emptyTimeRange, timing, column: 1, "the cue ends at or before its start; it is skipped"))
-            return
+        if range.1 <= range.0 {
+            // Browsers keep such a cue (it is never shown); so does Filmstrip, with a diagnostic.
+            diagnostics.append(diagnostic(.emptyTimeRange, timing, column: 1, "the cue ends at or before its start"))
         }
         guard timingIndex + 1 < block.count else {
             try report(

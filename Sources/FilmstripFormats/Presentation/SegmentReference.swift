@@ -24,6 +24,9 @@ public struct SegmentReference: Sendable, Hashable {
     public var number: Int
     /// How the segment's own timestamps map onto the presentation timeline.
     public var timing: Timing
+    /// The duration the manifest gives the segment, when ``duration`` was cut short by its period's end (a DASH
+    /// template's last segment); `nil` otherwise.
+    public var fullDuration: Double?
 
     /// How a segment's media timestamps map onto the presentation timeline.
     public enum Timing: Sendable, Hashable {

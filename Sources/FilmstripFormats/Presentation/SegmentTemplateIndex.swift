@@ -103,14 +103,16 @@ public struct SegmentTemplateIndex: Sendable, Hashable {
             }
             let reference = try DASHTemplate.expand(
                 media, representationID: representationID, number: number, time: time, bandwidth: bandwidth)
-            var seconds = Double(length) / scale
+            let full = Double(length) / scale
+            var seconds = full
             let begins = Double(time) / scale - pto / scale
             if !completeOnly, end.isFinite { seconds = min(seconds, end - begins) }
-            out.append(
-                SegmentReference(
-                    start: periodStart + begins, duration: seconds, reference: reference, baseURL: baseURL,
-                    initialization: initSection, discontinuitySequence: periodIndex, number: number,
-                    timing: .mediaTime(offset: offset)))
+            var segment = SegmentReference(
+                start: periodStart + begins, duration: seconds, reference: reference, baseURL: baseURL,
+                initialization: initSection, discontinuitySequence: periodIndex, number: number,
+                timing: .mediaTime(offset: offset))
+            if seconds < full { segment.fullDuration = full }
+            out.append(segment)
         }
         // Bounds in media time.
         let mediaEnd = end * scale + pto

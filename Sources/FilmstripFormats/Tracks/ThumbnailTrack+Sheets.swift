@@ -93,11 +93,15 @@ extension HLSMediaPlaylist {
         var time = start
         var sheets: [ThumbnailTrack.Sheet] = []
         var findings: [TrackFinding] = []
+        if targetDurationMissing {
+            findings.append(
+                TrackFinding(.warning, "the playlist has no EXT-X-TARGETDURATION (RFC 8216 requires one)"))
+        }
         sheets.reserveCapacity(segments.count)
         for (index, segment) in segments.enumerated() {
             defer { time += segment.duration }
             let location = "segment \(index + 1) (\(segment.reference))"
-            if segment.duration.rounded() > targetDuration {
+            if !targetDurationMissing, segment.duration.rounded() > targetDuration {
                 findings.append(
                     TrackFinding(
                         .warning,
