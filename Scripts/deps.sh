@@ -2,8 +2,8 @@
 # Installs what Filmstrip needs and is missing: pkg-config, libjpeg-turbo (TurboJPEG API), libpng and FFmpeg
 # (libavformat, libavcodec, libswscale, libavutil) headers, and the ffmpeg CLI.
 # Debian/Ubuntu use apt-get (with sudo when not root); macOS uses Homebrew. Prints nothing when all is present.
-# With --bench it also installs the comparison tools the benchmarks run against (Python's webvtt-py, m3u8 and
-# mpegdash).
+# Python's m3u8 and mpegdash check what Filmstrip writes; with --bench, webvtt-py is installed too (a benchmark
+# reference).
 set -euo pipefail
 
 if ! command -v swift >/dev/null 2>&1; then
@@ -49,15 +49,22 @@ Darwin)
     ;;
 esac
 
-if [ "${1:-}" = "--bench" ]; then
-    # Python references: webvtt-py (WebVTT parse), m3u8 (HLS playlist parse) and mpegdash (MPD parse).
-    for pair in webvtt:webvtt-py m3u8:m3u8 mpegdash:mpegdash; do
-        module="${pair%%:*}"
-        package="${pair#*:}"
-        if ! python3 -c "import $module" >/dev/null 2>&1; then
-            echo "deps: installing $package (benchmark comparison)"
-            python3 -m pip install --quiet --disable-pip-version-check "$package" 2>/dev/null \
-                || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages "$package"
+# Python modules: m3u8 and mpegdash check the playlists and MPDs Filmstrip writes (tests) and are the parse
+# references (benchmarks); webvtt-py is a benchmark reference only.
+modules=(m3u8:m3u8 mpegdash:mpegdash)
+[ "${1:-}" = "--bench" ] && modules+=(webvtt:webvtt-py)
+for pair in "${modules[@]}"; do
+    module="${pair%%:*}"
+    package="${pair#*:}"
+    if ! python3 -c "import $module" >/dev/null 2>&1; then
+        if ! python3 -m pip --version >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+            sudo=""
+            [ "$(id -u)" -eq 0 ] || sudo="sudo"
+            $sudo apt-get update -qq
+            DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends python3-pip >/dev/null
         fi
-    done
-fi
+        echo "deps: installing $package (Python)"
+        python3 -m pip install --quiet --disable-pip-version-check "$package" 2>/dev/null \
+            || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages "$package"
+    fi
+done

@@ -5,14 +5,19 @@ import Foundation
 struct GenerateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "generate",
-        abstract: "Generate a preview track (JPEG sprite sheets and a WebVTT track) from a video.",
+        abstract: "Generate a preview track (JPEG sprite sheets and track files in every format) from a video.",
         discussion: """
-            Writes DIR/sprite-N.jpg (N from 1) and DIR/thumbnails.vtt with relative image paths and #xywh= \
-            regions. Cues are contiguous, [k*S, (k+1)*S), and the last one ends at the video's duration. \
-            The input may be a file, an http(s) URL or an HLS playlist.
+            Writes DIR/sprite-N.jpg (N from 1) and, per --formats (default vtt): thumbnails.vtt (WebVTT with \
+            #xywh= regions), thumbnails.m3u8 (an HLS image playlist), thumbnails.mpd (a DASH thumbnail-tile \
+            AdaptationSet), thumbnails.bif (Roku BIF, --bif-width px), thumbnails.json (the object array) and \
+            storyboard.json with storyboard.jpg (Mux's schema, all tiles on one sheet within --max-sheet-size). \
+            Track files are written last, each atomically. Cues are contiguous, [k*S, (k+1)*S), and the last one \
+            ends at the video's duration. The input may be a file, an http(s) URL, an HLS playlist or an MPD. \
+            With --json the summary lists every file written, the EXT-X-IMAGE-STREAM-INF line to paste into a \
+            master playlist and the AdaptationSet to paste into an MPD.
 
             Example:
-              filmstrip generate movie.mp4 --output thumbs --interval 5 --json
+              filmstrip generate movie.mp4 --output thumbs --interval 5 --formats vtt,hls,dash,bif,json --json
             """
     )
 
@@ -24,6 +29,34 @@ struct GenerateCommand: AsyncParsableCommand {
 
     @Option(help: "Seconds per thumbnail.")
     var interval: Double = 10
+
+    @Option(help: "A fixed number of thumbnails over the video (instead of --interval).")
+    var count: Int?
+
+    @Option(
+        help: "Comma-separated outputs: vtt, hls, dash, bif, json, storyboard.",
+        transform: { text in
+            var formats = Set<PreviewTrackOptions.OutputFormat>()
+            for name in text.split(separator: ",") {
+                guard let format = PreviewTrackOptions.OutputFormat(rawValue: String(name)) else {
+                    throw ValidationError("--formats takes vtt, hls, dash, bif, json and storyboard")
+                }
+                formats.insert(format)
+            }
+            return formats
+        })
+    var formats: Set<PreviewTrackOptions.OutputFormat> = [.vtt]
+
+    @Option(name: .customLong("bif-width"), help: "Width of the BIF's images.")
+    var bifWidth: Int = 320
+
+    @Option(
+        name: .customLong("max-sheet-size"), help: "The largest sheet, WxH (the storyboard's one sheet fits in it).",
+        transform: { text in
+            guard let size = ImageSize(text) else { throw ValidationError("--max-sheet-size must be WxH") }
+            return size
+        })
+    var maxSheetSize = ImageSize(width: 4096, height: 4096)
 
     @Option(help: "Thumbnail width in pixels (the height follows the aspect ratio).")
     var width: Int = 160
@@ -67,6 +100,10 @@ struct GenerateCommand: AsyncParsableCommand {
     func run() async throws {
         var options = PreviewTrackOptions()
         options.interval = interval
+        options.count = count
+        options.formats = formats
+        options.bifWidth = bifWidth
+        options.maximumSheetSize = maxSheetSize
         options.width = width
         options.columns = columns
         options.rows = rows
@@ -94,6 +131,9 @@ struct GenerateCommand: AsyncParsableCommand {
                     ("track", .string(summary.trackURL.path)),
                     ("tile", .object([("w", .int(summary.tileSize.width)), ("h", .int(summary.tileSize.height))])),
                     ("bytes_read", .int(summary.bytesRead)),
+                    ("files", .array(summary.files.map { JSON.string($0.path) })),
+                    ("image_stream_inf", summary.imageStreamInf.map(JSON.string) ?? .null),
+                    ("dash_adaptation_set", summary.dashAdaptationSet.map(JSON.string) ?? .null),
                 ]).text)
         } else {
             let sheets = summary.sheets == 1 ? "1 sheet" : "\(summary.sheets) sheets"

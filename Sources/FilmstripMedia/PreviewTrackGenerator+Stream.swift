@@ -45,6 +45,7 @@ extension PreviewTrackGenerator {
                 for _ in 0..<workers {
                     group.addTask {
                         let converter = Handoff(FrameConverter())
+                        let bifConverter = Handoff(sheets.needsSecondConverter ? FrameConverter() : nil)
                         while true {
                             let w = counters.next.add(1, ordering: .relaxed).oldValue
                             guard w < work.count else { return }
@@ -52,9 +53,9 @@ extension PreviewTrackGenerator {
                             for k in bySegment[s] ?? [] {
                                 let (owner, key) = try await chooseStreamFrame(
                                     k, segment: s, plan: plan, store: store, mode: options.mode)
-                                let job = Handoff((owner, key, converter.value))
+                                let job = Handoff((owner, key, converter.value, bifConverter.value))
                                 try await runBlocking {
-                                    let (owner, key, converter) = job.value
+                                    let (owner, key, converter, bifConverter) = job.value
                                     let frame: OwnedFrame
                                     if let key {
                                         let result = try owner.decode(key)
@@ -71,7 +72,8 @@ extension PreviewTrackGenerator {
                                         frame = exact
                                     }
                                     try sheets.fill(
-                                        k, with: frame, converter: converter, quarterTurns: owner.input.quarterTurns)
+                                        k, with: frame, converter: converter, quarterTurns: owner.input.quarterTurns,
+                                        bifConverter: bifConverter)
                                 }
                                 progress?(counters.done.add(1, ordering: .relaxed).newValue, plan.count)
                             }

@@ -53,12 +53,14 @@ public enum PreviewTrackGenerator {
                                 ? first
                                 : try InputHolder(MediaInput(url: input, network: network, cancellation: cancellation))
                             let converter = FrameConverter()
+                            let bifConverter = sheets.needsSecondConverter ? FrameConverter() : nil
                             while true {
                                 let k = counters.next.add(1, ordering: .relaxed).oldValue
                                 guard k < plan.count else { break }
                                 let frame = try chooseFrame(k, plan: plan, input: holder.input, mode: options.mode)
                                 try sheets.fill(
-                                    k, with: frame, converter: converter, quarterTurns: holder.input.quarterTurns)
+                                    k, with: frame, converter: converter, quarterTurns: holder.input.quarterTurns,
+                                    bifConverter: bifConverter)
                                 let completed = counters.done.add(1, ordering: .relaxed).newValue
                                 progress?(completed, plan.count)
                             }
@@ -83,23 +85,60 @@ public enum PreviewTrackGenerator {
         }
     }
 
-    /// Writes the track once every sheet is written, and sums up.
+    /// Writes the track files once every sheet is written (each atomically, after the sheets), and sums up.
     static func finish(
         plan: Plan, sheets: SheetAssembly, directory: URL, options: PreviewTrackOptions, started: Date, bytesRead: Int,
         decodedFrames: Int
     ) throws(MediaError) -> PreviewTrackSummary {
         let sheetURLs = try sheets.finish()
-        let trackURL = directory.appendingPathComponent(options.trackName)
-        do {
-            try Data(plan.webVTT(options: options).utf8).write(to: trackURL, options: .atomic)
-        } catch {
-            throw MediaError(.outputFailed, "cannot write \(trackURL.path): \(error.localizedDescription)")
+        let layout = plan.layout(options: options)
+        var files = sheetURLs
+        func write(_ name: String, _ bytes: Data) throws(MediaError) {
+            let url = directory.appendingPathComponent(name)
+            do {
+                try bytes.write(to: url, options: .atomic)
+            } catch {
+                throw MediaError(.outputFailed, "cannot write \(url.path): \(error.localizedDescription)")
+            }
+            files.append(url)
         }
-        return PreviewTrackSummary(
+        let sheetBytes = sheetURLs.map {
+            ((try? FileManager.default.attributesOfItem(atPath: $0.path))?[.size] as? NSNumber)?.intValue ?? 0
+        }
+        let template = options.sheetPrefix + "$Number$.jpg"
+        var summary = PreviewTrackSummary(
             thumbnails: plan.count, sheets: sheetURLs.count, duration: plan.duration,
-            seconds: Date().timeIntervalSince(started),
-            tileSize: ImageSize(width: plan.tileWidth, height: plan.tileHeight),
-            trackURL: trackURL, sheetURLs: sheetURLs, bytesRead: bytesRead, decodedFrames: decodedFrames)
+            seconds: 0, tileSize: ImageSize(width: plan.tileWidth, height: plan.tileHeight),
+            trackURL: directory.appendingPathComponent(options.trackName), sheetURLs: sheetURLs, bytesRead: bytesRead,
+            decodedFrames: decodedFrames)
+        if let storyboard = try sheets.finishStoryboard(directory: directory) {
+            files.append(storyboard.image)
+            try write("storyboard.json", Data(storyboard.json.utf8))
+        }
+        if let images = sheets.bifImages() {
+            try write("thumbnails.bif", Data(PreviewTrackWriter.bif(images: images, starts: layout.starts)))
+        }
+        if options.formats.contains(.json) {
+            try write("thumbnails.json", Data(PreviewTrackWriter.jsonObjects(layout).utf8))
+        }
+        if options.formats.contains(.dash) {
+            try write(
+                "thumbnails.mpd",
+                Data(PreviewTrackWriter.dashMPD(layout, mediaTemplate: template, sheetBytes: sheetBytes).utf8))
+            summary.dashAdaptationSet = PreviewTrackWriter.dashAdaptationSet(
+                layout, mediaTemplate: template, sheetBytes: sheetBytes)
+        }
+        if options.formats.contains(.hls) {
+            try write("thumbnails.m3u8", Data(PreviewTrackWriter.hlsImagePlaylist(layout).utf8))
+            summary.imageStreamInf = PreviewTrackWriter.imageStreamInf(
+                layout, uri: "thumbnails.m3u8", sheetBytes: sheetBytes)
+        }
+        if options.formats.contains(.vtt) {
+            try write(options.trackName, Data(PreviewTrackWriter.webVTT(layout).utf8))
+        }
+        summary.files = files
+        summary.seconds = Date().timeIntervalSince(started)
+        return summary
     }
 
     /// The frame for thumbnail `k`.
@@ -158,13 +197,22 @@ struct Plan: Sendable {
             throw MediaError(.invalidMedia, "the video's duration is unknown (a live stream?)", url: url)
         }
         self.duration = duration
-        interval = options.interval
-        // The last cue must be at least a millisecond long.
-        count = max(1, Int(((duration - 0.001) / interval).rounded(.up)))
+        if let fixed = options.count {
+            // A fixed count: cues of equal length that end at the duration.
+            count = max(1, min(fixed, Int(duration * 1000) - 1))
+            interval = duration / Double(count)
+        } else {
+            interval = options.interval
+            // The last cue must be at least a millisecond long.
+            count = max(1, Int(((duration - 0.001) / interval).rounded(.up)))
+        }
         let (w, h) = displaySize
         tileWidth = options.width
         tileHeight = max(2, Int((Double(options.width) * Double(h) / Double(w) / 2).rounded()) * 2)
-        columns = options.columns
+        // Roku decodes HLS and DASH sheets up to 1080 px wide: with those outputs the columns are cut to fit.
+        columns =
+            options.formats.contains(.hls) || options.formats.contains(.dash)
+            ? max(1, min(options.columns, 1080 / options.width)) : options.columns
         rows = options.rows
     }
 
@@ -183,111 +231,15 @@ struct Plan: Sendable {
         return (used, (used + columns - 1) / columns)
     }
 
-    func webVTT(options: PreviewTrackOptions) -> String {
-        var text = "WEBVTT\n\n"
-        text.reserveCapacity(count * 72)
-        for k in 0..<count {
-            let cell = k % perSheet
-            text += timestamp(startMilliseconds(of: k)) + " --> " + timestamp(endMilliseconds(of: k)) + "\n"
-            text += "\(options.sheetPrefix)\(k / perSheet + 1).jpg#xywh=\((cell % columns) * tileWidth),"
-            text += "\((cell / columns) * tileHeight),\(tileWidth),\(tileHeight)\n\n"
-        }
-        return text
-    }
+    /// Whether every sheet keeps the full layout's height (DASH tiles share one size per Representation).
+    func padsLastSheet(_ options: PreviewTrackOptions) -> Bool { options.formats.contains(.dash) }
 
-    private func timestamp(_ ms: Int64) -> String { WebVTTTimestamp.string(milliseconds: ms) }
-}
-
-/// Sheet memory shared by the workers. Each cell is written by exactly one worker, so cells never overlap; the
-/// bookkeeping (allocation, remaining cells, encoding) is under a mutex.
-final class SheetAssembly: Sendable {
-    private final class Sheet: @unchecked Sendable {
-        // Written by workers in disjoint cells; read by the encoder after the last cell is done (the mutex
-        // hand-off orders those accesses).
-        let memory: UnsafeMutableRawBufferPointer
-        let width: Int
-        let height: Int
-        var remaining: Int
-
-        init(width: Int, height: Int, cells: Int) {
-            self.width = width
-            self.height = height
-            memory = .allocate(byteCount: width * height * 3, alignment: 64)
-            memory.initializeMemory(as: UInt8.self, repeating: 0)
-            remaining = cells
-        }
-
-        deinit { memory.deallocate() }
-    }
-
-    private let plan: Plan
-    private let directory: URL
-    private let options: PreviewTrackOptions
-    private let state = Mutex<(sheets: [Int: Sheet], written: [Int: URL])>(([:], [:]))
-
-    init(plan: Plan, directory: URL, options: PreviewTrackOptions) {
-        self.plan = plan
-        self.directory = directory
-        self.options = options
-    }
-
-    func fill(_ k: Int, with frame: OwnedFrame, converter: FrameConverter, quarterTurns: Int) throws(MediaError) {
-        let s = k / plan.perSheet
-        let cell = k % plan.perSheet
-        let sheet = state.withLock { state -> Sheet in
-            if let sheet = state.sheets[s] { return sheet }
-            let (cells, rows) = plan.cells(ofSheet: s)
-            let sheet = Sheet(width: plan.columns * plan.tileWidth, height: rows * plan.tileHeight, cells: cells)
-            state.sheets[s] = sheet
-            return sheet
-        }
-        let stride = sheet.width * 3
-        let x = (cell % plan.columns) * plan.tileWidth
-        let y = (cell / plan.columns) * plan.tileHeight
-        let origin = sheet.memory.baseAddress!.assumingMemoryBound(to: UInt8.self) + y * stride + x * 3
-        if quarterTurns == 0 {
-            try converter.convert(
-                frame.pointer, width: plan.tileWidth, height: plan.tileHeight, into: origin, stride: stride)
-        } else {
-            let (w, h) = quarterTurns % 2 == 1 ? (plan.tileHeight, plan.tileWidth) : (plan.tileWidth, plan.tileHeight)
-            let image = try converter.image(frame.pointer, width: w, height: h, quarterTurns: quarterTurns)
-            image.bytes.withUnsafeBytes { source in
-                for row in 0..<plan.tileHeight {
-                    (origin + row * stride).update(
-                        from: source.baseAddress!.assumingMemoryBound(to: UInt8.self) + row * image.bytesPerRow,
-                        count: image.bytesPerRow)
-                }
-            }
-        }
-        let complete = state.withLock { state -> Bool in
-            sheet.remaining -= 1
-            return sheet.remaining == 0
-        }
-        if complete { try write(s, sheet) }
-    }
-
-    private func write(_ s: Int, _ sheet: Sheet) throws(MediaError) {
-        let url = directory.appendingPathComponent("\(options.sheetPrefix)\(s + 1).jpg")
-        do {
-            let bytes = try JPEGCodec.encodeRGB(
-                UnsafeRawPointer(sheet.memory.baseAddress!), width: sheet.width, height: sheet.height,
-                bytesPerRow: sheet.width * 3, quality: options.quality, subsampling: options.chromaSubsampling)
-            try Data(bytes).write(to: url, options: .atomic)
-        } catch {
-            throw MediaError(.outputFailed, "cannot write \(url.path): \(error)")
-        }
-        state.withLock { state in
-            state.sheets[s] = nil
-            state.written[s] = url
-        }
-    }
-
-    /// The written sheets in order; fails if any sheet is incomplete.
-    func finish() throws(MediaError) -> [URL] {
-        let written = state.withLock { $0.written }
-        guard written.count == plan.sheetCount else {
-            throw MediaError(.outputFailed, "only \(written.count) of \(plan.sheetCount) sheets were completed")
-        }
-        return (0..<plan.sheetCount).map { written[$0]! }
+    /// The layout the track writers describe.
+    func layout(options: PreviewTrackOptions) -> PreviewTrackLayout {
+        PreviewTrackLayout(
+            duration: duration, starts: (0..<count).map { startMilliseconds(of: $0) },
+            ends: (0..<count).map { endMilliseconds(of: $0) }, tileWidth: tileWidth, tileHeight: tileHeight,
+            columns: columns, rows: rows, sheetNames: (0..<sheetCount).map { "\(options.sheetPrefix)\($0 + 1).jpg" },
+            sheetRows: (0..<sheetCount).map { padsLastSheet(options) ? rows : cells(ofSheet: $0).rows })
     }
 }

@@ -13,11 +13,37 @@ public struct PreviewTrackOptions: Sendable {
         case accurate
     }
 
+    /// The files a generation writes besides the sheets.
+    public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
+        /// `thumbnails.vtt`: WebVTT with `#xywh=` regions.
+        case vtt
+        /// `thumbnails.m3u8`: an HLS image media playlist (`EXT-X-IMAGES-ONLY`, `EXT-X-TILES`).
+        case hls
+        /// `thumbnails.mpd`: a static MPD with one DASH-IF thumbnail-tile AdaptationSet.
+        case dash
+        /// `thumbnails.bif`: a Roku BIF, one JPEG per thumbnail ``PreviewTrackOptions/bifWidth`` wide.
+        case bif
+        /// `thumbnails.json`: the object array players read (`[{url, startTime, endTime, width, height, coords}]`).
+        case json
+        /// `storyboard.json` and `storyboard.jpg`: Mux's schema, every tile on one sheet no larger than
+        /// ``PreviewTrackOptions/maximumSheetSize`` (the tile count adapts to it).
+        case storyboard
+    }
+
+    /// The files to write. Default `[.vtt]`.
+    public var formats: Set<OutputFormat> = [.vtt]
+    /// Width of the BIF's images in pixels. Default 320.
+    public var bifWidth = 320
+    /// The largest sheet, for the storyboard's single sheet. Default 4096x4096.
+    public var maximumSheetSize = ImageSize(width: 4096, height: 4096)
+    /// A fixed number of thumbnails spread over the video instead of one every ``interval``. Default `nil`.
+    public var count: Int?
     /// Seconds per thumbnail. Default 10.
     public var interval: Double = 10
     /// Thumbnail width in pixels; the height follows the display aspect ratio (rounded to even). Default 160.
     public var width: Int = 160
-    /// Thumbnails per sheet row. Default 10.
+    /// Thumbnails per sheet row. Default 10. With ``OutputFormat/hls`` or ``OutputFormat/dash`` the columns are cut
+    /// so a sheet is at most 1080 px wide, the widest a Roku device decodes.
     public var columns: Int = 10
     /// Rows per sheet. Default 10.
     public var rows: Int = 10
@@ -43,6 +69,15 @@ public struct PreviewTrackOptions: Sendable {
     public init() {}
 
     func validate() throws(MediaError) {
+        if let count, !(1...1_000_000).contains(count) {
+            throw MediaError(.invalidArgument, "the count must be between 1 and 1,000,000 (got \(count))")
+        }
+        guard (16...4096).contains(bifWidth) else {
+            throw MediaError(.invalidArgument, "the BIF width must be between 16 and 4096 pixels (got \(bifWidth))")
+        }
+        guard maximumSheetSize.width >= width, maximumSheetSize.height >= 16 else {
+            throw MediaError(.invalidArgument, "the maximum sheet size must hold at least one thumbnail")
+        }
         guard interval.isFinite, interval >= 0.04 else {
             throw MediaError(.invalidArgument, "the interval must be at least 0.04 s (got \(interval))")
         }
@@ -79,4 +114,10 @@ public struct PreviewTrackSummary: Sendable, Hashable {
     public var bytesRead: Int
     /// Frames decoded.
     public var decodedFrames: Int
+    /// Every file written, sheets and tracks, in the order written.
+    public var files: [URL] = []
+    /// The `EXT-X-IMAGE-STREAM-INF` line that adds `thumbnails.m3u8` to an existing master (with `.hls`).
+    public var imageStreamInf: String?
+    /// The image AdaptationSet to paste into an existing MPD's Period (with `.dash`).
+    public var dashAdaptationSet: String?
 }

@@ -6,8 +6,8 @@ extension TrackThumbnails {
     /// Checks the loaded track for what players trip over: what reading it found (an `EXTINF` above the target
     /// duration, tiles past a segment's end), gaps and overlaps between cues, and, with every image fetched (its
     /// header is enough), images that cannot be loaded, regions outside their image, tile layouts that do not fit
-    /// the sheet (errors) or disagree with its declared size, and sheets wider than 1080 px, the widest a Roku
-    /// device decodes (warnings).
+    /// the sheet (errors) or disagree with its declared size, and HLS or DASH sheets wider than 1080 px, the widest a
+    /// Roku device decodes (warnings).
     public func check() async -> [TrackFinding] {
         guard let source = currentSource, case .track(let track, _) = source.kind else { return [] }
         var findings = track.findings
@@ -23,7 +23,7 @@ extension TrackThumbnails {
                 continue
             }
             let size = PixelSize(width: info.width, height: info.height)
-            if info.width > 1080 {
+            if info.width > 1080, track.format == .hls || track.format == .dash {
                 findings.append(
                     TrackFinding(
                         .warning, "the sheet is \(info.width) px wide; Roku devices decode sheets up to 1080 px wide",

@@ -118,3 +118,35 @@ struct ManifestBoundCLITests {
         #expect(result.stderr.contains("limit"), "\(result.stderr)")
     }
 }
+
+@Suite("filmstrip generate --formats")
+struct GenerateFormatsCLITests {
+    @Test("every output passes inspect --check with no warning; --json lists the files and the snippets to paste")
+    func allFormats() async throws {
+        let directory = try TemporaryDirectory(prefix: "filmstrip-cli-formats")
+        defer { directory.remove() }
+        let out = directory.file("out").path
+        let result = try await filmstrip(
+            "generate", try MediaFixtures.counter().path, "--output", out, "--interval", "1",
+            "--formats", "vtt,hls,dash,bif,json,storyboard", "--json")
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try result.json()
+        // Ten 160 px thumbnails on one sheet of 6 columns (Roku's 1080 px limit with HLS and DASH outputs).
+        #expect((json["files"] as? [String])?.count == 8)
+        #expect((json["image_stream_inf"] as? String)?.contains(#"URI="thumbnails.m3u8""#) == true)
+        #expect((json["dash_adaptation_set"] as? String)?.contains("thumbnail_tile") == true)
+        for name in [
+            "thumbnails.vtt", "thumbnails.m3u8", "thumbnails.mpd", "thumbnails.bif", "thumbnails.json",
+            "storyboard.json",
+        ] {
+            let check = try await filmstrip(
+                "inspect", out + "/" + name, "--check", "--json", "--cache-dir", directory.file("cache").path)
+            #expect(check.status == 0, "\(name): \(check.stdout) \(check.stderr)")
+            let report = try #require(try check.json()["check"] as? [String: Any])
+            #expect((report["problems"] as? [Any])?.isEmpty == true, "\(name): \(report)")
+            #expect((report["warnings"] as? [Any])?.isEmpty == true, "\(name): \(report)")
+        }
+        let bad = try await filmstrip("generate", "x.mp4", "--output", out, "--formats", "vtt,gif")
+        #expect(bad.status != 0)
+    }
+}

@@ -94,6 +94,7 @@ struct TrackCheckCLITests {
         server.serve(
             "/w/images.m3u8",
             text: "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-IMAGES-ONLY\n"
+                + "#EXT-X-TILES:RESOLUTION=300x18,LAYOUT=4x1,DURATION=2\n#EXTINF:6,\nwide.jpg\n"
                 + "#EXT-X-TILES:RESOLUTION=300x18,LAYOUT=4x1,DURATION=2\n#EXTINF:6,\nwide.jpg\n#EXT-X-ENDLIST\n")
         let cache = try TemporaryDirectory(prefix: "filmstrip-cli-check")
         defer { cache.remove() }

@@ -113,7 +113,10 @@ extension HLSMediaPlaylist {
             if let tiles = segment.tiles {
                 declared = PixelSize(
                     width: tiles.resolution.width * tiles.columns, height: tiles.resolution.height * tiles.rows)
-                if let d = tiles.duration, d * Double(tiles.columns * tiles.rows) > segment.duration + 0.0005 {
+                // Unused tiles are normal on a last, partial sheet; before it they are declared and never shown.
+                if index < segments.count - 1, let d = tiles.duration,
+                    d * Double(tiles.columns * tiles.rows) > segment.duration + 0.0005
+                {
                     let shown = Int((segment.duration / d).rounded(.up))
                     findings.append(
                         TrackFinding(

@@ -1,0 +1,211 @@
+import Foundation
+
+/// Where a generated preview track's thumbnails are: their times, and their sheets and cells.
+public struct PreviewTrackLayout: Sendable, Hashable {
+    /// The video's duration, seconds.
+    public var duration: Double
+    /// Each thumbnail's start and end, milliseconds (contiguous; the last ends at the duration).
+    public var starts: [Int64]
+    /// Each thumbnail's end, milliseconds.
+    public var ends: [Int64]
+    /// One tile's size.
+    public var tileWidth: Int
+    /// One tile's height.
+    public var tileHeight: Int
+    /// Columns of a sheet.
+    public var columns: Int
+    /// Rows of a full sheet.
+    public var rows: Int
+    /// The sheets' file names, relative to the track files.
+    public var sheetNames: [String]
+    /// Rows in each sheet's image (a last sheet may be cut after its last used row).
+    public var sheetRows: [Int]
+
+    /// Creates a layout.
+    public init(
+        duration: Double, starts: [Int64], ends: [Int64], tileWidth: Int, tileHeight: Int, columns: Int, rows: Int,
+        sheetNames: [String], sheetRows: [Int]
+    ) {
+        self.duration = duration
+        self.starts = starts
+        self.ends = ends
+        self.tileWidth = tileWidth
+        self.tileHeight = tileHeight
+        self.columns = columns
+        self.rows = rows
+        self.sheetNames = sheetNames
+        self.sheetRows = sheetRows
+    }
+
+    /// Thumbnails per full sheet.
+    public var perSheet: Int { columns * rows }
+    /// Thumbnails.
+    public var count: Int { starts.count }
+    /// The thumbnails of sheet `s`.
+    public func thumbnails(ofSheet s: Int) -> Range<Int> { (s * perSheet)..<min(count, (s + 1) * perSheet) }
+    /// The pixel position of thumbnail `k` in its sheet.
+    public func origin(of k: Int) -> (x: Int, y: Int) {
+        let cell = k % perSheet
+        return ((cell % columns) * tileWidth, (cell / columns) * tileHeight)
+    }
+}
+
+/// Writes a generated preview track in every format players read. Pure text (and bytes for BIF); the generator
+/// writes the files.
+public enum PreviewTrackWriter {
+    /// Seconds with up to three decimals, no trailing zeros (`12`, `2.5`, `0.04`).
+    static func seconds(_ ms: Int64) -> String {
+        let whole = ms / 1000
+        let fraction = ms % 1000
+        guard fraction != 0 else { return String(whole) }
+        var digits = String(format: "%03d", fraction)
+        while digits.hasSuffix("0") { digits.removeLast() }
+        return "\(whole).\(digits)"
+    }
+
+    /// A WebVTT track with `#xywh=` regions.
+    public static func webVTT(_ layout: PreviewTrackLayout) -> String {
+        var text = "WEBVTT\n\n"
+        text.reserveCapacity(layout.count * 72)
+        for k in 0..<layout.count {
+            let (x, y) = layout.origin(of: k)
+            text += WebVTTTimestamp.string(milliseconds: layout.starts[k]) + " --> "
+            text += WebVTTTimestamp.string(milliseconds: layout.ends[k]) + "\n"
+            text +=
+                "\(layout.sheetNames[k / layout.perSheet])#xywh=\(x),\(y),\(layout.tileWidth),\(layout.tileHeight)\n\n"
+        }
+        return text
+    }
+
+    /// The span of sheet `s`, milliseconds.
+    static func span(_ layout: PreviewTrackLayout, sheet s: Int) -> (start: Int64, end: Int64) {
+        let range = layout.thumbnails(ofSheet: s)
+        return (layout.starts[range.lowerBound], layout.ends[range.upperBound - 1])
+    }
+
+    /// An HLS image media playlist: `EXT-X-VERSION:7`, `EXT-X-TARGETDURATION` the longest sheet rounded up,
+    /// `EXT-X-IMAGES-ONLY`, an `EXT-X-TILES` before each sheet (one tile's size and time, the sheet's layout), the
+    /// sheet's time as its `EXTINF`, `EXT-X-ENDLIST`.
+    public static func hlsImagePlaylist(_ layout: PreviewTrackLayout) -> String {
+        let sheets = layout.sheetNames.indices
+        let longest = sheets.map { span(layout, sheet: $0) }.map { $0.end - $0.start }.max() ?? 0
+        var text = "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:\((longest + 999) / 1000)\n"
+        text += "#EXT-X-PLAYLIST-TYPE:VOD\n#EXT-X-IMAGES-ONLY\n"
+        let tile = layout.count > 0 ? layout.ends[0] - layout.starts[0] : 0
+        for s in sheets {
+            let (start, end) = span(layout, sheet: s)
+            text += "#EXT-X-TILES:RESOLUTION=\(layout.tileWidth)x\(layout.tileHeight),"
+            text += "LAYOUT=\(layout.columns)x\(layout.sheetRows[s]),DURATION=\(seconds(tile))\n"
+            text += "#EXTINF:\(seconds(end - start)),\n\(layout.sheetNames[s])\n"
+        }
+        return text + "#EXT-X-ENDLIST\n"
+    }
+
+    /// The `EXT-X-IMAGE-STREAM-INF` line that adds the image playlist at `uri` to an existing master playlist
+    /// (`BANDWIDTH`: the largest sheet's bits over its time).
+    public static func imageStreamInf(_ layout: PreviewTrackLayout, uri: String, sheetBytes: [Int]) -> String {
+        var peak = 0
+        for s in layout.sheetNames.indices where s < sheetBytes.count {
+            let (start, end) = span(layout, sheet: s)
+            peak = max(peak, Int((Double(sheetBytes[s] * 8) / max(0.001, Double(end - start) / 1000)).rounded(.up)))
+        }
+        return "#EXT-X-IMAGE-STREAM-INF:BANDWIDTH=\(peak),RESOLUTION=\(layout.tileWidth)x\(layout.tileHeight),"
+            + "CODECS=\"jpeg\",URI=\"\(uri)\""
+    }
+
+    /// The image AdaptationSet (DASH-IF thumbnail tiles: one sheet per segment, `$Number$` from 1) to paste into an
+    /// existing MPD's Period (its `id`, 1000, is an unsignedInt as the schema wants; change it if the Period uses
+    /// it). Every sheet must have the full layout's size.
+    public static func dashAdaptationSet(
+        _ layout: PreviewTrackLayout, mediaTemplate: String, sheetBytes: [Int]
+    ) -> String {
+        let sheetMs = layout.count > 0 ? (layout.ends[0] - layout.starts[0]) * Int64(layout.perSheet) : 0
+        let bandwidth = sheetBytes.max().map { Int(Double($0 * 8) / max(0.001, Double(sheetMs) / 1000)) } ?? 0
+        return """
+            <AdaptationSet id="1000" contentType="image" mimeType="image/jpeg">
+              <EssentialProperty schemeIdUri="http://dashif.org/thumbnail_tile" value="\(layout.columns)x\(layout.rows)"/>
+              <SegmentTemplate media="\(xmlEscaped(mediaTemplate))" timescale="1000" duration="\(sheetMs)" startNumber="1"/>
+              <Representation id="thumbnails" bandwidth="\(bandwidth)" width="\(layout.columns * layout.tileWidth)" height="\(layout.rows * layout.tileHeight)"/>
+            </AdaptationSet>
+            """
+    }
+
+    /// A static MPD with the image AdaptationSet alone.
+    public static func dashMPD(_ layout: PreviewTrackLayout, mediaTemplate: String, sheetBytes: [Int]) -> String {
+        let set = dashAdaptationSet(layout, mediaTemplate: mediaTemplate, sheetBytes: sheetBytes)
+            .split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(separator: "\n")
+        let total = layout.ends.last ?? 0
+        return """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <MPD xmlns="urn:mpeg:dash:schema:mpd:2011" profiles="urn:mpeg:dash:profile:isoff-live:2011" \
+            type="static" mediaPresentationDuration="PT\(seconds(total))S" minBufferTime="PT2S">
+              <Period id="0" start="PT0S">
+            \(set)
+              </Period>
+            </MPD>
+
+            """
+    }
+
+    /// The object array players read: `[{url, startTime, endTime, width, height, coords: {x, y}}]`.
+    public static func jsonObjects(_ layout: PreviewTrackLayout) -> String {
+        var entries: [String] = []
+        entries.reserveCapacity(layout.count)
+        for k in 0..<layout.count {
+            let (x, y) = layout.origin(of: k)
+            entries.append(
+                "{\"url\":\"\(jsonEscaped(layout.sheetNames[k / layout.perSheet]))\",\"startTime\":\(seconds(layout.starts[k])),"
+                    + "\"endTime\":\(seconds(layout.ends[k])),\"width\":\(layout.tileWidth),\"height\":\(layout.tileHeight),"
+                    + "\"coords\":{\"x\":\(x),\"y\":\(y)}}")
+        }
+        return "[\n" + entries.joined(separator: ",\n") + "\n]\n"
+    }
+
+    /// Mux's storyboard schema for one sheet: `url`, `tile_width`, `tile_height`, `duration`, `tiles[{start, x, y}]`.
+    public static func storyboard(
+        url: String, tileWidth: Int, tileHeight: Int, duration: Double, tiles: [(start: Int64, x: Int, y: Int)]
+    ) -> String {
+        let list = tiles.map { "{\"start\":\(seconds($0.start)),\"x\":\($0.x),\"y\":\($0.y)}" }
+        return "{\"url\":\"\(jsonEscaped(url))\",\"tile_width\":\(tileWidth),\"tile_height\":\(tileHeight),"
+            + "\"duration\":\(seconds(Int64((duration * 1000).rounded()))),\"tiles\":[\n"
+            + list.joined(separator: ",\n") + "\n]}\n"
+    }
+
+    /// A Roku BIF of JPEG `images` shown from `starts` (milliseconds): the multiplier is 1000 when every start is a
+    /// whole second, else 1.
+    public static func bif(images: [[UInt8]], starts: [Int64]) -> [UInt8] {
+        let multiplier: Int64 = starts.allSatisfy { $0 % 1000 == 0 } ? 1000 : 1
+        func u32(_ v: UInt32) -> [UInt8] {
+            [UInt8(v & 0xFF), UInt8((v >> 8) & 0xFF), UInt8((v >> 16) & 0xFF), UInt8(v >> 24)]
+        }
+        var out = BIFParser.magic + u32(0) + u32(UInt32(images.count)) + u32(UInt32(multiplier))
+        out += [UInt8](repeating: 0, count: 64 - out.count)
+        out.reserveCapacity(out.count + (images.count + 1) * 8 + images.reduce(0) { $0 + $1.count })
+        var offset = UInt32(64 + (images.count + 1) * 8)
+        for (image, start) in zip(images, starts) {
+            out += u32(UInt32(clamping: start / multiplier)) + u32(offset)
+            offset += UInt32(image.count)
+        }
+        out += u32(0xFFFF_FFFF) + u32(offset)
+        for image in images { out += image }
+        return out
+    }
+
+    static func jsonEscaped(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    static func xmlEscaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: "\"", with: "&quot;")
+    }
+}

@@ -1,0 +1,147 @@
+import FilmstripFormats
+import FilmstripImaging
+import Foundation
+import Synchronization
+
+/// Sheet memory shared by the workers. Each cell is written by exactly one worker, so cells never overlap; the
+/// bookkeeping (allocation, remaining cells, encoding) is under a mutex.
+final class SheetAssembly: Sendable {
+    private final class Sheet: @unchecked Sendable {
+        // Written by workers in disjoint cells; read by the encoder after the last cell is done (the mutex
+        // hand-off orders those accesses).
+        let memory: UnsafeMutableRawBufferPointer
+        let width: Int
+        let height: Int
+        var remaining: Int
+
+        init(width: Int, height: Int, cells: Int) {
+            self.width = width
+            self.height = height
+            memory = .allocate(byteCount: width * height * 3, alignment: 64)
+            memory.initializeMemory(as: UInt8.self, repeating: 0)
+            remaining = cells
+        }
+
+        deinit { memory.deallocate() }
+    }
+
+    private let plan: Plan
+    private let directory: URL
+    private let options: PreviewTrackOptions
+    private let state = Mutex<(sheets: [Int: Sheet], written: [Int: URL])>(([:], [:]))
+    /// The BIF's images by thumbnail (with `.bif`).
+    private let bif = Mutex<[Int: [UInt8]]>([:])
+    private let collectsBIF: Bool
+    /// The storyboard's one sheet (with `.storyboard`).
+    private let storyboard: StoryboardCanvas?
+
+    init(plan: Plan, directory: URL, options: PreviewTrackOptions) {
+        self.plan = plan
+        self.directory = directory
+        self.options = options
+        collectsBIF = options.formats.contains(.bif)
+        storyboard = options.formats.contains(.storyboard) ? StoryboardCanvas(plan: plan, options: options) : nil
+    }
+
+    /// The BIF's image size: ``PreviewTrackOptions/bifWidth`` wide, the height from the tile's aspect (even).
+    var bifSize: (width: Int, height: Int) {
+        let w = options.bifWidth
+        return (w, max(2, Int((Double(w) * Double(plan.tileHeight) / Double(plan.tileWidth) / 2).rounded()) * 2))
+    }
+
+    /// Whether workers need a second converter (for the BIF's larger images).
+    var needsSecondConverter: Bool { collectsBIF }
+
+    /// Writes thumbnail `k` into its sheet (encoding the sheet once it is full), and into the BIF and the storyboard
+    /// when they are asked for. `bifConverter` scales the BIF's image from the frame (a converter of its own, so
+    /// neither swscale context is rebuilt per thumbnail).
+    func fill(
+        _ k: Int, with frame: OwnedFrame, converter: FrameConverter, quarterTurns: Int,
+        bifConverter: FrameConverter? = nil
+    ) throws(MediaError) {
+        if collectsBIF {
+            let (w, h) = bifSize
+            let (sw, sh) = quarterTurns % 2 == 1 ? (h, w) : (w, h)
+            let image = try (bifConverter ?? converter).image(
+                frame.pointer, width: sw, height: sh, quarterTurns: quarterTurns)
+            let encoded: [UInt8]
+            do {
+                encoded = try JPEGCodec.encode(image, quality: options.quality, subsampling: .s420)
+            } catch {
+                throw MediaError(.outputFailed, "cannot encode a BIF image: \(error)")
+            }
+            bif.withLock { $0[k] = encoded }
+        }
+        let s = k / plan.perSheet
+        let cell = k % plan.perSheet
+        let sheet = state.withLock { state -> Sheet in
+            if let sheet = state.sheets[s] { return sheet }
+            let (cells, usedRows) = plan.cells(ofSheet: s)
+            let rows = plan.padsLastSheet(options) ? plan.rows : usedRows
+            let sheet = Sheet(width: plan.columns * plan.tileWidth, height: rows * plan.tileHeight, cells: cells)
+            state.sheets[s] = sheet
+            return sheet
+        }
+        let stride = sheet.width * 3
+        let x = (cell % plan.columns) * plan.tileWidth
+        let y = (cell / plan.columns) * plan.tileHeight
+        let origin = sheet.memory.baseAddress!.assumingMemoryBound(to: UInt8.self) + y * stride + x * 3
+        if quarterTurns == 0 {
+            try converter.convert(
+                frame.pointer, width: plan.tileWidth, height: plan.tileHeight, into: origin, stride: stride)
+        } else {
+            let (w, h) = quarterTurns % 2 == 1 ? (plan.tileHeight, plan.tileWidth) : (plan.tileWidth, plan.tileHeight)
+            let image = try converter.image(frame.pointer, width: w, height: h, quarterTurns: quarterTurns)
+            image.bytes.withUnsafeBytes { source in
+                for row in 0..<plan.tileHeight {
+                    (origin + row * stride).update(
+                        from: source.baseAddress!.assumingMemoryBound(to: UInt8.self) + row * image.bytesPerRow,
+                        count: image.bytesPerRow)
+                }
+            }
+        }
+        storyboard?.copy(k, from: origin, stride: stride)
+        let complete = state.withLock { state -> Bool in
+            sheet.remaining -= 1
+            return sheet.remaining == 0
+        }
+        if complete { try write(s, sheet) }
+    }
+
+    private func write(_ s: Int, _ sheet: Sheet) throws(MediaError) {
+        let url = directory.appendingPathComponent("\(options.sheetPrefix)\(s + 1).jpg")
+        do {
+            let bytes = try JPEGCodec.encodeRGB(
+                UnsafeRawPointer(sheet.memory.baseAddress!), width: sheet.width, height: sheet.height,
+                bytesPerRow: sheet.width * 3, quality: options.quality, subsampling: options.chromaSubsampling)
+            try Data(bytes).write(to: url, options: .atomic)
+        } catch {
+            throw MediaError(.outputFailed, "cannot write \(url.path): \(error)")
+        }
+        state.withLock { state in
+            state.sheets[s] = nil
+            state.written[s] = url
+        }
+    }
+
+    /// The BIF's images in thumbnail order (with `.bif`); `nil` otherwise.
+    func bifImages() -> [[UInt8]]? {
+        guard collectsBIF else { return nil }
+        let images = bif.withLock { $0 }
+        return (0..<plan.count).map { images[$0] ?? [] }
+    }
+
+    /// Encodes and writes the storyboard's sheet (with `.storyboard`); returns it and its JSON.
+    func finishStoryboard(directory: URL) throws(MediaError) -> (image: URL, json: String)? {
+        try storyboard?.finish(directory: directory, options: options)
+    }
+
+    /// The written sheets in order; fails if any sheet is incomplete.
+    func finish() throws(MediaError) -> [URL] {
+        let written = state.withLock { $0.written }
+        guard written.count == plan.sheetCount else {
+            throw MediaError(.outputFailed, "only \(written.count) of \(plan.sheetCount) sheets were completed")
+        }
+        return (0..<plan.sheetCount).map { written[$0]! }
+    }
+}

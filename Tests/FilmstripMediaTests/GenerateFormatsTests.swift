@@ -1,0 +1,129 @@
+import Filmstrip
+import FilmstripMedia
+import FilmstripTesting
+import Foundation
+import Testing
+
+/// Every output of generation, read back by Filmstrip's own readers.
+@Suite("Generation in every format")
+struct GenerateFormatsTests {
+    static func generate(_ directory: TemporaryDirectory, count: Int? = nil) async throws -> PreviewTrackSummary {
+        var options = PreviewTrackOptions()
+        options.interval = 1
+        options.count = count
+        options.width = 80
+        options.columns = 4
+        options.rows = 2
+        options.formats = Set(PreviewTrackOptions.OutputFormat.allCases)
+        return try await PreviewTrackGenerator.generate(
+            from: try MediaFixtures.counter(), to: directory.url, options: options)
+    }
+
+    static func engine() -> TrackThumbnails {
+        var configuration = ThumbnailsConfiguration()
+        configuration.cacheDirectory = nil
+        return TrackThumbnails(configuration: configuration)
+    }
+
+    @Test("every format gives the same thumbnail as the WebVTT track at every time")
+    func sameTiles() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let summary = try await Self.generate(directory)
+        #expect(
+            Set(summary.files.map(\.lastPathComponent)) == [
+                "sprite-1.jpg", "sprite-2.jpg", "thumbnails.vtt", "thumbnails.m3u8", "thumbnails.mpd", "thumbnails.bif",
+                "thumbnails.json", "storyboard.json", "storyboard.jpg",
+            ])
+        #expect(summary.files.last?.lastPathComponent == "thumbnails.vtt")  // track files last, sheets first
+        #expect(summary.imageStreamInf?.hasPrefix("#EXT-X-IMAGE-STREAM-INF:BANDWIDTH=") == true)
+        #expect(summary.dashAdaptationSet?.contains(#"value="4x2""#) == true)
+        let vtt = Self.engine()
+        try await vtt.load(track: directory.file("thumbnails.vtt"))
+        for name in ["thumbnails.m3u8", "thumbnails.mpd", "thumbnails.json", "thumbnails.bif", "storyboard.json"] {
+            let other = Self.engine()
+            try await other.load(track: directory.file(name))
+            for t in stride(from: 0.0, to: 10, by: 0.5) {
+                let reference = try #require(try await vtt.thumbnail(at: t))
+                let thumbnail = try #require(try await other.thumbnail(at: t), "\(name) t=\(t)")
+                #expect(thumbnail.timeStampStart == reference.timeStampStart, "\(name) t=\(t)")
+                #expect(thumbnail.timeStampEnd == reference.timeStampEnd, "\(name) t=\(t)")
+                let expected = frameNumber(try ImageCodec.decode(reference.imageData).0)
+                #expect(frameNumber(try ImageCodec.decode(thumbnail.imageData).0) == expected, "\(name) t=\(t)")
+                if name != "thumbnails.bif", name != "storyboard.json" {
+                    #expect(
+                        thumbnail.imageData == reference.imageData, "\(name) t=\(t): the same crop of the same sheet")
+                }
+            }
+        }
+    }
+
+    @Test("the BIF's structure is exact: header, index with its end marker, one 320 px JPEG per thumbnail")
+    func bifStructure() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        _ = try await Self.generate(directory)
+        let bytes = Array(try Data(contentsOf: directory.file("thumbnails.bif")))
+        func u32(_ at: Int) -> UInt32 {
+            UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3]) << 24
+        }
+        #expect(Array(bytes.prefix(8)) == [0x89, 0x42, 0x49, 0x46, 0x0D, 0x0A, 0x1A, 0x0A])
+        #expect(u32(8) == 0 && u32(12) == 10 && u32(16) == 1000)
+        #expect(bytes[20..<64].allSatisfy { $0 == 0 })
+        for i in 0..<10 {
+            #expect(u32(64 + i * 8) == UInt32(i))
+            let start = Int(u32(64 + i * 8 + 4))
+            let end = Int(u32(64 + (i + 1) * 8 + 4))
+            let image = Data(bytes[start..<end])
+            #expect(image.prefix(2) == Data([0xFF, 0xD8]) && image.suffix(2) == Data([0xFF, 0xD9]))
+            let info = try ImageCodec.info(image)
+            #expect(info.width == 320 && info.height == 240)
+        }
+        #expect(u32(64 + 80) == 0xFFFF_FFFF && Int(u32(64 + 84)) == bytes.count)
+    }
+
+    @Test("the playlist and the MPD parse with Python's m3u8 and mpegdash packages")
+    func pythonParsers() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        _ = try await Self.generate(directory)
+        let script = """
+            import sys, m3u8
+            from mpegdash.parser import MPEGDASHParser
+            playlist = m3u8.load(sys.argv[1])
+            assert playlist.is_endlist and len(playlist.segments) == 2, playlist.dumps()
+            assert [s.uri for s in playlist.segments] == ["sprite-1.jpg", "sprite-2.jpg"]
+            assert abs(sum(s.duration for s in playlist.segments) - 10) < 0.001
+            mpd = MPEGDASHParser.parse(open(sys.argv[2]).read())
+            aset = mpd.periods[0].adaptation_sets[0]
+            assert aset.content_type == "image" and aset.essential_properties[0].value == "4x2"
+            assert aset.segment_templates[0].media == "sprite-$Number$.jpg"
+            print("ok")
+            """
+        let file = directory.file("check.py")
+        try Data(script.utf8).write(to: file)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "python3", file.path, directory.file("thumbnails.m3u8").path, directory.file("thumbnails.mpd").path,
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0 && text.contains("ok"), "\(text)")
+    }
+
+    @Test("--count spreads a fixed number of thumbnails over the video")
+    func fixedCount() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let summary = try await Self.generate(directory, count: 4)
+        #expect(summary.thumbnails == 4)
+        let vtt = Self.engine()
+        try await vtt.load(track: directory.file("thumbnails.vtt"))
+        #expect(vtt.track?.cues.map(\.start) == [0, 2.5, 5, 7.5] && vtt.track?.cues.last?.end == 10)
+    }
+}
