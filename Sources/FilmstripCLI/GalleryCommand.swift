@@ -33,6 +33,9 @@ struct GalleryCommand: AsyncParsableCommand {
     @Option(help: "Time of the frame to show, in seconds (the keyframe at or before it).")
     var at: Double = 0
 
+    @Flag(help: "Among the first keyframes, show the first that is neither black, uniform nor blurred.")
+    var representative = false
+
     @Option(help: "Videos loaded at once.")
     var concurrency: Int = 4
 
@@ -54,6 +57,7 @@ struct GalleryCommand: AsyncParsableCommand {
         var configuration = VideoThumbnailLoaderConfiguration()
         configuration.maximumSize = maxSize
         configuration.time = at
+        if representative { configuration.posterChoice = .representative }
         configuration.maximumConcurrentLoads = concurrency
         configuration.cacheDirectory = nil
         let loader = VideoThumbnailLoader(configuration: configuration)

@@ -91,6 +91,9 @@ struct GenerateCommand: AsyncParsableCommand {
         })
     var chroma: JPEGCodec.ChromaSubsampling = .s444
 
+    @Flag(name: .customLong("skip-blank"), help: "Prefer a later keyframe inside the cue to a black or uniform one.")
+    var skipBlank = false
+
     @Option(help: "Parallel decoders (default: one per core).")
     var workers: Int?
 
@@ -109,6 +112,7 @@ struct GenerateCommand: AsyncParsableCommand {
         options.rows = rows
         options.quality = quality
         options.mode = mode
+        options.skipBlank = skipBlank
         options.chromaSubsampling = chroma
         if let workers { options.workers = workers }
         let directory = URL(fileURLWithPath: output, isDirectory: true).standardizedFileURL

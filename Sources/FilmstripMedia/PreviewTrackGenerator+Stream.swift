@@ -56,11 +56,24 @@ extension PreviewTrackGenerator {
                                 let job = Handoff((owner, key, converter.value, bifConverter.value))
                                 try await runBlocking {
                                     let (owner, key, converter, bifConverter) = job.value
-                                    let frame: OwnedFrame
-                                    if let key {
+                                    var frame: OwnedFrame
+                                    if var key {
                                         let result = try owner.decode(key)
                                         counters.decoded.add(result.decoded, ordering: .relaxed)
                                         frame = result.frame
+                                        // --skip-blank: a later keyframe of the same segment inside the cue.
+                                        var tries = 0
+                                        while options.skipBlank, tries < 4,
+                                            try PreviewTrackGenerator.isBlank(frame, analyzer: converter),
+                                            let later = owner.keyPacket(
+                                                from: owner.time(of: key) + 0.001, before: plan.end(of: k))
+                                        {
+                                            tries += 1
+                                            key = later
+                                            let next = try owner.decode(later)
+                                            counters.decoded.add(next.decoded, ordering: .relaxed)
+                                            frame = next.frame
+                                        }
                                     } else {
                                         let result = try owner.exactFrame(at: plan.start(of: k))
                                         counters.decoded.add(result.decoded, ordering: .relaxed)

@@ -54,10 +54,13 @@ public enum PreviewTrackGenerator {
                                 : try InputHolder(MediaInput(url: input, network: network, cancellation: cancellation))
                             let converter = FrameConverter()
                             let bifConverter = sheets.needsSecondConverter ? FrameConverter() : nil
+                            let analyzer = FrameConverter()
                             while true {
                                 let k = counters.next.add(1, ordering: .relaxed).oldValue
                                 guard k < plan.count else { break }
-                                let frame = try chooseFrame(k, plan: plan, input: holder.input, mode: options.mode)
+                                let frame = try chooseFrame(
+                                    k, plan: plan, input: holder.input, mode: options.mode,
+                                    analyzer: options.skipBlank ? analyzer : nil)
                                 try sheets.fill(
                                     k, with: frame, converter: converter, quarterTurns: holder.input.quarterTurns,
                                     bifConverter: bifConverter)
@@ -143,7 +146,7 @@ public enum PreviewTrackGenerator {
 
     /// The frame for thumbnail `k`.
     private static func chooseFrame(
-        _ k: Int, plan: Plan, input: MediaInput, mode: PreviewTrackOptions.Mode
+        _ k: Int, plan: Plan, input: MediaInput, mode: PreviewTrackOptions.Mode, analyzer: FrameConverter?
     )
         throws(MediaError) -> OwnedFrame
     {
@@ -157,8 +160,25 @@ public enum PreviewTrackGenerator {
                 // No keyframe inside the cue: the one before it is the nearest honest picture.
                 key = try input.keyPacket(atOrBefore: start)
             }
-            return try input.decode(keyPacket: key)
+            var frame = try input.decode(keyPacket: key)
+            // --skip-blank: a black or uniform picture gives way to a later keyframe inside the cue.
+            guard let analyzer else { return frame }
+            var tries = 0
+            while tries < 4, try isBlank(frame, analyzer: analyzer) {
+                tries += 1
+                let later = try input.keyPacket(atOrAfter: key.time + 0.001)
+                guard later.time > key.time, later.time < plan.end(of: k) - 1e-6 else { break }
+                key = later
+                frame = try input.decode(keyPacket: later)
+            }
+            return frame
         }
+    }
+
+    /// Whether a decoded frame is black or one flat colour (judged on a 64 px copy).
+    static func isBlank(_ frame: OwnedFrame, analyzer: FrameConverter) throws(MediaError) -> Bool {
+        let content = try analyzer.image(frame.pointer, width: 64, height: 36, quarterTurns: 0).content
+        return content.isBlack || content.isUniform
     }
 }
 

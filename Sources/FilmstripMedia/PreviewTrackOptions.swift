@@ -54,6 +54,9 @@ public struct PreviewTrackOptions: Sendable {
     public var chromaSubsampling: JPEGCodec.ChromaSubsampling = .s444
     /// Frame choice. Default ``Mode/keyframe``.
     public var mode: Mode = .keyframe
+    /// In keyframe mode, a black or uniform keyframe gives way to a later keyframe inside the same cue (a fade, a
+    /// slate). Default `false`.
+    public var skipBlank = false
     /// Parallel decoders (each with its own input). Default: the number of active cores.
     public var workers: Int = ProcessInfo.processInfo.activeProcessorCount
     /// Sheet file names are `<sheetPrefix><N>.jpg` with N from 1. Default `sprite-`.

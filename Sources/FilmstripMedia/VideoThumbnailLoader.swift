@@ -18,6 +18,16 @@ public struct VideoThumbnail: Sendable {
     public var time: Double?
 }
 
+/// How a ``VideoThumbnailLoader`` chooses a video's frame.
+public enum PosterChoice: String, Sendable, Hashable {
+    /// The keyframe at or before ``VideoThumbnailLoaderConfiguration/time``.
+    case keyframe
+    /// Among the first keyframes from ``VideoThumbnailLoaderConfiguration/time`` on (up to eight, within the first
+    /// minute), the first that is neither black, uniform nor blurred (many videos open on black); if none is, the
+    /// one that shows the most.
+    case representative
+}
+
 /// Settings of a ``VideoThumbnailLoader``. Every property has a documented default.
 public struct VideoThumbnailLoaderConfiguration: Sendable {
     /// Thumbnails fit inside this size, keeping the aspect ratio. Default 320x320.
@@ -25,6 +35,8 @@ public struct VideoThumbnailLoaderConfiguration: Sendable {
     /// The moment to show: the keyframe at or before this time, clamped to the video. Default 0, the first
     /// keyframe (for HLS, the first keyframe of the first segment).
     public var time: Double = 0
+    /// How the frame is chosen. Default ``PosterChoice/keyframe``.
+    public var posterChoice = PosterChoice.keyframe
     /// The most thumbnails kept in memory. Default 100.
     public var countLimit = 100
     /// The most bytes of thumbnails kept in memory. Default 50 MB.
@@ -214,6 +226,7 @@ public final class VideoThumbnailLoader: Sendable {
         let size = configuration.maximumSize
         var key = "\(DiskCache.normalizedKey(for: videoURL))|\(size.width)x\(size.height)|t=\(configuration.time)"
         key += "|q=\(configuration.jpegQuality)"
+        if configuration.posterChoice != .keyframe { key += "|choice=\(configuration.posterChoice.rawValue)" }
         if let poster { key += "|poster=\(DiskCache.normalizedKey(for: poster))" }
         return key
     }
@@ -239,9 +252,33 @@ public final class VideoThumbnailLoader: Sendable {
         return thumbnail
     }
 
+    /// The first informative keyframe after `first` (see ``PosterChoice/representative``), else the one that shows
+    /// the most.
+    private func representative(
+        _ videoURL: URL, after first: VideoFrame, duration: Double, options: FrameExtractorOptions
+    ) async throws -> (PixelBuffer, Double) {
+        var next = options
+        next.toleranceBefore = 0
+        next.toleranceAfter = .infinity
+        let extractor = FrameExtractor(url: videoURL, options: next)
+        func score(_ content: ImageContent) -> Double { content.contrast * content.sharpness.squareRoot() }
+        var best = (first.image, first.actualTime, score(first.image.content))
+        var t = first.actualTime + 0.001
+        for _ in 0..<7 {
+            guard t < min(duration, first.actualTime + 60) else { break }
+            let frame = try await extractor.image(at: t)
+            guard frame.actualTime >= t - 0.001 else { break }  // no later keyframe
+            let content = frame.image.content
+            if content.isInformative { return (frame.image, frame.actualTime) }
+            if score(content) > best.2 { best = (frame.image, frame.actualTime, score(content)) }
+            t = frame.actualTime + 0.001
+        }
+        return (best.0, best.1)
+    }
+
     private func make(_ videoURL: URL, poster: URL?) async throws -> VideoThumbnail {
         try Task.checkCancellation()
-        let image: PixelBuffer
+        var image: PixelBuffer
         var time: Double?
         if let poster {
             let data = try await posters.data(for: poster, policy: .cacheFirst)
@@ -259,6 +296,11 @@ public final class VideoThumbnailLoader: Sendable {
             let frame = try await extractor.image(at: max(0, min(configuration.time, duration)))
             image = frame.image
             time = frame.actualTime
+            if configuration.posterChoice == .representative, !frame.image.content.isInformative {
+                let chosen = try await representative(videoURL, after: frame, duration: duration, options: options)
+                image = chosen.0
+                time = chosen.1
+            }
         }
         let data = Data(try JPEGCodec.encode(image, quality: configuration.jpegQuality, subsampling: .s444))
         counters.withLock { $0.decoded += 1 }

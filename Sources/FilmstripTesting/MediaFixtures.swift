@@ -86,6 +86,19 @@ public enum MediaFixtures {
             ] + h264 + ["-movflags", "+faststart"])
     }
 
+    /// 10 s that open the way many videos do: 2 s of black, 2 s of a flat grey, 2 s of a heavily blurred pattern,
+    /// then 4 s of the sharp pattern; a keyframe every 2 s (at 0, 2, 4, 6 and 8 s).
+    public static func opening() throws -> URL {
+        try make(
+            "opening.mp4",
+            [
+                "-f", "lavfi", "-i", "color=black:s=320x240:r=25:d=2", "-f", "lavfi", "-i",
+                "color=0x808080:s=320x240:r=25:d=2", "-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=2,gblur=sigma=30",
+                "-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=4", "-filter_complex",
+                "[0][1][2][3]concat=n=4:v=1:a=0,format=yuv420p",
+            ] + h264 + ["-movflags", "+faststart"])
+    }
+
     /// A rich 10 s 320x240 test pattern (for image-quality comparisons).
     public static func pattern() throws -> URL {
         try make(
@@ -120,7 +133,8 @@ public enum MediaFixtures {
     /// Makes every fixture, streams included (in parallel, one ffmpeg per fixture).
     public static func makeAll() throws {
         let makers: [@Sendable () throws -> URL] = [
-            counter, shortCounter, tinyCounter, counterIndexAtEnd, rotated, variableFrameRate, pattern, audioOnly, hls,
+            counter, shortCounter, tinyCounter, opening, counterIndexAtEnd, rotated, variableFrameRate, pattern,
+            audioOnly, hls,
             large,
             { try StreamFixtures.makeLadder()[0].playlist }, { try StreamFixtures.makeLiveSegments()[0] },
             StreamFixtures.makeEncrypted, { try StreamLayouts.file(.b) },
