@@ -12,7 +12,7 @@ struct FilmstripCommand: AsyncParsableCommand {
             """,
         subcommands: [
             ThumbnailCommand.self, InspectCommand.self, GenerateCommand.self, FrameCommand.self, GalleryCommand.self,
-            PlayCommand.self,
+            IFramesCommand.self, PlayCommand.self,
             CacheCommand.self,
         ]
     )

@@ -150,3 +150,23 @@ struct GenerateFormatsCLITests {
         #expect(bad.status != 0)
     }
 }
+
+@Suite("filmstrip iframes")
+struct IFramesCLITests {
+    @Test("iframes on a master writes a master and one I-frame playlist per rendition; --json lists them")
+    func master() async throws {
+        let directory = try TemporaryDirectory(prefix: "filmstrip-cli-iframes")
+        defer { directory.remove() }
+        let result = try await filmstrip(
+            "iframes", try StreamLayouts.manifest(.hlsVariants).path, "--output", directory.url.path, "--json")
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try result.json()
+        #expect((json["files"] as? [String])?.count == 3)
+        #expect((json["master"] as? String)?.hasSuffix("master.m3u8") == true)
+        let playlists = try #require(json["playlists"] as? [[String: Any]])
+        #expect(playlists.allSatisfy { $0["entries"] as? Int == 5 })
+        let bad = try await filmstrip(
+            "iframes", try StreamLayouts.manifest(.dashNumber).path, "--output", directory.url.path)
+        #expect(bad.status == 2 && bad.stderr.contains("HLS"))
+    }
+}

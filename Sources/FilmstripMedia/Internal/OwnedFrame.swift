@@ -28,12 +28,17 @@ final class OwnedPacket {
     let time: Double
     /// Whether the packet holds a keyframe.
     let isKey: Bool
+    /// Byte offset of the packet in its input (-1 when the demuxer does not know), and its size.
+    let position: Int64
+    let size: Int
 
     init?(cloning packet: UnsafeMutablePointer<AVPacket>, time: Double) {
         guard let copy = av_packet_clone(packet) else { return nil }
         pointer = copy
         self.time = time
         isKey = fs_packet_is_key(packet) != 0
+        position = packet.pointee.pos
+        size = Int(packet.pointee.size)
     }
 
     deinit {
