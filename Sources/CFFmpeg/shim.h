@@ -87,4 +87,11 @@ static inline int fs_log_level_warning(void) { return AV_LOG_WARNING; }
 static inline int fs_log_level_error(void) { return AV_LOG_ERROR; }
 static inline int fs_log_level_info(void) { return AV_LOG_INFO; }
 
+
+/// The timestamp of index entry `i` of `stream` when it is a keyframe, else INT64_MIN (bitfields stay in C).
+static inline int64_t fs_index_keyframe_timestamp(const AVStream *stream, int i) {
+    const AVIndexEntry *entry = avformat_index_get_entry((AVStream *)stream, i);
+    if (!entry || !(entry->flags & AVINDEX_KEYFRAME)) return INT64_MIN;
+    return entry->timestamp;
+}
 #endif

@@ -21,8 +21,26 @@ struct ThumbnailCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "Path or URL of a thumbnail track in any format (omit with --grid).")
+    @Argument(help: "Path or URL of a thumbnail track in any format, or with --engine frames a video or stream.")
     var track: String?
+
+    @Option(
+        help: "tracks (a preview track, the default) or frames (the video's or stream's own keyframes).",
+        transform: { text in
+            guard text == "tracks" || text == "frames" else {
+                throw ValidationError("--engine must be tracks or frames")
+            }
+            return text
+        })
+    var engine = "tracks"
+
+    @Option(
+        name: .customLong("max-size"), help: "With --engine frames, the largest thumbnail, WxH (default 320x320).",
+        transform: { text in
+            guard let size = ImageSize(text) else { throw ValidationError("--max-size must be WxH") }
+            return size
+        })
+    var maxSize: ImageSize?
 
     @Option(
         name: .customLong("tile-size"),
@@ -92,6 +110,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if engine == "frames" { return try await runFrames() }
         var configuration = ThumbnailsConfiguration()
         configuration.loadingMode = .lazy
         configuration.lookupPolicy = policy
@@ -153,6 +172,52 @@ struct ThumbnailCommand: AsyncParsableCommand {
                 "\(thumbnail.width)x\(thumbnail.height) \(thumbnail.format.rawValue), \(thumbnail.imageData.count) bytes"
             if let written { line += "  -> \(written)" }
             print(line)
+        }
+    }
+
+    /// `--engine frames`: the keyframe at or before the time, from an I-frame playlist, the segments or the file's
+    /// index.
+    private func runFrames() async throws {
+        guard let track else { throw ValidationError("--engine frames needs a video or stream") }
+        var configuration = FrameThumbnailsConfiguration()
+        if let maxSize { configuration.maximumSize = maxSize }
+        let frames = FrameThumbnails(configuration: configuration)
+        let found: Thumbnail?
+        do {
+            try await frames.load(url: resourceURL(track))
+            found = try await frames.thumbnail(at: at)
+        } catch {
+            throw fail(error)
+        }
+        guard let thumbnail = found else {
+            printError("no keyframe covers \(at) s")
+            throw ExitStatus.notFound
+        }
+        var written: String?
+        if let output {
+            let file = URL(fileURLWithPath: output).standardizedFileURL
+            do { try thumbnail.imageData.write(to: file, options: .atomic) } catch {
+                printError("cannot write \(file.path): \(error.localizedDescription)")
+                throw ExitStatus.badInput
+            }
+            written = file.path
+        }
+        let isLast = thumbnail.timeStampEnd <= thumbnail.timeStampStart || frames.isLastKeyframe(thumbnail)
+        if json {
+            print(
+                JSON.object([
+                    ("format", .string("frames")), ("source", .string(frames.source?.rawValue ?? "")),
+                    ("image", .string(thumbnail.sourceURL.absoluteString)),
+                    ("start", .double(thumbnail.timeStampStart)),
+                    ("end", isLast ? .null : .double(thumbnail.timeStampEnd)), ("region", .null),
+                    ("bytes", .int(thumbnail.imageData.count)), ("bytes_read", .int(frames.bytesRead)),
+                    ("output", written.map(JSON.string) ?? .null),
+                ]).text)
+        } else {
+            print(
+                String(format: "%.3f s keyframe", thumbnail.timeStampStart) + " from \(frames.source?.rawValue ?? "")  "
+                    + "\(thumbnail.width)x\(thumbnail.height) jpeg, \(thumbnail.imageData.count) bytes, "
+                    + "\(frames.bytesRead) bytes read" + (written.map { "  -> \($0)" } ?? ""))
         }
     }
 }

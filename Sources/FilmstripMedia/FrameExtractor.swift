@@ -142,6 +142,13 @@ public final class FrameExtractor: Sendable {
         return try await perform { $0.duration }
     }
 
+    /// The keyframe times of a file with an index (MP4, MKV), ascending, read from the index alone (no decoding);
+    /// empty for inputs without one (MPEG-TS files, streams).
+    public func keyframeTimes() async throws -> [Double] {
+        if stream != nil { return [] }
+        return try await perform { $0.indexedKeyframeTimes() }
+    }
+
     /// The display size of the video (after sample aspect ratio and, if applied, rotation).
     public func naturalSize() async throws -> ImageSize {
         let applies = options.appliesPreferredTrackTransform

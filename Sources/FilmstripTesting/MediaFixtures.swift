@@ -112,6 +112,13 @@ public enum MediaFixtures {
             ["-f", "lavfi", "-i", "testsrc2=s=640x360:r=25:d=60"] + h264 + ["-b:v", "600k", "-movflags", "+faststart"])
     }
 
+    /// The 60 s 640x360 pattern with its index at the end (ffmpeg's default layout), for reads by `Range`.
+    public static func largeIndexAtEnd() throws -> URL {
+        try make(
+            "large-moov-at-end.mp4",
+            ["-f", "lavfi", "-i", "testsrc2=s=640x360:r=25:d=60"] + h264 + ["-b:v", "600k"])
+    }
+
     /// A 3 s AAC audio file without video.
     public static func audioOnly() throws -> URL {
         try make("audio.m4a", ["-f", "lavfi", "-i", "sine=frequency=440:duration=3", "-c:a", "aac"])

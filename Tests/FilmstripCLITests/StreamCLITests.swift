@@ -170,3 +170,28 @@ struct IFramesCLITests {
         #expect(bad.status == 2 && bad.stderr.contains("HLS"))
     }
 }
+
+@Suite("filmstrip thumbnail --engine frames")
+struct FramesEngineCLITests {
+    @Test("prints format, source, image, start, end (null for the last keyframe), bytes and bytes read")
+    func fields() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let url = try StreamLayouts.serve(.hlsFMP4, on: server)
+        let directory = try TemporaryDirectory(prefix: "filmstrip-cli-frames")
+        defer { directory.remove() }
+        let result = try await filmstrip(
+            "thumbnail", url.absoluteString, "--engine", "frames", "--at", "5.1", "--max-size", "160x120", "--output",
+            directory.file("k.jpg").path, "--json")
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try result.json()
+        #expect(json["format"] as? String == "frames" && json["source"] as? String == "segments")
+        #expect((json["image"] as? String)?.hasSuffix("seg_002.m4s") == true)
+        #expect(json["start"] as? Double == 4 && json["end"] as? Double == 6 && json["region"] is NSNull)
+        #expect((json["bytes_read"] as? Int ?? 0) > 0 && json["output"] as? String == directory.file("k.jpg").path)
+        let last = try await filmstrip("thumbnail", url.absoluteString, "--engine", "frames", "--at", "9.9", "--json")
+        #expect(try last.json()["end"] is NSNull)
+        let past = try await filmstrip("thumbnail", url.absoluteString, "--engine", "frames", "--at", "99")
+        #expect(past.status == 1)
+    }
+}

@@ -419,6 +419,18 @@ final class MediaInput {
         return try keyPacket(atOrBefore: t)
     }
 
+    /// The keyframe times of an indexed container (MP4, MKV), ascending, from its index alone; empty without one.
+    func indexedKeyframeTimes() -> [Double] {
+        let count = avformat_index_get_entries_count(stream)
+        var times: [Double] = []
+        times.reserveCapacity(Int(count) / 10)
+        for i in 0..<count {
+            let ts = fs_index_keyframe_timestamp(stream, i)
+            if ts != Int64.min { times.append(seconds(ts)) }
+        }
+        return times.sorted()
+    }
+
     /// Seconds of the stream's start (its first timestamp), on the stream's own clock.
     var startSeconds: Double { mediaSeconds(startTimestamp) }
 

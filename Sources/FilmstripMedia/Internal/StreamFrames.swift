@@ -22,8 +22,12 @@ final class StreamFrames: Sendable {
     }
     private let decoded = Mutex(0)
 
-    init(url: URL, options: FrameExtractorOptions) {
+    /// The kind of track to read (video, or an HLS I-frame playlist).
+    let kind: Presentation.TrackKind
+
+    init(url: URL, options: FrameExtractorOptions, kind: Presentation.TrackKind = .video) {
         self.url = url
+        self.kind = kind
         maximumSize = options.maximumSize
         client = StreamingClient(url: url, transport: options.transport, configuration: options.loading)
     }
@@ -43,9 +47,9 @@ final class StreamFrames: Sendable {
                 if !stale { return current }
             }
             let refresh = state.task != nil
-            let made = Task { [client, maximumSize] in
+            let made = Task { [client, maximumSize, kind] in
                 if refresh { try await client.refresh() }
-                return try await client.timeline(of: .video, maximumSize: maximumSize.map { ($0.width, $0.height) })
+                return try await client.timeline(of: kind, maximumSize: maximumSize.map { ($0.width, $0.height) })
             }
             state.task = made
             state.loadedAt = now
