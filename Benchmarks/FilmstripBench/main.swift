@@ -50,6 +50,9 @@ if arguments.first == "streams" {
         .appendingPathComponent("filmstrip").path
     let inputs = try MediaBenchmark.makeInputs(in: directory)
     try DASHBenchmark.run(mediaDirectory: directory, filmstrip: filmstrip, source: inputs[0].file)
+    for input in inputs {
+        try await FramesBenchmark.run(mediaDirectory: directory, source: input.file, label: String(input.name.split(separator: "-").first ?? "video"))
+    }
     exit(0)
 }
 
@@ -57,6 +60,9 @@ if arguments.first == "media" {
     // Media benchmarks: generation and frames against the ffmpeg CLI; inputs are kept in bench-output/media.
     let directory = URL(fileURLWithPath: arguments.dropFirst().first ?? "bench-output/media", isDirectory: true)
     try MediaBenchmark.run(mediaDirectory: directory)
+    for input in try MediaBenchmark.makeInputs(in: directory) {
+        try await FramesBenchmark.run(mediaDirectory: directory, source: input.file, label: String(input.name.split(separator: "-").first ?? "video"))
+    }
     exit(0)
 }
 

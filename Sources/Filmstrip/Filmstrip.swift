@@ -25,8 +25,28 @@ public final class Filmstrip: Sendable {
 
     /// The thumbnail engines.
     public enum ThumbnailEngine: String, Sendable, Hashable, CaseIterable {
-        /// Preview tracks: WebVTT thumbnail tracks and grid templates, with disk cache and offline reuse.
+        /// Preview tracks in every format (WebVTT, grids, HLS image playlists, DASH tiles, BIF, storyboard JSON), with
+        /// disk cache and offline reuse.
         case tracks
+    }
+
+    /// The `.frames` engine: previews from a video's or stream's own keyframes (see ``FrameThumbnails``).
+    public struct FrameEngine: Sendable, Hashable {
+        /// Selects the `.frames` engine: `Filmstrip.shared.thumbnails(engine: .frames)`.
+        public static let frames = FrameEngine()
+    }
+
+    /// A `.frames` thumbnails engine; ``FrameThumbnails/load(url:)`` gives it a video or stream.
+    ///
+    /// ```swift
+    /// let frames = Filmstrip.shared.thumbnails(engine: .frames)
+    /// try await frames.load(url: streamURL)
+    /// let preview = try await frames.thumbnail(at: 754)
+    /// ```
+    public func thumbnails(engine: FrameEngine, configuration: FrameThumbnailsConfiguration? = nil) -> FrameThumbnails {
+        var settings = configuration ?? FrameThumbnailsConfiguration()
+        if configuration == nil { settings.loading = thumbnailsConfiguration.loading }
+        return FrameThumbnails(configuration: settings)
     }
 
     private let defaults = Mutex(ThumbnailsConfiguration())

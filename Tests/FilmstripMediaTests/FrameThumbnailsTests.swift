@@ -202,3 +202,16 @@ struct FrameThumbnailsTests {
         #expect(sink.lock.withLock { sink.images.last?.width } == 64)
     }
 }
+
+@Suite("The .frames engine from the SDK")
+struct FrameEngineSDKTests {
+    @Test("Filmstrip.shared.thumbnails(engine: .frames) hands out a frames engine")
+    func sdk() async throws {
+        let frames = Filmstrip.shared.thumbnails(engine: .frames)
+        try await frames.load(url: try MediaFixtures.counter())
+        #expect(frames.source == .fileIndex)
+        #expect(try await frames.thumbnail(at: 3)?.timeStampStart == 2)
+        let tracks = Filmstrip.shared.thumbnails(engine: .tracks)
+        #expect(!tracks.isLoaded)
+    }
+}
