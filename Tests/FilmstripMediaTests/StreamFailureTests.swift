@@ -20,7 +20,9 @@ struct LiveDASHTests {
             server: server, clockSkew: skewedWithUTCTiming ? 3600 : 0, utcTiming: skewedWithUTCTiming)
         let extractor = FrameExtractor(url: live.url)
         let edge = try await extractor.duration()
-        #expect(abs(edge - Double(live.newestSegment)) <= 1.5, "edge \(edge), newest \(live.newestSegment)")
+        // Never ahead of the origin (that would be a 404); behind it only by the time the calls took.
+        let newest = Double(live.newestSegment)
+        #expect(edge <= newest + 1 && edge >= newest - 10, "edge \(edge), newest \(newest)")
         for t in [edge - 0.5, edge - 3.2, edge - 9.7] {
             let frame = try await extractor.image(at: t)
             let second = t.rounded(.down)
