@@ -61,6 +61,17 @@ struct GenerateCommand: AsyncParsableCommand {
     @Option(help: "Thumbnail width in pixels (the height follows the aspect ratio).")
     var width: Int = 160
 
+    @Option(
+        name: .customLong("extra-widths"),
+        help: "More widths made in the same pass (comma-separated), each into DIR/w<width>/ with the same formats.",
+        transform: { text in
+            try text.split(separator: ",").map { part in
+                guard let width = Int(part) else { throw ValidationError("--extra-widths takes widths like 240,320") }
+                return width
+            }
+        })
+    var extraWidths: [Int] = []
+
     @Option(help: "Thumbnails per sheet row.")
     var columns: Int = 10
 
@@ -108,6 +119,7 @@ struct GenerateCommand: AsyncParsableCommand {
         options.bifWidth = bifWidth
         options.maximumSheetSize = maxSheetSize
         options.width = width
+        options.additionalWidths = extraWidths
         options.columns = columns
         options.rows = rows
         options.quality = quality
@@ -138,6 +150,16 @@ struct GenerateCommand: AsyncParsableCommand {
                     ("files", .array(summary.files.map { JSON.string($0.path) })),
                     ("image_stream_inf", summary.imageStreamInf.map(JSON.string) ?? .null),
                     ("dash_adaptation_set", summary.dashAdaptationSet.map(JSON.string) ?? .null),
+                    (
+                        "other_widths",
+                        .array(
+                            summary.otherWidths.map {
+                                .object([
+                                    ("width", .int($0.tileSize.width)), ("track", .string($0.trackURL.path)),
+                                    ("files", .array($0.files.map { JSON.string($0.path) })),
+                                ])
+                            })
+                    ),
                 ]).text)
         } else {
             let sheets = summary.sheets == 1 ? "1 sheet" : "\(summary.sheets) sheets"

@@ -27,10 +27,10 @@ extension PreviewTrackGenerator {
         return try await withTaskCancellationHandler {
             // The first segment tells the display size.
             let first = try await store.segment(0)
-            let plan = try Plan(
+            let outputs = try GenerationOutputs(
                 duration: timeline.presentation.duration ?? timeline.end, displaySize: first.input.displaySize,
-                url: input, options: options)
-            let sheets = SheetAssembly(plan: plan, directory: directory, options: options)
+                url: input, directory: directory, options: options)
+            let plan = outputs.primary
             // Cues grouped by the segment that holds their start.
             var grouped: [Int: [Int]] = [:]
             for k in 0..<plan.count {
@@ -44,8 +44,8 @@ extension PreviewTrackGenerator {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<workers {
                     group.addTask {
-                        let converter = Handoff(FrameConverter())
-                        let bifConverter = Handoff(sheets.needsSecondConverter ? FrameConverter() : nil)
+                        let converters = Handoff(outputs.makeConverters())
+                        let bifConverter = Handoff(outputs.needsBIFConverter ? FrameConverter() : nil)
                         while true {
                             let w = counters.next.add(1, ordering: .relaxed).oldValue
                             guard w < work.count else { return }
@@ -53,9 +53,9 @@ extension PreviewTrackGenerator {
                             for k in bySegment[s] ?? [] {
                                 let (owner, key) = try await chooseStreamFrame(
                                     k, segment: s, plan: plan, store: store, mode: options.mode)
-                                let job = Handoff((owner, key, converter.value, bifConverter.value))
+                                let job = Handoff((owner, key, converters.value, bifConverter.value))
                                 try await runBlocking {
-                                    let (owner, key, converter, bifConverter) = job.value
+                                    let (owner, key, converters, bifConverter) = job.value
                                     var frame: OwnedFrame
                                     if var key {
                                         let result = try owner.decode(key)
@@ -64,7 +64,7 @@ extension PreviewTrackGenerator {
                                         // --skip-blank: a later keyframe of the same segment inside the cue.
                                         var tries = 0
                                         while options.skipBlank, tries < 4,
-                                            try PreviewTrackGenerator.isBlank(frame, analyzer: converter),
+                                            try PreviewTrackGenerator.isBlank(frame, analyzer: converters[0]),
                                             let later = owner.keyPacket(
                                                 from: owner.time(of: key) + 0.001, before: plan.end(of: k))
                                         {
@@ -84,8 +84,8 @@ extension PreviewTrackGenerator {
                                         }
                                         frame = exact
                                     }
-                                    try sheets.fill(
-                                        k, with: frame, converter: converter, quarterTurns: owner.input.quarterTurns,
+                                    try outputs.fill(
+                                        k, with: frame, converters: converters, quarterTurns: owner.input.quarterTurns,
                                         bifConverter: bifConverter)
                                 }
                                 progress?(counters.done.add(1, ordering: .relaxed).newValue, plan.count)
@@ -100,9 +100,9 @@ extension PreviewTrackGenerator {
                     throw error
                 }
             }
-            return try finish(
-                plan: plan, sheets: sheets, directory: directory, options: options, started: started,
-                bytesRead: stream.client.statistics.bytes, decodedFrames: counters.decoded.load(ordering: .relaxed))
+            return try outputs.finish(
+                started: started, bytesRead: stream.client.statistics.bytes,
+                decodedFrames: counters.decoded.load(ordering: .relaxed))
         } onCancel: {
             cancellation.cancelAll()
         }

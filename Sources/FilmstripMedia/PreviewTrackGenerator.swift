@@ -40,8 +40,10 @@ public enum PreviewTrackGenerator {
             let first = try await runBlocking {
                 try InputHolder(MediaInput(url: input, network: network, cancellation: cancellation))
             }
-            let plan = try Plan(input: first.input, options: options)
-            let sheets = SheetAssembly(plan: plan, directory: directory, options: options)
+            let outputs = try GenerationOutputs(
+                duration: first.input.duration, displaySize: first.input.displaySize, url: input, directory: directory,
+                options: options)
+            let plan = outputs.primary
             let counters = WorkCounters()
             let workerCount = max(1, min(options.workers, plan.count))
             let totals = try await withThrowingTaskGroup(of: (Int, Int).self) { group in
@@ -52,8 +54,8 @@ public enum PreviewTrackGenerator {
                                 worker == 0
                                 ? first
                                 : try InputHolder(MediaInput(url: input, network: network, cancellation: cancellation))
-                            let converter = FrameConverter()
-                            let bifConverter = sheets.needsSecondConverter ? FrameConverter() : nil
+                            let converters = outputs.makeConverters()
+                            let bifConverter = outputs.needsBIFConverter ? FrameConverter() : nil
                             let analyzer = FrameConverter()
                             while true {
                                 let k = counters.next.add(1, ordering: .relaxed).oldValue
@@ -61,8 +63,8 @@ public enum PreviewTrackGenerator {
                                 let frame = try chooseFrame(
                                     k, plan: plan, input: holder.input, mode: options.mode,
                                     analyzer: options.skipBlank ? analyzer : nil)
-                                try sheets.fill(
-                                    k, with: frame, converter: converter, quarterTurns: holder.input.quarterTurns,
+                                try outputs.fill(
+                                    k, with: frame, converters: converters, quarterTurns: holder.input.quarterTurns,
                                     bifConverter: bifConverter)
                                 let completed = counters.done.add(1, ordering: .relaxed).newValue
                                 progress?(completed, plan.count)
@@ -80,9 +82,7 @@ public enum PreviewTrackGenerator {
                     throw error
                 }
             }
-            return try finish(
-                plan: plan, sheets: sheets, directory: directory, options: options, started: started,
-                bytesRead: totals.0, decodedFrames: totals.1)
+            return try outputs.finish(started: started, bytesRead: totals.0, decodedFrames: totals.1)
         } onCancel: {
             cancellation.cancelAll()
         }
@@ -203,10 +203,6 @@ struct Plan: Sendable {
     let tileHeight: Int
     let columns: Int
     let rows: Int
-
-    init(input: MediaInput, options: PreviewTrackOptions) throws(MediaError) {
-        try self.init(duration: input.duration, displaySize: input.displaySize, url: input.url, options: options)
-    }
 
     init(
         duration: Double, displaySize: (width: Int, height: Int), url: URL, options: PreviewTrackOptions

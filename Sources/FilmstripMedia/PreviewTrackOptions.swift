@@ -42,6 +42,9 @@ public struct PreviewTrackOptions: Sendable {
     public var interval: Double = 10
     /// Thumbnail width in pixels; the height follows the display aspect ratio (rounded to even). Default 160.
     public var width: Int = 160
+    /// More thumbnail widths made in the same pass (one decode per thumbnail serves every width), each written to
+    /// `w<width>/` with the same formats (the BIF aside). Default none.
+    public var additionalWidths: [Int] = []
     /// Thumbnails per sheet row. Default 10. With ``OutputFormat/hls`` or ``OutputFormat/dash`` the columns are cut
     /// so a sheet is at most 1080 px wide, the widest a Roku device decodes.
     public var columns: Int = 10
@@ -84,6 +87,9 @@ public struct PreviewTrackOptions: Sendable {
         guard interval.isFinite, interval >= 0.04 else {
             throw MediaError(.invalidArgument, "the interval must be at least 0.04 s (got \(interval))")
         }
+        for extra in additionalWidths where !(16...4096).contains(extra) {
+            throw MediaError(.invalidArgument, "every width must be between 16 and 4096 pixels (got \(extra))")
+        }
         guard (16...4096).contains(width) else {
             throw MediaError(.invalidArgument, "the width must be between 16 and 4096 pixels (got \(width))")
         }
@@ -123,4 +129,6 @@ public struct PreviewTrackSummary: Sendable, Hashable {
     public var imageStreamInf: String?
     /// The image AdaptationSet to paste into an existing MPD's Period (with `.dash`).
     public var dashAdaptationSet: String?
+    /// The summaries of ``PreviewTrackOptions/additionalWidths``, in order.
+    public var otherWidths: [PreviewTrackSummary] = []
 }

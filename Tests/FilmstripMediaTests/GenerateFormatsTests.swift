@@ -127,3 +127,32 @@ struct GenerateFormatsTests {
         #expect(vtt.track?.cues.map(\.start) == [0, 2.5, 5, 7.5] && vtt.track?.cues.last?.end == 10)
     }
 }
+
+@Suite("Several widths in one pass")
+struct GenerateWidthsTests {
+    @Test("extra widths are written beside the main one from the same decodes, each a complete track")
+    func widths() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var options = PreviewTrackOptions()
+        options.interval = 2
+        options.width = 80
+        options.additionalWidths = [160, 240]
+        options.formats = [.vtt, .hls]
+        let summary = try await PreviewTrackGenerator.generate(
+            from: try MediaFixtures.counter(), to: directory.url, options: options)
+        #expect(summary.otherWidths.map(\.tileSize.width) == [160, 240])
+        #expect(summary.decodedFrames == 5)  // one decode per thumbnail, for all three widths
+        for (width, folder) in [(80, directory.url), (160, directory.file("w160")), (240, directory.file("w240"))] {
+            var configuration = ThumbnailsConfiguration()
+            configuration.cacheDirectory = nil
+            for name in ["thumbnails.vtt", "thumbnails.m3u8"] {
+                let thumbnails = TrackThumbnails(configuration: configuration)
+                try await thumbnails.load(track: folder.appendingPathComponent(name))
+                let thumbnail = try #require(try await thumbnails.thumbnail(at: 4.5))
+                #expect(thumbnail.width == width, "\(width) \(name)")
+                #expect(frameNumber(try ImageCodec.decode(thumbnail.imageData).0) == 100, "\(width) \(name)")
+            }
+        }
+    }
+}
