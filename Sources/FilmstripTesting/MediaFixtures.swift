@@ -105,6 +105,37 @@ public enum MediaFixtures {
             "pattern.mp4", ["-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=10"] + h264 + ["-movflags", "+faststart"])
     }
 
+    /// The pattern as HDR10-style video: 10-bit BT.2020 with the PQ curve (`transfer` "smpte2084") or HLG
+    /// ("arib-std-b67"), SDR white placed at 203 cd/m² (BT.2408), so a right tone mapping gives back the pattern
+    /// (whose YUV, like ffmpeg's default conversion from RGB, uses the BT.601 matrix).
+    public static func hdrPattern(transfer: String) throws -> URL {
+        let pattern = try pattern()
+        return try make(
+            "pattern-\(transfer).mp4",
+            [
+                "-i", pattern.path, "-vf",
+                "zscale=tin=bt709:min=170m:pin=bt709:rin=tv:t=\(transfer):m=bt2020nc:p=bt2020:r=tv:npl=203,"
+                    + "format=yuv420p10le",
+                "-c:v", "libx264", "-preset", "veryfast", "-g", "50", "-colorspace", "bt2020nc",
+                "-color_primaries", "bt2020", "-color_trc", transfer,
+            ])
+    }
+
+    /// 1 s of 10-bit BT.2020 video tagged with `transfer`, made of 64 px wide neutral bands whose code values are
+    /// `levels` (0...1 of the limited range), encoded losslessly: exact inputs for checking the tone mapping.
+    public static func hdrGreys(transfer: String, levels: [Double]) throws -> URL {
+        let codes = levels.map { Int((64 + $0 * 876).rounded()) }
+        var luma = "\(codes.last!)"
+        for (i, code) in codes.enumerated().dropLast().reversed() { luma = "if(lt(X,\((i + 1) * 64)),\(code),\(luma))" }
+        return try make(
+            "greys-\(transfer)-\(codes.map(String.init).joined(separator: "-")).mp4",
+            [
+                "-f", "lavfi", "-i", "nullsrc=s=\(64 * codes.count)x64:r=25:d=1", "-vf",
+                "format=yuv420p10le,geq=lum='\(luma)':cb=512:cr=512", "-c:v", "libx264", "-qp", "0",
+                "-colorspace", "bt2020nc", "-color_primaries", "bt2020", "-color_trc", transfer,
+            ])
+    }
+
     /// A 60 s 640x360 test pattern, MP4 with the index at the front (a few MB: for byte-count checks over HTTP).
     public static func large() throws -> URL {
         try make(
@@ -142,7 +173,7 @@ public enum MediaFixtures {
         let makers: [@Sendable () throws -> URL] = [
             counter, shortCounter, tinyCounter, opening, counterIndexAtEnd, rotated, variableFrameRate, pattern,
             audioOnly, hls,
-            large,
+            large, { try hdrPattern(transfer: "smpte2084") },
             { try StreamFixtures.makeLadder()[0].playlist }, { try StreamFixtures.makeLiveSegments()[0] },
             StreamFixtures.makeEncrypted, { try StreamLayouts.file(.b) },
         ]

@@ -1,10 +1,13 @@
 import CFFmpeg
 import FilmstripImaging
 
-/// Converts decoded frames to RGB at a target size with swscale, honouring the frame's colour matrix and range.
-/// One converter per worker; the swscale context is reused while sizes and formats stay the same.
+/// Converts decoded frames to RGB at a target size with swscale, honouring the frame's colour matrix and range;
+/// HDR frames (PQ or HLG) are tone-mapped to SDR BT.709. One converter per worker; the swscale context is reused
+/// while sizes and formats stay the same.
 final class FrameConverter {
     private var context: OpaquePointer?
+    /// 16-bit RGB at the target size, for HDR frames before tone mapping.
+    private var wide: [UInt16] = []
 
     deinit { sws_freeContext(context) }
 
@@ -17,11 +20,12 @@ final class FrameConverter {
         guard f.width > 0, f.height > 0, f.format >= 0 else {
             throw MediaError(.decodeFailed, "the decoder produced an empty frame")
         }
+        let toneMapper = ToneMapper(frame: f)
         // Area averaging for strong reductions (a 1080p frame to a 160 px thumbnail): sharper than bicubic there
         // and a third of its cost, which is most of a thumbnail's time after the decode.
         context = sws_getCachedContext(
             context, f.width, f.height, AVPixelFormat(rawValue: f.format), Int32(width), Int32(height),
-            AV_PIX_FMT_RGB24, Int32(width) * 3 <= f.width ? SWS_AREA : SWS_BICUBIC, nil, nil, nil)
+            toneMapper == nil ? AV_PIX_FMT_RGB24 : ToneMapper.rgb48, Int32(width) * 3 <= f.width ? SWS_AREA : SWS_BICUBIC, nil, nil, nil)
         guard let context else { throw MediaError(.decodeFailed, "swscale cannot convert this frame format") }
         let space: Int32 =
             switch f.colorspace {
@@ -35,13 +39,30 @@ final class FrameConverter {
         let coefficients = sws_getCoefficients(space)
         sws_setColorspaceDetails(
             context, coefficients, fullRange, sws_getCoefficients(SWS_CS_DEFAULT), 1, 0, 1 << 16, 1 << 16)
+        guard let toneMapper else {
+            try scale(frame, context: context, into: destination, stride: stride)
+            return
+        }
+        if wide.count < width * height * 3 { wide = [UInt16](repeating: 0, count: width * height * 3) }
+        try wide.withUnsafeMutableBufferPointer { wide throws(MediaError) in
+            let bytes = UnsafeMutableRawPointer(wide.baseAddress!)
+            try scale(frame, context: context, into: bytes.assumingMemoryBound(to: UInt8.self), stride: width * 6)
+            toneMapper.map(wide.baseAddress!, width: width, height: height, into: destination, stride: stride)
+        }
+    }
+
+    private func scale(
+        _ frame: UnsafeMutablePointer<AVFrame>, context: OpaquePointer, into destination: UnsafeMutablePointer<UInt8>,
+        stride: Int
+    ) throws(MediaError) {
         var destinations: [UnsafeMutablePointer<UInt8>?] = [destination, nil, nil, nil]
         var strides: [Int32] = [Int32(stride), 0, 0, 0]
+        let height = frame.pointee.height
         let result = withUnsafePointer(to: &frame.pointee.data) { data in
             data.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { planes in
                 withUnsafePointer(to: &frame.pointee.linesize) { lines in
                     lines.withMemoryRebound(to: Int32.self, capacity: 8) { linesizes in
-                        sws_scale(context, planes, linesizes, 0, f.height, &destinations, &strides)
+                        sws_scale(context, planes, linesizes, 0, height, &destinations, &strides)
                     }
                 }
             }
