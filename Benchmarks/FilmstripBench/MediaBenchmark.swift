@@ -13,17 +13,32 @@ enum MediaBenchmark {
 
     static let runs = 3
 
-    static func run(mediaDirectory: URL) throws {
-        let inputs = try makeInputs(in: mediaDirectory)
+    static func filmstripTool() throws -> String {
         let filmstrip = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
             .appendingPathComponent("filmstrip").path
         guard FileManager.default.isExecutableFile(atPath: filmstrip) else {
             throw BenchError("build the filmstrip tool first: swift build -c release --product filmstrip")
         }
+        return filmstrip
+    }
+
+    /// Only the generation figures (`FilmstripBench generate`).
+    static func runGeneration(mediaDirectory: URL) async throws {
+        let filmstrip = try filmstripTool()
+        let work = try TemporaryDirectory(prefix: "filmstrip-bench-media")
+        defer { work.remove() }
+        for input in try makeInputs(in: mediaDirectory) {
+            try await generation(input, filmstrip: filmstrip, work: work)
+        }
+    }
+
+    static func run(mediaDirectory: URL) async throws {
+        let inputs = try makeInputs(in: mediaDirectory)
+        let filmstrip = try filmstripTool()
         let work = try TemporaryDirectory(prefix: "filmstrip-bench-media")
         defer { work.remove() }
         for input in inputs {
-            try generation(input, filmstrip: filmstrip, work: work)
+            try await generation(input, filmstrip: filmstrip, work: work)
         }
         try remoteFrame(inputs[0], filmstrip: filmstrip, work: work)
         print("")
@@ -65,7 +80,7 @@ enum MediaBenchmark {
         return median(times)
     }
 
-    static func generation(_ input: Input, filmstrip: String, work: TemporaryDirectory) throws {
+    static func generation(_ input: Input, filmstrip: String, work: TemporaryDirectory) async throws {
         let interval = 10.0
         let out = work.file("generate-\(input.name)").path
         // ffmpeg's mjpeg -q:v 5 is about libjpeg quality 80; both write 4:2:0.
@@ -73,16 +88,34 @@ enum MediaBenchmark {
             filmstrip, "generate", input.file.path, "--output", out, "--interval", "10", "--width", "160",
             "--columns", "10", "--rows", "10", "--quality", "80", "--chroma", "420",
         ])
-        let summary = try FilmstripBench.run(
-            "/usr/bin/env", [filmstrip, "generate", input.file.path, "--output", out, "--chroma", "420", "--json"])
-        let thumbnails =
-            (try? JSONSerialization.jsonObject(with: Data(summary.utf8)) as? [String: Any])?["thumbnails"] as? Int ?? 0
+        let startup = try time([filmstrip, "--help"])
+        // The same generation through the library, in this process: the figure to hold against the floor, which
+        // has no process start either.
+        var options = PreviewTrackOptions()
+        options.interval = interval
+        options.width = 160
+        options.columns = 10
+        options.rows = 10
+        options.quality = 80
+        options.chromaSubsampling = .s420
+        var inProcess: [Double] = []
+        var thumbnails = 0
+        for run in 0..<runs {
+            let start = now()
+            let summary = try await PreviewTrackGenerator.generate(
+                from: input.file, to: work.url.appendingPathComponent("api-\(input.name)-\(run)"), options: options)
+            inProcess.append(Double(now() - start) / 1e9)
+            thumbnails = summary.thumbnails
+        }
+        let api = median(inProcess)
         let starts = (0..<thumbnails).map { Double($0) * interval }
         var floors: [Double] = []
         for _ in 0..<runs {
             floors.append(try MediaBenchmarks.decodeKeyframes(url: input.file, starts: starts, interval: interval).1)
         }
+        let cores = ProcessInfo.processInfo.activeProcessorCount
         let floor = median(floors)
+        let allCores = floor / Double(cores)
         let recipe = ["-hide_banner", "-loglevel", "error", "-y"]
         let tile = [
             "-vf", "fps=1/10,scale=160:-2,tile=10x10", "-q:v", "5", work.file("ffmpeg-\(input.name)-%d.jpg").path,
@@ -91,9 +124,11 @@ enum MediaBenchmark {
         let full = try time(["ffmpeg"] + recipe + ["-i", input.file.path] + tile, runs: 1)
         print("Preview track: \(input.description)")
         print("  \(thumbnails) thumbnails of 160 px, 10x10 tiles, JPEG quality 80 (4:2:0)")
-        print("  filmstrip generate                 \(format(ours, 2)) s")
+        print("  filmstrip generate                 \(format(ours, 2)) s   (process start alone: \(format(startup, 3)) s)")
+        print("  PreviewTrackGenerator in process   \(format(api, 3)) s")
+        print("  keyframe-decode floor, one core    \(format(floor, 3)) s")
         print(
-            "  keyframe-decode floor (one core)   \(format(floor, 2)) s   filmstrip = \(format(ours / floor, 2))x the floor"
+            "  \("all-core floor (\(cores) cores)".padding(toLength: 35, withPad: " ", startingAt: 0))\(format(allCores, 3)) s   in process = \(format(api / allCores, 2))x, command = \(format(ours / allCores, 2))x the floor"
         )
         print("  ffmpeg -skip_frame nokey … tile    \(format(skip, 2)) s   filmstrip \(format(skip / ours, 1))x faster")
         print(
