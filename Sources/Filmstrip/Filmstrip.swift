@@ -49,6 +49,31 @@ public final class Filmstrip: Sendable {
         return FrameThumbnails(configuration: settings)
     }
 
+    /// A `.frames` engine loaded with the player's content (the URL of its last `load` or `open(config:)`), whose
+    /// requests carry the player's headers.
+    ///
+    /// ```swift
+    /// player.open(config: PlayerConfiguration(with: streamURL))
+    /// let frames = try await Filmstrip.shared.thumbnails(for: player, engine: .frames)
+    /// let preview = try await frames.thumbnail(at: scrubTime)
+    /// ```
+    ///
+    /// Throws ``MediaError/Kind/invalidArgument`` when the player has no content yet, and the engine's load errors.
+    public func thumbnails(
+        for player: Player, engine: FrameEngine, configuration: FrameThumbnailsConfiguration? = nil
+    ) async throws -> FrameThumbnails {
+        guard let url = player.contentURL else {
+            throw MediaError(.invalidArgument, "the player has no content: load or open a configuration first")
+        }
+        var settings = configuration ?? FrameThumbnailsConfiguration()
+        if configuration == nil { settings.loading = thumbnailsConfiguration.loading }
+        let headers = player.contentNetwork.httpAdditionalHeaders ?? [:]
+        settings.loading.additionalHeaders.merge(headers) { _, player in player }
+        let frames = FrameThumbnails(configuration: settings)
+        try await frames.load(url: url)
+        return frames
+    }
+
     private let defaults = Mutex(ThumbnailsConfiguration())
     private let playerSettings = Mutex(
         (

@@ -1,6 +1,6 @@
 import FilmstripImaging
 import FilmstripMedia
-import Foundation
+public import Foundation
 import Synchronization
 
 /// A player for local files and progressive MP4 over http, on the FFmpeg layer.
@@ -41,6 +41,8 @@ public final class Player: Sendable {
         var stats: PlayerStats?
         var rate: Double = 1
         var seekable: [ClosedRange<Double>] = []
+        /// The content of the last `load` or `open(config:)`.
+        var content: PlayerConfiguration?
         var callbacks = Callbacks()
         var shutdown = false
         /// The playback clock as the engine last set it: media time = media + (now - wall) * rate while running.
@@ -134,12 +136,25 @@ public final class Player: Sendable {
         set { send(.rate(newValue)) }
     }
 
+    /// The URL of the content last given to ``load(config:)`` or ``open(config:)``, nil before.
+    public var contentURL: URL? { shared.withLock { $0.content?.url } }
+
+    /// The network settings requests for the current content carry: the SDK's, overridden field by field by the
+    /// content's configuration.
+    public var contentNetwork: NetworkConfiguration {
+        NetworkConfiguration.merged(sdk: sdkNetwork, player: shared.withLock { $0.content?.network })
+    }
+
     /// Prepares content: `idle -> opening -> ready`.
-    public func load(config: PlayerConfiguration) { send(.load(config)) }
+    public func load(config: PlayerConfiguration) {
+        shared.withLock { $0.content = config }
+        send(.load(config))
+    }
     /// Opens the loaded content; with `autoplay`, playback starts when ready.
     public func open(autoplay: Bool) { send(.open(autoplay: autoplay)) }
     /// Loads and opens `config` with autoplay.
     public func open(config: PlayerConfiguration) {
+        shared.withLock { $0.content = config }
         send(.load(config))
         send(.open(autoplay: true))
     }

@@ -214,4 +214,27 @@ struct FrameEngineSDKTests {
         let tracks = Filmstrip.shared.thumbnails(engine: .tracks)
         #expect(!tracks.isLoaded)
     }
+
+    @Test("thumbnails(for: player, engine: .frames) previews the player's content with the player's headers")
+    func forPlayer() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let url = try await FrameThumbnailsTests.serveWithIFrames(on: server)
+        let player = Filmstrip.shared.player()
+        defer { player.stop() }
+        await #expect(throws: MediaError.self) { try await Filmstrip.shared.thumbnails(for: player, engine: .frames) }
+        var config = PlayerConfiguration(with: url)
+        config.network = NetworkConfiguration(httpAdditionalHeaders: ["x-session": "s-42"])
+        player.load(config: config)
+        #expect(player.contentURL == url)
+        let frames = try await Filmstrip.shared.thumbnails(for: player, engine: .frames)
+        #expect(frames.source == .iFramePlaylist)
+        let thumbnail = try #require(try await frames.thumbnail(at: 5.1))
+        #expect(thumbnail.timeStampStart == 4 && thumbnail.timeStampEnd == 6)
+        #expect(frameNumber(try ImageCodec.decode(thumbnail.imageData).0) == 100)
+        // Every request of the frames engine (the I-frame playlist and the keyframe's range) carried the header.
+        let engineRequests = server.requests.filter { $0.target.hasPrefix("/iframes/") || $0.headers["range"] != nil }
+        #expect(!engineRequests.isEmpty)
+        #expect(engineRequests.allSatisfy { $0.headers["x-session"] == "s-42" }, "\(engineRequests.map(\.target))")
+    }
 }
