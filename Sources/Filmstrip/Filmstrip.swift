@@ -50,7 +50,7 @@ public final class Filmstrip: Sendable {
     }
 
     /// A `.frames` engine loaded with the player's content (the URL of its last `load` or `open(config:)`), whose
-    /// requests carry the player's headers.
+    /// requests carry the player's headers (headers set in an explicit `configuration` win over them).
     ///
     /// ```swift
     /// player.open(config: PlayerConfiguration(with: streamURL))
@@ -62,15 +62,15 @@ public final class Filmstrip: Sendable {
     public func thumbnails(
         for player: Player, engine: FrameEngine, configuration: FrameThumbnailsConfiguration? = nil
     ) async throws -> FrameThumbnails {
-        guard let url = player.contentURL else {
+        guard let content = player.currentContent else {
             throw MediaError(.invalidArgument, "the player has no content: load or open a configuration first")
         }
         var settings = configuration ?? FrameThumbnailsConfiguration()
         if configuration == nil { settings.loading = thumbnailsConfiguration.loading }
-        let headers = player.contentNetwork.httpAdditionalHeaders ?? [:]
-        settings.loading.additionalHeaders.merge(headers) { _, player in player }
+        let headers = content.network.httpAdditionalHeaders ?? [:]
+        settings.loading.additionalHeaders.merge(headers) { mine, player in configuration == nil ? player : mine }
         let frames = FrameThumbnails(configuration: settings)
-        try await frames.load(url: url)
+        try await frames.load(url: content.url)
         return frames
     }
 

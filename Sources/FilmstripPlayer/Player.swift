@@ -137,24 +137,23 @@ public final class Player: Sendable {
     }
 
     /// The URL of the content last given to ``load(config:)`` or ``open(config:)``, nil before.
-    public var contentURL: URL? { shared.withLock { $0.content?.url } }
+    public var contentURL: URL? { currentContent?.url }
 
-    /// The network settings requests for the current content carry: the SDK's, overridden field by field by the
-    /// content's configuration.
-    public var contentNetwork: NetworkConfiguration {
-        NetworkConfiguration.merged(sdk: sdkNetwork, player: shared.withLock { $0.content?.network })
+    /// The content last given to ``load(config:)`` or ``open(config:)`` and the network settings its requests
+    /// carry (the SDK's, overridden field by field by the content's), read together.
+    public var currentContent: (url: URL, network: NetworkConfiguration)? {
+        guard let content = shared.withLock({ $0.content }) else { return nil }
+        return (content.url, NetworkConfiguration.merged(sdk: sdkNetwork, player: content.network))
     }
 
     /// Prepares content: `idle -> opening -> ready`.
     public func load(config: PlayerConfiguration) {
-        shared.withLock { $0.content = config }
         send(.load(config))
     }
     /// Opens the loaded content; with `autoplay`, playback starts when ready.
     public func open(autoplay: Bool) { send(.open(autoplay: autoplay)) }
     /// Loads and opens `config` with autoplay.
     public func open(config: PlayerConfiguration) {
-        shared.withLock { $0.content = config }
         send(.load(config))
         send(.open(autoplay: true))
     }
@@ -174,7 +173,11 @@ public final class Player: Sendable {
     }
 
     private func send(_ command: Command) {
-        shared.withLock { $0.commands.append(command) }
+        shared.withLock {
+            // The content is recorded with its command, so `currentContent` follows the order the engine sees.
+            if case .load(let config) = command { $0.content = config }
+            $0.commands.append(command)
+        }
         signal()
     }
 

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// The frame is first scaled by swscale to 16-bit RGB at the thumbnail size, which keeps the transfer function's
 /// code values; each pixel is then linearised, converted from BT.2020 to BT.709 primaries, tone-mapped on its
-/// luminance (hue kept) and encoded with the BT.709 curve. HDR reference white (203 cd/m², ITU-R BT.2408) becomes
+/// luminance (hue kept below the clip) and encoded with the BT.709 curve. HDR reference white (203 cd/m², ITU-R BT.2408) becomes
 /// SDR white; brighter highlights roll off smoothly up to a 1000 cd/m² peak instead of clipping. Working at the
 /// thumbnail size keeps the cost to a few microseconds per thumbnail.
 struct ToneMapper: Sendable {
@@ -73,7 +73,8 @@ struct ToneMapper: Sendable {
                         var b = linear[Int(row[3 * x + 2] >> 4)]
                         if transfer == .hlg {
                             // The HLG system OOTF for a 1000 cd/m² display (gamma 1.2), relative to reference white.
-                            let ys = 0.2627 * r + 0.6780 * g + 0.0593 * b
+                            let ys =
+                                wideGamut ? 0.2627 * r + 0.6780 * g + 0.0593 * b : 0.2126 * r + 0.7152 * g + 0.0722 * b
                             let gain = ys > 0 ? 1000 / Self.referenceWhite * powf(ys, 0.2) : 0
                             r *= gain
                             g *= gain
@@ -86,9 +87,10 @@ struct ToneMapper: Sendable {
                                 -0.0182 * r - 0.1006 * g + 1.1187 * b
                             )
                         }
-                        r = max(r, 0)
-                        g = max(g, 0)
-                        b = max(b, 0)
+                        // `x > 0` is false for NaN too, so nothing below can index a table out of range.
+                        r = r > 0 ? r : 0
+                        g = g > 0 ? g : 0
+                        b = b > 0 ? b : 0
                         let luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b
                         if luminance > knee {
                             // Extended Reinhard above the knee: slope 1 at the knee, the peak lands on white.
@@ -99,9 +101,9 @@ struct ToneMapper: Sendable {
                             g *= scale
                             b *= scale
                         }
-                        out[3 * x] = encode[Int(min(r, 1) * 4095)]
-                        out[3 * x + 1] = encode[Int(min(g, 1) * 4095)]
-                        out[3 * x + 2] = encode[Int(min(b, 1) * 4095)]
+                        out[3 * x] = encode[Int((r < 1 ? r : 1) * 4095)]
+                        out[3 * x + 1] = encode[Int((g < 1 ? g : 1) * 4095)]
+                        out[3 * x + 2] = encode[Int((b < 1 ? b : 1) * 4095)]
                     }
                 }
             }
