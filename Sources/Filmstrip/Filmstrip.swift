@@ -44,9 +44,17 @@ public final class Filmstrip: Sendable {
     /// let preview = try await frames.thumbnail(at: 754)
     /// ```
     public func thumbnails(engine: FrameEngine, configuration: FrameThumbnailsConfiguration? = nil) -> FrameThumbnails {
-        var settings = configuration ?? FrameThumbnailsConfiguration()
-        if configuration == nil { settings.loading = thumbnailsConfiguration.loading }
-        return FrameThumbnails(configuration: settings)
+        FrameThumbnails(configuration: frameSettings(configuration))
+    }
+
+    /// `configuration`, or the defaults with the SDK's loading settings.
+    private func frameSettings(_ configuration: FrameThumbnailsConfiguration?) -> FrameThumbnailsConfiguration {
+        guard let configuration else {
+            var settings = FrameThumbnailsConfiguration()
+            settings.loading = thumbnailsConfiguration.loading
+            return settings
+        }
+        return configuration
     }
 
     /// A `.frames` engine loaded with the player's content (the URL of its last `load` or `open(config:)`), whose
@@ -65,8 +73,7 @@ public final class Filmstrip: Sendable {
         guard let content = player.currentContent else {
             throw MediaError(.invalidArgument, "the player has no content: load or open a configuration first")
         }
-        var settings = configuration ?? FrameThumbnailsConfiguration()
-        if configuration == nil { settings.loading = thumbnailsConfiguration.loading }
+        var settings = frameSettings(configuration)
         let headers = content.network.httpAdditionalHeaders ?? [:]
         settings.loading.additionalHeaders.merge(headers) { mine, player in configuration == nil ? player : mine }
         let frames = FrameThumbnails(configuration: settings)

@@ -202,26 +202,17 @@ extension TrackThumbnails {
 
     /// The cues of `old` and `new` together (a cue of `new` replaces one of `old` with the same times), sorted.
     static func merged(_ old: ThumbnailTrack, _ new: ThumbnailTrack) -> ThumbnailTrack {
-        var images = new.images
-        var slots = Dictionary(new.images.enumerated().map { ($1, Int32($0)) }, uniquingKeysWith: { a, _ in a })
+        var images = ImageSlots(new.images)
         let fresh = Set(new.cues.map { [$0.startMilliseconds, $0.endMilliseconds] })
         var cues = new.cues
         for cue in old.cues where !fresh.contains([cue.startMilliseconds, cue.endMilliseconds]) {
-            let url = old.imageURL(of: cue)
-            let slot: Int32
-            if let known = slots[url] {
-                slot = known
-            } else {
-                slot = Int32(images.count)
-                slots[url] = slot
-                images.append(url)
-            }
             var moved = cue
-            moved.imageIndex = slot
+            moved.imageIndex = images.slot(for: old.imageURL(of: cue))
             cues.append(moved)
         }
         cues.sort { $0.startMilliseconds < $1.startMilliseconds }
-        var track = ThumbnailTrack(sourceURL: new.sourceURL, cues: cues, images: images, diagnostics: new.diagnostics)
+        var track = ThumbnailTrack(
+            sourceURL: new.sourceURL, cues: cues, images: images.images, diagnostics: new.diagnostics)
         track.format = new.format
         return track
     }

@@ -55,11 +55,9 @@ struct PrefetchTests {
         #expect(order.count == 30, "each sheet once: \(order)")
         let coarse = Set(stride(from: 1, to: 30, by: 3))
         #expect(Set(order.prefix(6)).isSubset(of: coarse), "\(order)")
-        // After the wave, the nearest sheets (16 is in the wave): 17, 15, 18, 14 (ahead first; behind counts
+        // After the wave (16 is in it), nearest first: 17 (1), 15 and 18 (2), then 14 and 20 (4; behind counts
         // double), the farthest behind last. Four downloads at a time may arrive in any order among themselves.
         let fill = order.filter { !coarse.contains($0) }
-        // Nearest first: 17 (1), 15 and 18 (2), then 14 and 20 (4; behind counts double). Four workers may swap
-        // neighbours in arrival order.
         #expect(fill.prefix(4).allSatisfy { [17, 15, 18, 14, 20].contains($0) }, "\(fill)")
         #expect(fill.suffix(4).contains(0), "\(fill)")
         #expect(thumbnails.availability(at: 100) == .onDisk)

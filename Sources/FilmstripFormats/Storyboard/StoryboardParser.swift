@@ -124,8 +124,7 @@ public struct StoryboardParser: Sendable {
         let sorted = entries.enumerated().sorted {
             ($0.element.startTime, $0.offset) < ($1.element.startTime, $1.offset)
         }
-        var images: [URL] = []
-        var imageIndex: [URL: Int32] = [:]
+        var images = ImageSlots<URL>()
         var cues: [ThumbnailCue] = []
         cues.reserveCapacity(sorted.count)
         for (k, (index, entry)) in sorted.enumerated() {
@@ -145,15 +144,7 @@ public struct StoryboardParser: Sendable {
             guard let end, end.isFinite, end > entry.startTime else {
                 throw ParseError(message: "endTime must be after startTime", entry: index)
             }
-            let image = try resolve(entry.url, against: url, entry: index)
-            let slot: Int32
-            if let known = imageIndex[image] {
-                slot = known
-            } else {
-                slot = Int32(images.count)
-                imageIndex[image] = slot
-                images.append(image)
-            }
+            let slot = images.slot(for: try resolve(entry.url, against: url, entry: index))
             var region: SpatialRegion?
             if let coords = entry.coords {
                 guard let w = entry.width, let h = entry.height, w >= 1, h >= 1, w <= 1e6, h <= 1e6, coords.x >= 0,
@@ -170,7 +161,7 @@ public struct StoryboardParser: Sendable {
                     startMilliseconds: Self.milliseconds(entry.startTime), endMilliseconds: Self.milliseconds(end),
                     imageIndex: slot, region: region))
         }
-        var track = ThumbnailTrack(sourceURL: url, cues: cues, images: images)
+        var track = ThumbnailTrack(sourceURL: url, cues: cues, images: images.images)
         track.format = .json
         return track
     }

@@ -37,21 +37,15 @@ extension ThumbnailTrack {
     /// `[start + k·d, start + (k+1)·d)` cut to the sheet's end, and tiles that start at or after the sheet's end are
     /// empty.
     public init(sheets: [Sheet], sourceURL: URL, format: ThumbnailFormat) {
-        var images: [URL] = []
+        var images = ImageSlots<String>()
         var ranges: [Range<Int64>?] = []
         var sizes: [PixelSize?] = []
         var cues: [ThumbnailCue] = []
-        var slots: [String: Int32] = [:]
         func ms(_ seconds: Double) -> Int64 { Int64((seconds * 1000).rounded()) }
         for sheet in sheets where sheet.duration > 0 {
             let key = sheet.url.absoluteString + (sheet.byteRange.map { "#\($0.lowerBound)-\($0.upperBound)" } ?? "")
-            let slot: Int32
-            if let known = slots[key] {
-                slot = known
-            } else {
-                slot = Int32(images.count)
-                slots[key] = slot
-                images.append(sheet.url)
+            let (slot, added) = images.slot(for: key, url: sheet.url)
+            if added {
                 ranges.append(sheet.byteRange)
                 sizes.append(sheet.declaredSize)
             }
@@ -76,7 +70,7 @@ extension ThumbnailTrack {
             }
         }
         cues.sort { $0.startMilliseconds < $1.startMilliseconds }
-        self.init(sourceURL: sourceURL, cues: cues, images: images)
+        self.init(sourceURL: sourceURL, cues: cues, images: images.images)
         self.format = format
         imageByteRanges = ranges
         declaredImageSizes = sizes
