@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// The images of a track, each listed once: an image's slot is its index in `images`, the value cues carry in
 /// `imageIndex`.
