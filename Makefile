@@ -20,6 +20,8 @@ test: deps
 	@# Test media first (made once with the ffmpeg CLI and cached), so the parallel run never waits on ffmpeg.
 	$(SWIFT) test --skip-build --filter MediaFixtureTests
 	$(SWIFT) test --skip-build
+	@# `filmstrip serve` and `filmstrip page` over raw HTTP and in headless Chromium.
+	FILMSTRIP_BIN="$$($(SWIFT) build --show-bin-path)/filmstrip" python3 -m unittest discover -s Tests/Browser -v
 
 bench: deps
 	@Scripts/deps.sh --bench

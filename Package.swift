@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "FilmstripThumbnails", targets: ["FilmstripThumbnails"]),
         .library(name: "FilmstripMedia", targets: ["FilmstripMedia"]),
         .library(name: "FilmstripPlayer", targets: ["FilmstripPlayer"]),
+        .library(name: "FilmstripServer", targets: ["FilmstripServer"]),
         .library(name: "FilmstripTesting", targets: ["FilmstripTesting"]),
         .executable(name: "filmstrip", targets: ["FilmstripCLI"]),
     ],
@@ -21,6 +22,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        // `filmstrip serve`. No traits: the server needs neither swift-configuration nor full Foundation.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
     ],
     targets: [
         .systemLibrary(
@@ -93,14 +96,24 @@ let package = Package(
             ]
         ),
         .target(
+            name: "FilmstripServer",
+            dependencies: [
+                "FilmstripFormats", "FilmstripImaging", "FilmstripLoading", "FilmstripThumbnails", "FilmstripMedia",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
             name: "FilmstripTesting",
             dependencies: ["FilmstripFormats", "FilmstripImaging"]
         ),
         .executableTarget(
             name: "FilmstripCLI",
             dependencies: [
-                "Filmstrip",
+                "Filmstrip", "FilmstripServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
@@ -119,6 +132,7 @@ let package = Package(
         ),
         .testTarget(name: "FilmstripMediaTests", dependencies: ["Filmstrip", "FilmstripTesting"]),
         .testTarget(name: "FilmstripPlayerTests", dependencies: ["Filmstrip", "FilmstripPlayer", "FilmstripTesting"]),
+        .testTarget(name: "FilmstripServerTests", dependencies: ["FilmstripServer", "FilmstripTesting"]),
         .testTarget(
             name: "FilmstripCLITests",
             dependencies: ["FilmstripTesting", "FilmstripImaging"]

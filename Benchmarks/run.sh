@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make bench`: the thumbnails-engine benchmarks, then the media benchmarks against the ffmpeg CLI (whose 10-minute
-# inputs are made once and kept in bench-output/media). The report is kept in bench-output/report.txt.
+# inputs are made once and kept in bench-output/media), then `filmstrip serve` under wrk. The report is kept in
+# bench-output/report.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p bench-output
@@ -8,4 +9,6 @@ bin="$(swift build -c release --show-bin-path)"
 {
     "$bin/FilmstripBench"
     "$bin/FilmstripBench" media bench-output/media
+    echo
+    Benchmarks/serve.sh "$bin"
 } | tee bench-output/report.txt

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# Regenerates Samples/sprites/: a 2-minute generated test pattern (ffmpeg's testsrc, which draws the running
-# seconds in large digits), one 160x90 thumbnail every 2 s, 5x4 tiles per sprite sheet, and a WebVTT track with
-# #xywh= regions. Needs the ffmpeg CLI. The output is committed; `make demo` does not run this script.
+# Regenerates Samples/sample.mp4, a 2-minute generated test pattern (ffmpeg's testsrc, which draws the running
+# seconds in large digits; 320x180 H.264, a keyframe every 2 s), and Samples/sprites/: one 160x90 thumbnail of the
+# same pattern every 2 s, 5x4 tiles per sprite sheet, and a WebVTT track with #xywh= regions. Needs the ffmpeg
+# CLI. The output is committed; `make demo` does not run this script.
 set -euo pipefail
 cd "$(dirname "$0")"
 out=sprites
 duration=120 interval=2 columns=5 rows=4 width=160 height=90
 rm -rf "$out" && mkdir -p "$out"
+
+ffmpeg -hide_banner -loglevel error -y -f lavfi -i "testsrc=size=320x180:rate=25:duration=${duration}" \
+    -c:v libx264 -preset veryslow -crf 32 -g 50 -pix_fmt yuv420p -movflags +faststart sample.mp4
 
 ffmpeg -hide_banner -loglevel error -f lavfi -i "testsrc=size=320x180:rate=25:duration=${duration}" \
     -vf "select='not(mod(n\,$((25 * interval))))',scale=${width}:${height},tile=${columns}x${rows}" \

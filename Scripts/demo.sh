@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Loads the bundled sample sprite track, writes a few thumbnails to demo-output/ and prints time -> image, region.
+# Loads the bundled sample sprite track, writes a few thumbnails to demo-output/ and prints time -> image, region;
+# then generates the preview track of the bundled sample video and writes demo-output/index.html, a watch page
+# with scrub previews that works straight from disk.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin="$(swift build --show-bin-path)/filmstrip"
@@ -25,3 +27,12 @@ for t in 0 17 42.5 64 99.9 119; do
 done
 echo
 echo "Each thumbnail shows the running seconds of the test pattern: open $out/ to compare them with the times."
+
+echo
+echo "Watch page: generating the preview track of Samples/sample.mp4 and writing a page that works from disk"
+"$bin" page Samples/sample.mp4 --output "$out" | sed 's/^/  /'
+echo
+echo "Open it straight from disk (no server needed):"
+echo "  file://$PWD/$out/index.html"
+echo "Browse a folder of your own videos, with previews made on first view:"
+echo "  $bin serve ~/Videos        # then open http://127.0.0.1:8080/"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what Filmstrip needs and is missing: pkg-config, libjpeg-turbo (TurboJPEG API), libpng and FFmpeg
-# (libavformat, libavcodec, libswscale, libavutil) headers, and the ffmpeg CLI.
+# (libavformat, libavcodec, libswscale, libavutil) headers, the ffmpeg CLI, and Chromium with its driver (page
+# tests).
 # Debian/Ubuntu use apt-get (with sudo when not root); macOS uses Homebrew. Prints nothing when all is present.
 # Python's m3u8 and mpegdash check what Filmstrip writes; with --bench, webvtt-py is installed too (a benchmark
 # reference).
@@ -22,6 +23,11 @@ Linux)
     done
     # The ffmpeg CLI makes test media and is the reference in the benchmarks.
     command -v ffmpeg >/dev/null 2>&1 || missing+=(ffmpeg)
+    # Headless Chromium and its driver run the page tests of `filmstrip serve` and `filmstrip page`.
+    command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+    command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
+    # wrk loads the server in the benchmarks.
+    if [ "${1:-}" = "--bench" ] && ! command -v wrk >/dev/null 2>&1; then missing+=(wrk); fi
     if ((${#missing[@]})); then
         if ! command -v apt-get >/dev/null 2>&1; then
             echo "deps: please install: ${missing[*]} (or your distribution's equivalents)" >&2
@@ -35,7 +41,7 @@ Linux)
     fi
     ;;
 Darwin)
-    for formula in pkg-config jpeg-turbo libpng ffmpeg; do
+    for formula in pkg-config jpeg-turbo libpng ffmpeg chromedriver; do
         brew list --versions "$formula" >/dev/null 2>&1 || missing+=("$formula")
     done
     if ((${#missing[@]})); then
@@ -50,8 +56,8 @@ Darwin)
 esac
 
 # Python modules: m3u8 and mpegdash check the playlists and MPDs Filmstrip writes (tests) and are the parse
-# references (benchmarks); webvtt-py is a benchmark reference only.
-modules=(m3u8:m3u8 mpegdash:mpegdash)
+# references (benchmarks); selenium drives Chromium in the page tests; webvtt-py is a benchmark reference only.
+modules=(m3u8:m3u8 mpegdash:mpegdash selenium:selenium)
 [ "${1:-}" = "--bench" ] && modules+=(webvtt:webvtt-py)
 for pair in "${modules[@]}"; do
     module="${pair%%:*}"

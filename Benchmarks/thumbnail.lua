@@ -1,0 +1,28 @@
+-- wrk script: GET /api/thumbnail at a time that changes with every request, scattered over the 2-minute sample in
+-- steps of FILMSTRIP_STEP seconds (0.1 by default; 0.0001 makes nearly every time new), each wrk thread on its own
+-- sequence; then one line of figures.
+local src = os.getenv("FILMSTRIP_SRC") or "sample.mp4"
+local step = tonumber(os.getenv("FILMSTRIP_STEP") or "0.1")
+local slots = math.floor(120 / step)
+local threads = 0
+local n = 0
+
+setup = function(thread)
+    thread:set("id", threads)
+    threads = threads + 1
+end
+
+request = function()
+    n = n + 1
+    local k = ((n * 2 + (id or 0)) * 7919) % slots
+    return wrk.format("GET", string.format("/api/thumbnail?src=%s&t=%.4f", src, k * step))
+end
+
+done = function(summary, latency, requests)
+    local e = summary.errors
+    local errors = e.connect + e.read + e.write + e.timeout + e.status
+    io.write(string.format(
+        "requests %d  errors %d (status %d, timeout %d)  %.0f req/s  p50 %.2f ms  p99 %.2f ms  max %.2f ms\n",
+        summary.requests, errors, e.status, e.timeout, summary.requests / (summary.duration / 1e6),
+        latency:percentile(50) / 1000, latency:percentile(99) / 1000, latency.max / 1000))
+end

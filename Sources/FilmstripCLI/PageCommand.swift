@@ -1,0 +1,45 @@
+import ArgumentParser
+import Filmstrip
+import FilmstripServer
+import Foundation
+
+struct PageCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "page",
+        abstract: "Write a self-contained watch page with scrub previews for one video, to open from disk.",
+        discussion: """
+            Generates the video's preview track into DIR/previews/, copies the video into DIR and writes \
+            DIR/index.html with the cues inlined: open it in a browser straight from disk (file://), no server \
+            needed, no request beyond DIR. `filmstrip serve` does the same for whole folders.
+
+            Example:
+              filmstrip page movie.mp4 --output movie-page && xdg-open movie-page/index.html
+            """
+    )
+
+    @Argument(help: "Path of the video.")
+    var video: String
+
+    @Option(name: .shortAndLong, help: "Directory to write the page, the video and its previews to.")
+    var output: String
+
+    @Option(help: "Seconds per thumbnail.")
+    var interval: Double = 2
+
+    func validate() throws {
+        guard interval > 0, interval.isFinite else { throw ValidationError("--interval must be positive") }
+    }
+
+    func run() async throws {
+        var options = ServerConfiguration(libraries: []).trackOptions
+        options.interval = interval
+        do {
+            let result = try await StandalonePage.write(
+                video: URL(fileURLWithPath: video), to: URL(fileURLWithPath: output, isDirectory: true),
+                options: options)
+            print("wrote \(result.page.path) (\(result.thumbnails) previews on \(result.sheets.count) sheets)")
+        } catch {
+            throw fail(error)
+        }
+    }
+}

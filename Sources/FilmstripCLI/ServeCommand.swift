@@ -1,0 +1,78 @@
+import ArgumentParser
+import Filmstrip
+import FilmstripServer
+import Foundation
+import Logging
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve a library page of the videos under folders, with a scrub-preview watch page for each.",
+        discussion: """
+            Every video under the folders (searched recursively) is listed at / with a poster, its name and its \
+            duration; /watch/<path> plays it with a scrub bar that shows the preview thumbnail under the pointer. \
+            A preview track beside a video (same base name: .vtt, .bif, .json, .m3u8 or .mpd) is used; otherwise \
+            one is generated on the first view and kept in --cache-dir, so the folders are never written to. \
+            Only files under the folders are served.
+
+            API: /api/track?src=PATH (cues as JSON), /api/progress?src=PATH (server-sent events of the \
+            generation), /api/thumbnail?src=PATH&t=SECONDS (JPEG), /media/PATH (the video, with Range).
+
+            The server listens on 127.0.0.1 (this machine only) unless --host says otherwise. Stop it with Ctrl-C.
+
+            Example:
+              filmstrip serve ~/Movies --port 8080
+            """
+    )
+
+    @Argument(help: "Folders of videos (default: the current folder).")
+    var folders: [String] = []
+
+    @Option(help: "Address to listen on. Anything but 127.0.0.1, ::1 or localhost exposes the library to the network.")
+    var host = "127.0.0.1"
+
+    @Option(help: "Port to listen on (0 picks a free one).")
+    var port = 8080
+
+    @Option(name: .customLong("cache-dir"), help: "Where generated tracks are kept (default ~/.cache/filmstrip/serve).")
+    var cacheDirectory: String?
+
+    @Option(help: "How many tracks are generated at once.")
+    var parallel = 2
+
+    @Option(help: "Seconds per thumbnail of generated tracks.")
+    var interval: Double = 2
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
+        guard parallel >= 1 else { throw ValidationError("--parallel must be at least 1") }
+        guard interval > 0, interval.isFinite else { throw ValidationError("--interval must be positive") }
+    }
+
+    func run() async throws {
+        let directories = (folders.isEmpty ? ["."] : folders).map { URL(fileURLWithPath: $0, isDirectory: true) }
+        var configuration = ServerConfiguration(libraries: directories)
+        configuration.host = host
+        configuration.port = port
+        configuration.maximumParallelGenerations = parallel
+        configuration.trackOptions.interval = interval
+        if let cacheDirectory { configuration.cacheDirectory = URL(fileURLWithPath: cacheDirectory, isDirectory: true) }
+        let server: LibraryServer
+        do {
+            var logger = Logger(label: "filmstrip.serve")
+            logger.logLevel = .notice
+            server = try LibraryServer(configuration: configuration, logger: logger)
+        } catch {
+            throw fail(error)
+        }
+        let local = ["127.0.0.1", "::1", "localhost"].contains(host)
+        try await server.run { url in
+            var lines = ["Filmstrip is serving \(directories.map(\.path).joined(separator: ", "))", "  \(url)"]
+            if !local {
+                lines.append("  Listening on \(host): other machines can reach this library.")
+            }
+            // Written straight to the descriptor, so a script reading the URL sees it at once.
+            FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+        }
+    }
+}

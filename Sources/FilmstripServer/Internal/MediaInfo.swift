@@ -1,0 +1,55 @@
+import FilmstripImaging
+import FilmstripLoading
+import FilmstripMedia
+import Foundation
+
+/// Durations and frames taken straight from videos (posters, and thumbnails before a track exists), kept in
+/// memory by video version. Decoding runs at most `limit` at a time.
+final class MediaInfo: Sendable {
+    private struct FrameKey: Hashable, Sendable {
+        var video: String
+        var millisecond: Int64
+    }
+
+    private let durations = MemoryCache<String, Double>(costLimit: .max, countLimit: 100_000)
+    private let frames = MemoryCache<FrameKey, Data>(costLimit: 64 << 20)
+    private let decoding: Slots
+    private let width: Int
+
+    init(width: Int, limit: Int) {
+        self.width = width
+        self.decoding = Slots(limit: limit)
+    }
+
+    /// The video's duration in seconds.
+    func duration(of video: VideoLibrary.Video) async throws -> Double {
+        let key = Self.key(video)
+        if let known = durations.value(for: key) { return known }
+        let url = video.file
+        let duration = try await decoding.run { try await FrameExtractor(url: url).duration() }
+        durations.insert(duration, for: key, cost: 1)
+        return duration
+    }
+
+    /// A JPEG of the keyframe at or before `time`, at most ``width`` pixels wide.
+    func frame(of video: VideoLibrary.Video, at time: Double) async throws -> Data {
+        let key = FrameKey(video: Self.key(video), millisecond: Int64((time * 1000).rounded()))
+        if let kept = frames.value(for: key) { return kept }
+        let options = {
+            var options = FrameExtractorOptions()
+            options.maximumSize = ImageSize(width: width, height: width)
+            return options
+        }()
+        let url = video.file
+        let jpeg = try await decoding.run {
+            let frame = try await FrameExtractor(url: url, options: options).image(at: time)
+            return Data(try JPEGCodec.encode(frame.image, quality: 85))
+        }
+        frames.insert(jpeg, for: key, cost: jpeg.count)
+        return jpeg
+    }
+
+    private static func key(_ video: VideoLibrary.Video) -> String {
+        "\(video.file.path)\n\(video.size)\n\(video.modified.timeIntervalSince1970)"
+    }
+}

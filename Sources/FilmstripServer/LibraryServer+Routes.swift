@@ -1,0 +1,269 @@
+import FilmstripImaging
+import FilmstripMedia
+import FilmstripThumbnails
+import Foundation
+import Hummingbird
+import NIOCore
+
+extension LibraryServer {
+    func makeRouter() -> Router<BasicRequestContext> {
+        let router = Router(context: BasicRequestContext.self)
+        router.get("/") { _, _ in await self.respond { try await self.libraryPage() } }
+        router.get("/watch/**") { request, _ in await self.respond { try await self.watchPage(request) } }
+        router.get("/media/**") { request, context in
+            await self.respond { try await self.mediaFile(request, context: context, head: false) }
+        }
+        router.head("/media/**") { request, context in
+            await self.respond { try await self.mediaFile(request, context: context, head: true) }
+        }
+        router.get("/api/track") { request, _ in await self.respond { try await self.trackJSON(request) } }
+        router.get("/api/progress") { request, _ in await self.respond { try await self.progressEvents(request) } }
+        router.get("/api/thumbnail") { request, _ in await self.respond { try await self.thumbnail(request) } }
+        router.get("/api/status") { _, _ in await self.respond { try self.status() } }
+        router.get("/api/image") { request, _ in await self.respond { try await self.image(request) } }
+        return router
+    }
+
+    /// Runs a handler, turning its errors into a short plain-text response with their status.
+    private func respond(_ handler: () async throws -> Response) async -> Response {
+        var response: Response
+        do {
+            response = try await handler()
+        } catch {
+            let failure: ServerError =
+                switch error {
+                case let error as ServerError: error
+                case let error as VideoLibrary.ResolveError: ServerError(error)
+                case let error as HTTPError: ServerError(status: Int(error.status.code), error.status.reasonPhrase)
+                default: ServerError(status: 500, "\(error)", underlying: error)
+                }
+            if failure.status >= 500 { logger.error("request failed", metadata: ["error": "\(failure)"]) }
+            response = Response(
+                status: HTTPResponse.Status(code: failure.status),
+                headers: [.contentType: "text/plain; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: failure.message + "\n")))
+        }
+        response.headers[.xContentTypeOptions] = "nosniff"
+        response.headers[.init("Referrer-Policy")!] = "no-referrer"
+        return response
+    }
+
+    // MARK: Pages
+
+    private func libraryPage() async throws -> Response {
+        let videos = library.videos()
+        let durations = await withTaskGroup(of: (Int, Double?).self) { group in
+            for (i, video) in videos.enumerated() {
+                group.addTask { (i, try? await self.media.duration(of: video)) }
+            }
+            var found = [Double?](repeating: nil, count: videos.count)
+            for await (i, duration) in group { found[i] = duration }
+            return found
+        }
+        let items = zip(videos, durations).map { Pages.LibraryItem(path: $0.path, name: $0.name, duration: $1) }
+        return page(Pages.library(items, folders: library.roots.map(\.directory.path)))
+    }
+
+    private func watchPage(_ request: Request) async throws -> Response {
+        let video = try resolve(path: request.uri.path, prefix: "/watch/")
+        let src = HTML.component(video.path)
+        var config: [String: Any] = [
+            "trackURL": "/api/track?src=\(src)", "progressURL": "/api/progress?src=\(src)", "src": video.path,
+        ]
+        if let duration = try? await media.duration(of: video) { config["duration"] = duration }
+        return page(
+            Pages.watch(
+                title: video.name, subtitle: video.path, videoURL: "/media/\(HTML.path(video.path))", config: config))
+    }
+
+    private func page(_ html: String) -> Response {
+        Response(
+            status: .ok,
+            headers: [
+                .contentType: "text/html; charset=utf-8", .contentSecurityPolicy: PageAssets.contentSecurityPolicy,
+                .cacheControl: "no-store",
+            ],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    // MARK: Media
+
+    private func mediaFile(_ request: Request, context: BasicRequestContext, head: Bool) async throws -> Response {
+        let video = try resolve(path: request.uri.path, prefix: "/media/")
+        let size = Int(video.size)
+        var headers: HTTPFields = [
+            .contentType: Self.mediaType(video.file.pathExtension), .acceptRanges: "bytes",
+            .lastModified: Self.httpDate(video.modified),
+        ]
+        let range = ByteRange.parse(request.headers[.range], size: size)
+        switch range {
+        case .unsatisfiable:
+            headers[.contentRange] = "bytes */\(size)"
+            return Response(status: .rangeNotSatisfiable, headers: headers)
+        case .whole:
+            headers[.contentLength] = "\(size)"
+            guard !head, size > 0 else { return Response(status: .ok, headers: headers, body: ResponseBody()) }
+            let body = try await FileIO().loadFile(path: video.file.path, range: 0...(size - 1), context: context)
+            return Response(status: .ok, headers: headers, body: body)
+        case .part(let bytes):
+            headers[.contentLength] = "\(bytes.count)"
+            headers[.contentRange] = "bytes \(bytes.lowerBound)-\(bytes.upperBound)/\(size)"
+            guard !head else { return Response(status: .partialContent, headers: headers, body: ResponseBody()) }
+            let body = try await FileIO().loadFile(path: video.file.path, range: bytes, context: context)
+            return Response(status: .partialContent, headers: headers, body: body)
+        }
+    }
+
+    // MARK: API
+
+    private func trackJSON(_ request: Request) async throws -> Response {
+        let video = try source(request)
+        let track = try await tracks.track(for: video)
+        let duration = try? await media.duration(of: video)
+        let src = HTML.component(video.path)
+        var object = Pages.trackObject(track, duration: duration) { "/api/image?src=\(src)&i=\($0)" }
+        object["src"] = video.path
+        return json(object)
+    }
+
+    private func status() throws -> Response {
+        let s = tracks.statistics
+        let object: [String: Any] = [
+            "videos": library.videos().count,
+            "generations": [
+                "started": s.started, "completed": s.completed, "failed": s.failed, "running": s.running,
+                "queued": s.queued, "peakRunning": s.peakRunning,
+                "limit": max(1, configuration.maximumParallelGenerations),
+            ],
+        ]
+        return json(object)
+    }
+
+    private func json(_ object: [String: Any]) -> Response {
+        let data =
+            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+            ?? Data("{}".utf8)
+        return Response(
+            status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-cache"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    private func progressEvents(_ request: Request) async throws -> Response {
+        let video = try source(request)
+        let events = await tracks.progress(for: video)
+        let body = ResponseBody { writer in
+            for await event in events {
+                try await writer.write(ByteBuffer(string: Self.serverSentEvent(event)))
+            }
+            try await writer.finish(nil)
+        }
+        return Response(
+            status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"], body: body)
+    }
+
+    static func serverSentEvent(_ event: ProgressEvent) -> String {
+        func json(_ object: [String: Any]) -> String {
+            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+            return String(decoding: data, as: UTF8.self)
+        }
+        switch event {
+        case .progress(let done, let total):
+            let fraction = total > 0 ? Double(done) / Double(total) : 1
+            return "event: progress\ndata: \(json(["fraction": fraction, "done": done, "total": total]))\n\n"
+        case .ready(let cues, let origin):
+            return "event: ready\ndata: \(json(["cues": cues, "origin": origin]))\n\n"
+        case .failed(let message):
+            return "event: failed\ndata: \(json(["message": message]))\n\n"
+        }
+    }
+
+    private func thumbnail(_ request: Request) async throws -> Response {
+        let video = try source(request)
+        guard let text = request.uri.queryParameters.get("t"), let t = Double(text), t.isFinite, t >= 0 else {
+            throw ServerError(status: 400, "t must be a time in seconds, 0 or more")
+        }
+        if let track = await tracks.readyTrack(for: video) {
+            guard let thumbnail = try await track.thumbnails.thumbnail(at: t) else {
+                throw ServerError(status: 404, "no thumbnail at \(t) s")
+            }
+            return image(thumbnail.imageData, format: thumbnail.format, source: "track")
+        }
+        do {
+            return image(try await media.frame(of: video, at: t), format: .jpeg, source: "frame")
+        } catch let error as MediaError where error.kind == .timeOutOfRange {
+            throw ServerError(status: 404, "no frame at \(t) s", underlying: error)
+        } catch let error as MediaError {
+            throw ServerError(status: 422, error.message, underlying: error)
+        }
+    }
+
+    private func image(_ request: Request) async throws -> Response {
+        let video = try source(request)
+        guard let text = request.uri.queryParameters.get("i"), let index = Int(text), index >= 0 else {
+            throw ServerError(status: 400, "i must be an image index")
+        }
+        let track = try await tracks.track(for: video)
+        guard index < track.imageCount else { throw ServerError(status: 404, "the track has no image \(index)") }
+        let data = try await track.thumbnails.imageData(at: index)
+        let format = (try? ImageCodec.info(data).format) ?? .jpeg
+        return image(data, format: format, source: track.origin)
+    }
+
+    private func image(_ data: Data, format: ImageFormat, source: String) -> Response {
+        Response(
+            status: .ok,
+            headers: [
+                .contentType: format == .png ? "image/png" : "image/jpeg", .cacheControl: "private, max-age=60",
+                .init("X-Filmstrip-Source")!: source,
+            ],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    // MARK: Paths
+
+    /// The video named by `src=` (percent-decoded by the query parser).
+    private func source(_ request: Request) throws -> VideoLibrary.Video {
+        guard let src = request.uri.queryParameters.get("src"), !src.isEmpty else {
+            throw ServerError(status: 400, "src= names no video")
+        }
+        return try library.resolve(src)
+    }
+
+    /// The video named by a raw request path after `prefix`: each component percent-decoded on its own, so an
+    /// encoded `/` or `..` stays inside its component, where ``VideoLibrary`` refuses it.
+    private func resolve(path: String, prefix: String) throws -> VideoLibrary.Video {
+        guard path.hasPrefix(prefix) else { throw VideoLibrary.ResolveError.notFound("no video named") }
+        var components: [String] = []
+        for raw in path.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false) {
+            guard let decoded = String(raw).removingPercentEncoding else {
+                throw VideoLibrary.ResolveError.forbidden("malformed percent-encoding")
+            }
+            components.append(decoded)
+        }
+        return try library.resolve(components: components)
+    }
+
+    static func mediaType(_ pathExtension: String) -> String {
+        switch pathExtension.lowercased() {
+        case "mp4", "m4v": "video/mp4"
+        case "mov": "video/quicktime"
+        case "webm": "video/webm"
+        case "mkv": "video/x-matroska"
+        case "ts", "m2ts", "mts": "video/mp2t"
+        case "ogv": "video/ogg"
+        case "mpg", "mpeg": "video/mpeg"
+        case "avi": "video/x-msvideo"
+        case "flv": "video/x-flv"
+        case "3gp": "video/3gpp"
+        default: "application/octet-stream"
+        }
+    }
+
+    static func httpDate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: date)
+    }
+}

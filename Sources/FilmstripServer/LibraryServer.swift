@@ -1,0 +1,55 @@
+public import Foundation
+import Hummingbird
+public import Logging
+
+/// `filmstrip serve`: a library page of the videos under some folders and a watch page per video whose scrub bar
+/// shows preview thumbnails, with the JSON, event-stream and image endpoints behind them.
+///
+/// ```swift
+/// let server = try LibraryServer(configuration: ServerConfiguration(libraries: [moviesFolder]))
+/// try await server.run { url in print("serving \(url)") }
+/// ```
+///
+/// Routes: `/` (library), `/watch/<path>` (watch page), `/media/<path>` (the video, with `Range` and `HEAD`),
+/// `/api/track?src=` (cues as JSON), `/api/progress?src=` (server-sent events), `/api/thumbnail?src=&t=` (JPEG),
+/// `/api/image?src=&i=` (a sheet of the track). Only files under the configured folders are served.
+public final class LibraryServer: Sendable {
+    /// What the server was made with.
+    public let configuration: ServerConfiguration
+    let library: VideoLibrary
+    let tracks: TrackStore
+    let media: MediaInfo
+    let logger: Logger
+
+    /// A server over `configuration.libraries`. Throws when a folder does not exist.
+    public init(configuration: ServerConfiguration, logger: Logger = Logger(label: "filmstrip.serve")) throws {
+        self.configuration = configuration
+        do {
+            self.library = try VideoLibrary(directories: configuration.libraries)
+        } catch {
+            throw ServerError(status: 404, "\(error)", underlying: error)
+        }
+        self.logger = logger
+        self.tracks = TrackStore(library: library, configuration: configuration, logger: logger)
+        self.media = MediaInfo(
+            width: configuration.frameThumbnailWidth, limit: ProcessInfo.processInfo.activeProcessorCount)
+    }
+
+    /// Binds and serves until the task is cancelled or the process gets SIGINT or SIGTERM. `onStart` gets the URL
+    /// the server listens on (with the port picked, when the configuration asked for port 0).
+    public func run(onStart: @escaping @Sendable (URL) -> Void = { _ in }) async throws {
+        let host = configuration.host
+        let app = Application(
+            router: makeRouter(),
+            configuration: ApplicationConfiguration(
+                address: .hostname(host, port: configuration.port), serverName: "filmstrip"),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? 0
+                let shown = host.contains(":") ? "[\(host)]" : host
+                onStart(URL(string: "http://\(shown):\(port)/")!)
+            },
+            logger: logger
+        )
+        try await app.runService()
+    }
+}

@@ -1,0 +1,43 @@
+public import FilmstripMedia
+public import Foundation
+
+/// How `filmstrip serve` runs: which folders it serves, where it listens, where generated tracks go.
+public struct ServerConfiguration: Sendable {
+    /// The folders whose videos are served, searched recursively. Nothing outside them is ever served.
+    public var libraries: [URL]
+    /// The address to bind. The default, `127.0.0.1`, keeps the server on this machine; anything else is an
+    /// explicit choice.
+    public var host = "127.0.0.1"
+    /// The port to bind; `0` picks a free one (reported by ``LibraryServer/run(onStart:)``).
+    public var port = 8080
+    /// Where tracks generated for videos without one are kept, one folder per video version. The libraries
+    /// themselves are never written to.
+    public var cacheDirectory: URL = ServerConfiguration.defaultCacheDirectory
+    /// How many tracks are generated at once; further requests wait their turn. A second request for a video
+    /// whose track is being generated waits on that generation.
+    public var maximumParallelGenerations = 2
+    /// The options of generated tracks. `workers` is divided among the parallel generations.
+    public var trackOptions: PreviewTrackOptions = {
+        var options = PreviewTrackOptions()
+        options.interval = 2
+        options.columns = 5
+        options.rows = 5
+        return options
+    }()
+    /// The width of thumbnails taken straight from a video (posters, and `/api/thumbnail` before a track exists).
+    public var frameThumbnailWidth = 320
+
+    /// Creates a configuration serving `libraries`.
+    public init(libraries: [URL]) {
+        self.libraries = libraries
+    }
+
+    /// `$XDG_CACHE_HOME/filmstrip/serve`, else `~/.cache/filmstrip/serve`.
+    public static var defaultCacheDirectory: URL {
+        let environment = ProcessInfo.processInfo.environment
+        let base =
+            environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0, isDirectory: true) }
+            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache", isDirectory: true)
+        return base.appendingPathComponent("filmstrip/serve", isDirectory: true)
+    }
+}

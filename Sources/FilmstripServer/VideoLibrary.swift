@@ -1,0 +1,155 @@
+public import Foundation
+
+/// The videos under a set of folders, and the one door through which a request's path becomes a file.
+///
+/// A video is named by its path relative to its folder, with `/` between components; with several folders the
+/// first component is the folder's label (its last path component, made unique). ``resolve(_:)`` accepts only
+/// names made of ordinary components, then resolves symbolic links and checks that the file is still inside
+/// its folder, so `..`, absolute paths and links that lead out of the tree never reach the file system's
+/// content.
+public struct VideoLibrary: Sendable {
+    /// A served folder.
+    public struct Root: Sendable, Hashable {
+        /// The label naming the folder in video paths (empty when there is only one folder).
+        public var label: String
+        /// The folder, with symbolic links resolved.
+        public var directory: URL
+    }
+
+    /// A video in the library.
+    public struct Video: Sendable, Hashable {
+        /// Its name in the library: what `/watch/` and `src=` carry.
+        public var path: String
+        /// The file, with symbolic links resolved.
+        public var file: URL
+        /// The root it lies in.
+        public var root: Root
+        /// Size in bytes.
+        public var size: Int64
+        /// Last modification.
+        public var modified: Date
+
+        /// The file name to show.
+        public var name: String { file.lastPathComponent }
+    }
+
+    /// Why a name does not lead to a video.
+    public enum ResolveError: Error, Sendable, Equatable {
+        /// The name is not allowed: a `..` or `.` component, an empty component, an absolute path, a `/` or NUL
+        /// inside a component, or a file that lies outside the library once links are resolved (HTTP 403).
+        case forbidden(String)
+        /// No such video (HTTP 404).
+        case notFound(String)
+    }
+
+    /// File extensions taken as videos.
+    public static let videoExtensions: Set<String> = [
+        "mp4", "m4v", "mov", "mkv", "webm", "ts", "m2ts", "mts", "avi", "mpg", "mpeg", "ogv", "flv", "3gp",
+    ]
+
+    /// The served folders.
+    public let roots: [Root]
+
+    /// A library over `directories`. Throws when one is not a readable folder.
+    public init(directories: [URL]) throws {
+        var roots: [Root] = []
+        var used: Set<String> = []
+        for directory in directories {
+            let resolved = directory.standardizedFileURL.resolvingSymlinksInPath()
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: resolved.path, isDirectory: &isDirectory), isDirectory.boolValue
+            else {
+                throw ResolveError.notFound("\(directory.path) is not a folder")
+            }
+            var label = ""
+            if directories.count > 1 {
+                let base = resolved.lastPathComponent.isEmpty ? "root" : resolved.lastPathComponent
+                label = base
+                var n = 2
+                while used.contains(label) {
+                    label = "\(base)-\(n)"
+                    n += 1
+                }
+                used.insert(label)
+            }
+            roots.append(Root(label: label, directory: resolved))
+        }
+        self.roots = roots
+    }
+
+    /// Every video under the folders, sorted by path. Hidden files and folders are skipped, and so are links that
+    /// lead out of their folder.
+    public func videos() -> [Video] {
+        var found: [Video] = []
+        for root in roots {
+            guard
+                let walker = FileManager.default.enumerator(
+                    at: root.directory, includingPropertiesForKeys: [.isRegularFileKey],
+                    options: [.skipsHiddenFiles, .skipsPackageDescendants])
+            else { continue }
+            for case let url as URL in walker {
+                guard Self.videoExtensions.contains(url.pathExtension.lowercased()) else { continue }
+                let relative = url.standardizedFileURL.path.dropFirst(root.directory.path.count)
+                let components = relative.split(separator: "/").map(String.init)
+                guard !components.isEmpty else { continue }
+                let name = root.label.isEmpty ? components : [root.label] + components
+                if let video = try? resolve(components: name) { found.append(video) }
+            }
+        }
+        return found.sorted { $0.path.localizedStandardCompare($1.path) == .orderedAscending }
+    }
+
+    /// The video a `src=` value names: components separated by `/`, already percent-decoded.
+    public func resolve(_ path: String) throws(ResolveError) -> Video {
+        guard !path.hasPrefix("/") else { throw .forbidden("absolute paths are not served") }
+        return try resolve(components: path.split(separator: "/", omittingEmptySubsequences: false).map(String.init))
+    }
+
+    /// The video named by `components`, each already percent-decoded.
+    public func resolve(components: [String]) throws(ResolveError) -> Video {
+        guard !components.isEmpty else { throw .notFound("no video named") }
+        for component in components {
+            if component.isEmpty || component == "." || component == ".." {
+                throw .forbidden("the path component \"\(component)\" is not allowed")
+            }
+            if component.contains("/") || component.contains("\0") {
+                throw .forbidden("a path component may not contain \"/\" or NUL")
+            }
+        }
+        var rest = components[...]
+        let root: Root
+        if roots.count == 1 {
+            root = roots[0]
+        } else {
+            guard let match = roots.first(where: { $0.label == components[0] }) else {
+                throw .notFound("no library folder named \(components[0])")
+            }
+            root = match
+            rest = rest.dropFirst()
+            guard !rest.isEmpty else { throw .notFound("no video named") }
+        }
+        var candidate = root.directory
+        for component in rest { candidate.appendPathComponent(component, isDirectory: false) }
+        // Links resolved, the file must still be inside its folder.
+        let file = candidate.resolvingSymlinksInPath()
+        let base = root.directory.path.hasSuffix("/") ? root.directory.path : root.directory.path + "/"
+        guard file.path.hasPrefix(base) else { throw .forbidden("the file lies outside the library") }
+        guard Self.videoExtensions.contains(file.pathExtension.lowercased()),
+            let attributes = try? FileManager.default.attributesOfItem(atPath: file.path),
+            attributes[.type] as? FileAttributeType == .typeRegular
+        else { throw .notFound("no video at \(components.joined(separator: "/"))") }
+        let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
+        let modified = attributes[.modificationDate] as? Date ?? .distantPast
+        let path = components.joined(separator: "/")
+        return Video(path: path, file: file, root: root, size: size, modified: modified)
+    }
+
+    /// Whether `url` is a file inside one of the folders once links are resolved (for images a track refers to).
+    public func contains(_ url: URL) -> Bool {
+        guard url.isFileURL else { return false }
+        let file = url.standardizedFileURL.resolvingSymlinksInPath().path
+        return roots.contains { root in
+            file.hasPrefix(root.directory.path.hasSuffix("/") ? root.directory.path : root.directory.path + "/")
+        }
+    }
+}

@@ -1,0 +1,147 @@
+import FilmstripMedia
+import FilmstripTesting
+import Foundation
+import Logging
+import Testing
+
+@testable import FilmstripServer
+
+@Suite("Server parts: byte ranges, progress fan-out, escaping")
+struct ServerPartsTests {
+    @Test("Range headers: one range as asked, suffixes, open ends, the unsatisfiable and the ignored")
+    func ranges() {
+        #expect(ByteRange.parse(nil, size: 100) == .whole)
+        #expect(ByteRange.parse("bytes=0-9", size: 100) == .part(0...9))
+        #expect(ByteRange.parse("bytes=90-", size: 100) == .part(90...99))
+        #expect(ByteRange.parse("bytes=90-500", size: 100) == .part(90...99))
+        #expect(ByteRange.parse("bytes=-10", size: 100) == .part(90...99))
+        #expect(ByteRange.parse("bytes=-500", size: 100) == .part(0...99))
+        #expect(ByteRange.parse("bytes=100-", size: 100) == .unsatisfiable)
+        #expect(ByteRange.parse("bytes=-0", size: 100) == .unsatisfiable)
+        #expect(ByteRange.parse("bytes=0-1,5-6", size: 100) == .whole)
+        #expect(ByteRange.parse("bytes=9-2", size: 100) == .whole)
+        #expect(ByteRange.parse("items=0-1", size: 100) == .whole)
+        #expect(ByteRange.parse("bytes=abc", size: 100) == .whole)
+    }
+
+    @Test("a listener that joins late gets the latest event first; the final event ends every stream")
+    func progressFanOut() async {
+        let channel = ProgressChannel()
+        let early = channel.listen()
+        channel.publish(.progress(done: 1, total: 4))
+        channel.publish(.progress(done: 2, total: 4))
+        let late = channel.listen()
+        channel.finish(.ready(cues: 4, origin: "generated"))
+        channel.publish(.progress(done: 3, total: 4))
+        var seenEarly: [ProgressEvent] = []
+        for await event in early { seenEarly.append(event) }
+        var seenLate: [ProgressEvent] = []
+        for await event in late { seenLate.append(event) }
+        #expect(
+            seenEarly == [
+                .progress(done: 1, total: 4), .progress(done: 2, total: 4), .ready(cues: 4, origin: "generated"),
+            ])
+        #expect(seenLate == [.progress(done: 2, total: 4), .ready(cues: 4, origin: "generated")])
+        var after: [ProgressEvent] = []
+        for await event in channel.listen() { after.append(event) }
+        #expect(after == [.ready(cues: 4, origin: "generated")])
+    }
+
+    @Test("names and paths are escaped for HTML, URLs and inline JSON")
+    func escaping() {
+        #expect(HTML.escape("<a href='x'>&\"</a>") == "&lt;a href=&#39;x&#39;&gt;&amp;&quot;&lt;/a&gt;")
+        #expect(HTML.path("sub dir/Ünï #1?.mp4") == "sub%20dir/%C3%9Cn%C3%AF%20%231%3F.mp4")
+        #expect(HTML.component("a/b&c=d") == "a%2Fb%26c%3Dd")
+        let json = HTML.scriptJSON(["name": "</script><script>alert(1)</script>\u{2028}"])
+        #expect(!json.contains("<"))
+        #expect(!json.contains("\u{2028}"))
+        #expect(HTML.duration(59.9) == "0:59")
+        #expect(HTML.duration(3725) == "1:02:05")
+        #expect(HTML.duration(.nan) == "–")
+    }
+
+    @Test("the page's inline script and style are allowed by the policy's hashes, and nothing else is")
+    func contentSecurityPolicy() {
+        let policy = PageAssets.contentSecurityPolicy
+        #expect(policy.contains("default-src 'none'"))
+        #expect(policy.contains("script-src 'sha256-"))
+        #expect(!policy.contains("unsafe-inline"))
+        let page = Pages.watch(title: "t", subtitle: "s", videoURL: "/media/t.mp4", config: [:])
+        #expect(page.contains("<script>\(PageAssets.script)</script>"))
+        #expect(page.contains("<style>\(PageAssets.style)</style>"))
+    }
+}
+
+@Suite("Track store: one preparation per video, bounded generations, tracks beside videos")
+struct TrackStoreTests {
+    private static func store(_ library: URL, cache: URL, parallel: Int = 1) throws -> (VideoLibrary, TrackStore) {
+        var configuration = ServerConfiguration(libraries: [library])
+        configuration.cacheDirectory = cache
+        configuration.maximumParallelGenerations = parallel
+        configuration.trackOptions.interval = 1
+        let videos = try VideoLibrary(directories: [library])
+        return (videos, TrackStore(library: videos, configuration: configuration, logger: Logger(label: "test")))
+    }
+
+    @Test("concurrent requests for one video share one generation, kept in the cache for the next server")
+    func oneGeneration() async throws {
+        let temp = try TemporaryDirectory()
+        defer { temp.remove() }
+        let library = temp.url.appendingPathComponent("library")
+        try FileManager.default.createDirectory(at: library, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: MediaFixtures.counter(), to: library.appendingPathComponent("c.mp4"))
+        let cache = temp.url.appendingPathComponent("cache")
+        let (videos, store) = try Self.store(library, cache: cache)
+        let video = try videos.resolve("c.mp4")
+        let progress = await store.progress(for: video)
+        let tracks = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<6 { group.addTask { try await store.track(for: video).placements.count } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(tracks == Array(repeating: 10, count: 6))
+        #expect(store.statistics.started == 1)
+        #expect(store.statistics.completed == 1)
+        var events: [ProgressEvent] = []
+        for await event in progress { events.append(event) }
+        #expect(events.last == .ready(cues: 10, origin: "generated"))
+        #expect(await store.readyTrack(for: video)?.origin == "generated")
+        let entries = try FileManager.default.contentsOfDirectory(atPath: cache.path)
+        #expect(entries.count == 1 && !entries[0].hasPrefix("."))
+        // A new server finds it in the cache and generates nothing.
+        let (_, again) = try Self.store(library, cache: cache)
+        #expect(try await again.track(for: video).origin == "cached")
+        #expect(again.statistics.started == 0)
+        // The library itself is never written to.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: library.path) == ["c.mp4"])
+    }
+
+    @Test("a track beside the video wins; a broken video fails once, clearly, and is not retried")
+    func besideAndBroken() async throws {
+        let temp = try TemporaryDirectory()
+        defer { temp.remove() }
+        let library = temp.url.appendingPathComponent("library")
+        try FileManager.default.createDirectory(at: library, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: MediaFixtures.counter(), to: library.appendingPathComponent("c.mp4"))
+        var options = PreviewTrackOptions()
+        options.interval = 5
+        _ = try await PreviewTrackGenerator.generate(
+            from: library.appendingPathComponent("c.mp4"), to: library, options: options)
+        try FileManager.default.moveItem(
+            at: library.appendingPathComponent("thumbnails.vtt"), to: library.appendingPathComponent("c.vtt"))
+        try Data(repeating: 7, count: 5000).write(to: library.appendingPathComponent("broken.mp4"))
+        let (videos, store) = try Self.store(library, cache: temp.url.appendingPathComponent("cache"))
+        let beside = try await store.track(for: try videos.resolve("c.mp4"))
+        #expect(beside.origin == "beside")
+        #expect(beside.placements.map(\.start) == [0, 5])
+        let broken = try videos.resolve("broken.mp4")
+        for _ in 0..<2 {
+            await #expect {
+                try await store.track(for: broken)
+            } throws: { error in
+                (error as? FilmstripServer.ServerError)?.status == 422 && "\(error)".contains("broken.mp4")
+            }
+        }
+        #expect(store.statistics.started == 1)
+        #expect(store.statistics.failed == 1)
+    }
+}
