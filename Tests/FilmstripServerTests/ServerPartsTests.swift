@@ -104,6 +104,12 @@ struct TrackStoreTests {
         var events: [ProgressEvent] = []
         for await event in progress { events.append(event) }
         #expect(events.last == .ready(cues: 10, origin: "generated"))
+        // Workers finish out of order, yet progress never goes back.
+        let done = events.compactMap { event -> Int? in
+            if case .progress(let done, _) = event { return done }
+            return nil
+        }
+        #expect(done == done.sorted())
         #expect(await store.readyTrack(for: video)?.origin == "generated")
         let entries = try FileManager.default.contentsOfDirectory(atPath: cache.path)
         #expect(entries.count == 1 && !entries[0].hasPrefix("."))

@@ -43,14 +43,14 @@ final class ProgressChannel: Sendable {
         return stream
     }
 
-    /// Reports progress; ignored after the final event.
+    /// Reports progress; ignored after the final event. Events reach each listener in the order they were
+    /// published: they are handed over under the lock.
     func publish(_ event: ProgressEvent) {
-        let listeners = state.withLock { s -> [AsyncStream<ProgressEvent>.Continuation] in
-            guard !s.finished else { return [] }
+        state.withLock { s in
+            guard !s.finished else { return }
             s.latest = event
-            return Array(s.listeners.values)
+            for listener in s.listeners.values { listener.yield(event) }
         }
-        for listener in listeners { listener.yield(event) }
     }
 
     /// Reports the final event and ends every stream.
@@ -59,12 +59,11 @@ final class ProgressChannel: Sendable {
             guard !s.finished else { return [] }
             s.latest = event
             s.finished = true
+            for listener in s.listeners.values { listener.yield(event) }
             defer { s.listeners.removeAll() }
             return Array(s.listeners.values)
         }
-        for listener in listeners {
-            listener.yield(event)
-            listener.finish()
-        }
+        // Outside the lock: finishing runs the stream's termination handler, which takes it.
+        for listener in listeners { listener.finish() }
     }
 }

@@ -158,13 +158,14 @@ actor TrackStore {
         do {
             _ = try await PreviewTrackGenerator.generate(from: video.file, to: staging, options: options) { done, total in
                 // At most about a hundred events per track.
+                // Workers finish out of order: only a higher figure goes out, published under the same lock that
+                // compares it, so listeners never see progress go back.
                 let percent = total > 0 ? done * 100 / total : 100
-                let publish = step.withLock { last in
-                    guard percent > last || done == total else { return false }
+                step.withLock { last in
+                    guard percent > last else { return }
                     last = percent
-                    return true
+                    channel.publish(.progress(done: done, total: total))
                 }
-                if publish { channel.publish(.progress(done: done, total: total)) }
             }
         } catch {
             throw ServerError(status: 422, "cannot make previews of \(video.name): \(error)", underlying: error)
