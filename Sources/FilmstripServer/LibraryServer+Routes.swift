@@ -8,8 +8,11 @@ import NIOCore
 extension LibraryServer {
     func makeRouter() -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
+        router.add(middleware: OriginGuard(loopbackOnly: OriginGuard<BasicRequestContext>.isLoopback(host: configuration.host)))
         router.get("/") { _, _ in await self.respond { try await self.libraryPage() } }
+        router.head("/") { _, _ in Self.head(await self.respond { try await self.libraryPage() }) }
         router.get("/watch/**") { request, _ in await self.respond { try await self.watchPage(request) } }
+        router.head("/watch/**") { request, _ in Self.head(await self.respond { try await self.watchPage(request) }) }
         router.get("/media/**") { request, context in
             await self.respond { try await self.mediaFile(request, context: context, head: false) }
         }
@@ -22,6 +25,13 @@ extension LibraryServer {
         router.get("/api/status") { _, _ in await self.respond { try self.status() } }
         router.get("/api/image") { request, _ in await self.respond { try await self.image(request) } }
         return router
+    }
+
+    /// The answer to HEAD: the GET answer's status and headers, with its length and no body.
+    private static func head(_ response: Response) -> Response {
+        var headers = response.headers
+        if let length = response.body.contentLength { headers[.contentLength] = "\(length)" }
+        return Response(status: response.status, headers: headers, body: ResponseBody())
     }
 
     /// Runs a handler, turning its errors into a short plain-text response with their status.
@@ -70,7 +80,7 @@ extension LibraryServer {
         var config: [String: Any] = [
             "trackURL": "/api/track?src=\(src)", "progressURL": "/api/progress?src=\(src)", "src": video.path,
         ]
-        if let duration = try? await media.duration(of: video) { config["duration"] = duration }
+        if let duration = try? await media.duration(of: video), duration.isFinite { config["duration"] = duration }
         return page(
             Pages.watch(
                 title: video.name, subtitle: video.path, videoURL: "/media/\(HTML.path(video.path))", config: config))
@@ -91,11 +101,19 @@ extension LibraryServer {
     private func mediaFile(_ request: Request, context: BasicRequestContext, head: Bool) async throws -> Response {
         let video = try resolve(path: request.uri.path, prefix: "/media/")
         let size = Int(video.size)
+        let etag = "\"\(String(size, radix: 16))-\(String(Int64(video.modified.timeIntervalSince1970 * 1000), radix: 16))\""
+        let lastModified = Self.httpDate(video.modified)
         var headers: HTTPFields = [
             .contentType: Self.mediaType(video.file.pathExtension), .acceptRanges: "bytes",
-            .lastModified: Self.httpDate(video.modified),
+            .lastModified: lastModified, .eTag: etag,
         ]
-        let range = ByteRange.parse(request.headers[.range], size: size)
+        // A range of a file that has changed since the client's copy would splice two versions: with If-Range
+        // naming another version, the whole file is sent instead.
+        var rangeHeader = request.headers[.range]
+        if let condition = request.headers[.ifRange], condition != etag, condition != lastModified {
+            rangeHeader = nil
+        }
+        let range = ByteRange.parse(rangeHeader, size: size)
         switch range {
         case .unsatisfiable:
             headers[.contentRange] = "bytes */\(size)"
@@ -152,9 +170,25 @@ extension LibraryServer {
         let video = try source(request)
         let events = await tracks.progress(for: video)
         let body = ResponseBody { writer in
-            for await event in events {
-                try await writer.write(ByteBuffer(string: Self.serverSentEvent(event)))
+            // The events, and a comment every 15 s while none comes (a video waiting its turn), so proxies keep
+            // the stream open and a client that went away is noticed.
+            let (lines, continuation) = AsyncStream.makeStream(of: String.self)
+            let forward = Task {
+                for await event in events { continuation.yield(Self.serverSentEvent(event)) }
+                continuation.finish()
             }
+            let heartbeat = Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(15))
+                    continuation.yield(": keep-alive\n\n")
+                }
+            }
+            defer {
+                forward.cancel()
+                heartbeat.cancel()
+            }
+            try await writer.write(ByteBuffer(string: ": filmstrip progress\n\n"))
+            for await line in lines { try await writer.write(ByteBuffer(string: line)) }
             try await writer.finish(nil)
         }
         return Response(
@@ -182,6 +216,8 @@ extension LibraryServer {
         guard let text = request.uri.queryParameters.get("t"), let t = Double(text), t.isFinite, t >= 0 else {
             throw ServerError(status: 400, "t must be a time in seconds, 0 or more")
         }
+        // Past any real video's end (about 116 days): nothing to decode.
+        guard t <= 10_000_000 else { throw ServerError(status: 404, "no thumbnail at \(t) s") }
         if let track = await tracks.readyTrack(for: video) {
             guard let thumbnail = try await track.thumbnails.thumbnail(at: t) else {
                 throw ServerError(status: 404, "no thumbnail at \(t) s")

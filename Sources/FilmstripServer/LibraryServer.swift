@@ -43,10 +43,15 @@ public final class LibraryServer: Sendable {
             router: makeRouter(),
             configuration: ApplicationConfiguration(
                 address: .hostname(host, port: configuration.port), serverName: "filmstrip"),
-            onServerRunning: { channel in
+            onServerRunning: { [logger] channel in
                 let port = channel.localAddress?.port ?? 0
-                let shown = host.contains(":") ? "[\(host)]" : host
-                onStart(URL(string: "http://\(shown):\(port)/")!)
+                // An IPv6 address goes in brackets, its zone's `%` escaped.
+                let shown = host.contains(":") ? "[\(host.replacingOccurrences(of: "%", with: "%25"))]" : host
+                if let url = URL(string: "http://\(shown):\(port)/") {
+                    onStart(url)
+                } else {
+                    logger.warning("listening, but \(host):\(port) makes no URL")
+                }
             },
             logger: logger
         )

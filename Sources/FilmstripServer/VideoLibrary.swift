@@ -128,12 +128,13 @@ public struct VideoLibrary: Sendable {
             rest = rest.dropFirst()
             guard !rest.isEmpty else { throw .notFound("no video named") }
         }
+        // Hidden files and folders inside a library are not listed, and not served either.
+        if rest.contains(where: { $0.hasPrefix(".") }) { throw .notFound("no video named") }
         var candidate = root.directory
         for component in rest { candidate.appendPathComponent(component, isDirectory: false) }
         // Links resolved, the file must still be inside its folder.
         let file = candidate.resolvingSymlinksInPath()
-        let base = root.directory.path.hasSuffix("/") ? root.directory.path : root.directory.path + "/"
-        guard file.path.hasPrefix(base) else { throw .forbidden("the file lies outside the library") }
+        guard Self.isInside(file.path, root.directory.path) else { throw .forbidden("the file lies outside the library") }
         guard Self.videoExtensions.contains(file.pathExtension.lowercased()),
             let attributes = try? FileManager.default.attributesOfItem(atPath: file.path),
             attributes[.type] as? FileAttributeType == .typeRegular
@@ -148,8 +149,13 @@ public struct VideoLibrary: Sendable {
     public func contains(_ url: URL) -> Bool {
         guard url.isFileURL else { return false }
         let file = url.standardizedFileURL.resolvingSymlinksInPath().path
-        return roots.contains { root in
-            file.hasPrefix(root.directory.path.hasSuffix("/") ? root.directory.path : root.directory.path + "/")
-        }
+        return roots.contains { Self.isInside(file, $0.directory.path) }
+    }
+
+    /// Whether `path` lies under `directory`, compared byte for byte (`String.hasPrefix` would take two
+    /// spellings of one accented name, NFC and NFD, as equal, though the file system does not).
+    static func isInside(_ path: String, _ directory: String) -> Bool {
+        let base = directory.hasSuffix("/") ? directory : directory + "/"
+        return path.utf8.starts(with: base.utf8) && path.utf8.count > base.utf8.count
     }
 }

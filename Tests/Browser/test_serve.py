@@ -24,6 +24,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 BIN = os.environ.get("FILMSTRIP_BIN") or os.path.join(
     subprocess.check_output(["swift", "build", "--show-bin-path"], cwd=ROOT, text=True).strip(), "filmstrip")
 UNICODE_NAME = "Ünïcødé 名前 #1.mp4"
+# A quote followed by a combining mark is one character, but still a quote to an HTML parser.
+QUOTE_NAME = "q\"\u0301 onmouseover=\"x\u0301' <b>.mp4"
 
 
 def ramp(path, seconds):
@@ -70,10 +72,11 @@ class Server:
         except subprocess.TimeoutExpired:
             self.process.kill()
 
-    def raw(self, target, method="GET", headers=()):
+    def raw(self, target, method="GET", headers=(), host=None):
         """One request written byte for byte (no client-side normalisation); returns (status, headers, body)."""
         with socket.create_connection((self.host, self.port), timeout=60) as s:
-            lines = [f"{method} {target} HTTP/1.1", f"Host: {self.host}:{self.port}", "Connection: close", *headers]
+            host = f"{self.host}:{self.port}" if host is None else host
+            lines = [f"{method} {target} HTTP/1.1", f"Host: {host}", "Connection: close", *headers]
             s.sendall(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
             data = b""
             while True:
@@ -140,6 +143,7 @@ def setUpModule():
     for name in ("fresh.mp4", "second.mp4", "third.mp4"):
         ramp(os.path.join(LIBRARY, name), 20)
     ramp(os.path.join(LIBRARY, "nested", UNICODE_NAME), 10)
+    shutil.copy(os.path.join(LIBRARY, "nested", UNICODE_NAME), os.path.join(LIBRARY, QUOTE_NAME))
     ramp(os.path.join(LIBRARY, "beside.mp4"), 30)
     ramp(os.path.join(OUTSIDE, "secret.mp4"), 4)
     with open(os.path.join(OUTSIDE, "secret.txt"), "w") as f:
@@ -173,7 +177,7 @@ def tearDownModule():
 
 
 LISTED = sorted(["ramp.mp4", "fresh.mp4", "second.mp4", "third.mp4", "nested/" + UNICODE_NAME, "beside.mp4",
-                 "evil.mp4", "broken.mp4", "nested/link-in.mp4"])
+                 "evil.mp4", "broken.mp4", "nested/link-in.mp4", QUOTE_NAME])
 
 
 class HTTPTests(unittest.TestCase):
@@ -195,6 +199,7 @@ class HTTPTests(unittest.TestCase):
             "/api/thumbnail?src=link-out.mp4&t=1", "/api/thumbnail?src=linkdir%2Fsecret.mp4&t=1",
             "/api/progress?src=..%2F..%2Fetc%2Fpasswd", "/api/image?src=..%2Foutside%2Fsecret.mp4&i=0",
             "/../outside/secret.txt", "/media/secret.txt", "/media/.hidden.mp4%2F..%2F..%2Foutside%2Fsecret.txt",
+            "/media/.hidden.mp4", "/api/thumbnail?src=.hidden.mp4&t=0",
         ]
         for target in targets:
             with self.subTest(target=target):
@@ -307,6 +312,69 @@ class HTTPTests(unittest.TestCase):
         self.assertEqual(status, 422)
         self.assertEqual(SERVER.raw("/api/thumbnail?src=broken.mp4&t=1")[0], 422)
 
+    def test_other_hosts_and_cross_site_requests_are_refused(self):
+        for host in ("evil.example", "evil.example:%d" % SERVER.port, "127.0.0.1.evil.example", ""):
+            with self.subTest(host=host):
+                status, headers, body = SERVER.raw("/", host=host)
+                self.assertEqual(status, 421)
+                self.assertNotIn(b"ramp.mp4", body)
+        for host in ("localhost:%d" % SERVER.port, "127.0.0.1", "[::1]:%d" % SERVER.port):
+            self.assertEqual(SERVER.raw("/", host=host)[0], 200)
+        for target in ("/api/track?src=ramp.mp4", "/api/thumbnail?src=ramp.mp4&t=1", "/media/ramp.mp4",
+                       "/api/status"):
+            with self.subTest(target=target):
+                status, _, body = SERVER.raw(target, headers=["Sec-Fetch-Site: cross-site"])
+                self.assertEqual(status, 403)
+        status, headers, _ = SERVER.raw("/media/ramp.mp4", headers=["Sec-Fetch-Site: same-origin", "Range: bytes=0-1"])
+        self.assertEqual((status, headers["cross-origin-resource-policy"]), (206, "same-origin"))
+        # A link from elsewhere still opens the library.
+        self.assertEqual(SERVER.raw("/", headers=["Sec-Fetch-Site: cross-site"])[0], 200)
+
+    def test_if_range_and_range_spellings(self):
+        size = os.path.getsize(os.path.join(LIBRARY, "ramp.mp4"))
+        _, headers, _ = SERVER.raw("/media/ramp.mp4", method="HEAD")
+        etag, modified = headers["etag"], headers["last-modified"]
+        self.assertEqual(SERVER.raw("/media/ramp.mp4", headers=["Range: bytes=0-9", f"If-Range: {etag}"])[0], 206)
+        self.assertEqual(SERVER.raw("/media/ramp.mp4", headers=["Range: bytes=0-9", f"If-Range: {modified}"])[0], 206)
+        status, _, body = SERVER.raw("/media/ramp.mp4", headers=["Range: bytes=0-9", 'If-Range: "other"'])
+        self.assertEqual((status, len(body)), (200, size))
+        self.assertEqual(SERVER.raw("/media/ramp.mp4", headers=["Range: Bytes=0-9"])[0], 206)
+        self.assertEqual(SERVER.raw("/media/ramp.mp4", headers=["Range: bytes=+0-9"])[0], 200)
+        status, headers, body = SERVER.raw("/", method="HEAD")
+        self.assertEqual((status, body), (200, b""))
+        self.assertGreater(int(headers["content-length"]), 1000)
+
+    def test_absurd_times_are_refused_and_the_server_lives_on(self):
+        for t in ("1e19", "9e15", "1e300"):
+            self.assertEqual(SERVER.raw(f"/api/thumbnail?src=second.mp4&t={t}")[0], 404)
+        self.assertEqual(SERVER.raw("/api/thumbnail?src=second.mp4&t=-1")[0], 400)
+        self.assertEqual(SERVER.raw("/api/thumbnail?src=second.mp4&t=inf")[0], 400)
+        self.assertEqual(SERVER.raw("/api/thumbnail?src=second.mp4&t=1")[0], 200)
+
+    def test_page_writes_only_where_it_may(self):
+        source = os.path.join(LIBRARY, "nested", UNICODE_NAME)
+        foreign = os.path.join(WORK, "foreign")
+        os.makedirs(foreign)
+        with open(os.path.join(foreign, "index.html"), "w") as f:
+            f.write("<p>mine</p>")
+        result = subprocess.run([BIN, "page", source, "--output", foreign], capture_output=True, text=True)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("not a page Filmstrip wrote", result.stderr)
+        with open(os.path.join(foreign, "index.html")) as f:
+            self.assertEqual(f.read(), "<p>mine</p>")
+        self.assertEqual(os.listdir(foreign), ["index.html"])
+        # Written into the video's own folder through a link: the video is the page's video, and stays.
+        folder = os.path.join(WORK, "own")
+        os.makedirs(folder)
+        shutil.copy(source, os.path.join(folder, "v.mp4"))
+        os.symlink(folder, os.path.join(WORK, "own-link"))
+        size = os.path.getsize(os.path.join(folder, "v.mp4"))
+        for _ in range(2):
+            subprocess.run([BIN, "page", os.path.join(folder, "v.mp4"), "--output", os.path.join(WORK, "own-link")],
+                           check=True, stdout=subprocess.DEVNULL)
+            self.assertEqual(os.path.getsize(os.path.join(folder, "v.mp4")), size)
+        self.assertEqual(sorted(os.listdir(folder)), ["index.html", "previews", "v.mp4"])
+
     def test_bad_requests(self):
         self.assertEqual(SERVER.raw("/api/track")[0], 400)
         self.assertEqual(SERVER.raw("/api/track?src=missing.mp4")[0], 404)
@@ -411,6 +479,11 @@ class PageTests(unittest.TestCase):
             self.driver.execute_script("arguments[0].scrollIntoView()", poster)
             self.wait(lambda: self.driver.execute_script(
                 "return arguments[0].complete && arguments[0].naturalWidth > 0", poster), 60, f"no poster for {path}")
+        # A name that holds quotes, a combining mark and markup is shown as written, and adds no attribute.
+        odd = by_path[QUOTE_NAME]
+        self.assertEqual(odd.find_element("class name", "name").text, QUOTE_NAME)
+        self.assertIsNone(odd.get_attribute("onmouseover"))
+        self.assertEqual(self.driver.find_elements("css selector", "#library b"), [])
         link = by_path["nested/" + UNICODE_NAME]
         self.assertTrue(link.get_attribute("href").endswith("/watch/nested/" + quote(UNICODE_NAME).replace("%20", "%20")
                                                             .replace("#", "%23")))

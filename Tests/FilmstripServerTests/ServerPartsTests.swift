@@ -22,6 +22,9 @@ struct ServerPartsTests {
         #expect(ByteRange.parse("bytes=9-2", size: 100) == .whole)
         #expect(ByteRange.parse("items=0-1", size: 100) == .whole)
         #expect(ByteRange.parse("bytes=abc", size: 100) == .whole)
+        #expect(ByteRange.parse("Bytes=0-9", size: 100) == .part(0...9))
+        #expect(ByteRange.parse("bytes=+5-9", size: 100) == .whole)
+        #expect(ByteRange.parse("bytes=-+5", size: 100) == .whole)
     }
 
     @Test("a listener that joins late gets the latest event first; the final event ends every stream")
@@ -50,6 +53,8 @@ struct ServerPartsTests {
     @Test("names and paths are escaped for HTML, URLs and inline JSON")
     func escaping() {
         #expect(HTML.escape("<a href='x'>&\"</a>") == "&lt;a href=&#39;x&#39;&gt;&amp;&quot;&lt;/a&gt;")
+        // A quote with a combining mark is one Character, but its quote must still be escaped.
+        #expect(HTML.escape("q\"\u{301}'\u{301}") == "q&quot;\u{301}&#39;\u{301}")
         #expect(HTML.path("sub dir/Ünï #1?.mp4") == "sub%20dir/%C3%9Cn%C3%AF%20%231%3F.mp4")
         #expect(HTML.component("a/b&c=d") == "a%2Fb%26c%3Dd")
         let json = HTML.scriptJSON(["name": "</script><script>alert(1)</script>\u{2028}"])
@@ -149,5 +154,27 @@ struct TrackStoreTests {
         }
         #expect(store.statistics.started == 1)
         #expect(store.statistics.failed == 1)
+    }
+
+    @Test("a track beside a video fetches nothing from any network: it is ignored and a track generated")
+    func besideTrackIsOffline() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        server.serve("/images.m3u8", text: "#EXTM3U\n#EXT-X-IMAGES-ONLY\n#EXTINF:10,\na.jpg\n#EXT-X-ENDLIST\n")
+        server.serve("/a.jpg", body: try SpriteSheetFixture.encoded(columns: 1, rows: 1, cellWidth: 16, cellHeight: 9))
+        let temp = try TemporaryDirectory()
+        defer { temp.remove() }
+        let library = temp.url.appendingPathComponent("library")
+        try FileManager.default.createDirectory(at: library, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: MediaFixtures.counter(), to: library.appendingPathComponent("c.mp4"))
+        let master = """
+            #EXTM3U
+            #EXT-X-IMAGE-STREAM-INF:BANDWIDTH=1000,RESOLUTION=16x9,CODECS="jpeg",URI="\(server.url("/images.m3u8"))"
+
+            """
+        try Data(master.utf8).write(to: library.appendingPathComponent("c.m3u8"))
+        let (videos, store) = try Self.store(library, cache: temp.url.appendingPathComponent("cache"))
+        #expect(try await store.track(for: try videos.resolve("c.mp4")).origin == "generated")
+        #expect(server.requests.isEmpty)
     }
 }

@@ -8,13 +8,15 @@ enum ByteRange: Equatable {
     case unsatisfiable
 
     static func parse(_ header: String?, size: Int) -> ByteRange {
-        guard let header, header.hasPrefix("bytes=") else { return .whole }
+        guard let header, header.lowercased().hasPrefix("bytes=") else { return .whole }
         let spec = header.dropFirst("bytes=".count).trimmingCharacters(in: .whitespaces)
         guard !spec.contains(",") else { return .whole }
         let parts = spec.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2 else { return .whole }
         let first = parts[0].trimmingCharacters(in: .whitespaces)
         let last = parts[1].trimmingCharacters(in: .whitespaces)
+        // Digits only: `Int` would also take a sign.
+        guard (first + last).allSatisfy({ $0.isASCII && $0.isNumber }) else { return .whole }
         if first.isEmpty {
             // The last N bytes.
             guard let n = Int(last), n >= 0 else { return .whole }

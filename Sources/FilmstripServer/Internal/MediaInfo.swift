@@ -21,19 +21,28 @@ final class MediaInfo: Sendable {
         self.decoding = Slots(limit: limit)
     }
 
-    /// The video's duration in seconds.
+    /// The video's duration in seconds. A video that cannot be read is remembered as such (as NaN) until it
+    /// changes, so a library page does not open it again on every view.
     func duration(of video: VideoLibrary.Video) async throws -> Double {
         let key = Self.key(video)
-        if let known = durations.value(for: key) { return known }
+        if let known = durations.value(for: key) {
+            guard known.isFinite else { throw ServerError(status: 422, "\(video.name) cannot be read") }
+            return known
+        }
         let url = video.file
-        let duration = try await decoding.run { try await FrameExtractor(url: url).duration() }
-        durations.insert(duration, for: key, cost: 1)
-        return duration
+        do {
+            let duration = try await decoding.run { try await FrameExtractor(url: url).duration() }
+            durations.insert(duration.isFinite ? duration : .nan, for: key, cost: 1)
+            return duration
+        } catch let error as MediaError where error.kind != .cancelled && error.kind != .timedOut {
+            durations.insert(.nan, for: key, cost: 1)
+            throw error
+        }
     }
 
     /// A JPEG of the keyframe at or before `time`, at most ``width`` pixels wide.
     func frame(of video: VideoLibrary.Video, at time: Double) async throws -> Data {
-        let key = FrameKey(video: Self.key(video), millisecond: Int64((time * 1000).rounded()))
+        let key = FrameKey(video: Self.key(video), millisecond: Int64(exactly: (time * 1000).rounded()) ?? .max)
         if let kept = frames.value(for: key) { return kept }
         let options = {
             var options = FrameExtractorOptions()

@@ -1,4 +1,5 @@
 import FilmstripFormats
+import FilmstripLoading
 import FilmstripThumbnails
 import Foundation
 
@@ -15,10 +16,16 @@ final class PreparedTrack: Sendable {
     /// Loads the track at `url` and checks that every image it names passes `allowed`.
     init(track url: URL, origin: String, allowed: (URL) -> Bool) async throws {
         var configuration = ThumbnailsConfiguration()
-        // The images are local files: nothing to copy into a disk cache.
+        // The images are local files: nothing to copy into a disk cache, and nothing to fetch from anywhere.
         configuration.cacheDirectory = nil
+        configuration.offline = true
         configuration.loadingMode = .lazy
-        let thumbnails = TrackThumbnails(configuration: configuration)
+        // Many tracks live at once: each keeps a small share of memory (the sheets stay on disk).
+        configuration.decodedSheetMemoryLimit = 8 << 20
+        configuration.thumbnailMemoryLimit = 2 << 20
+        configuration.encodedSheetMemoryLimit = 4 << 20
+        let loader = ResourceLoader(configuration: configuration.loading, transport: LocalFilesOnly())
+        let thumbnails = TrackThumbnails(configuration: configuration, loader: loader)
         try await thumbnails.load(track: url)
         for image in thumbnails.imageURLs where !allowed(image) {
             throw ServerError(status: 403, "the track \(url.lastPathComponent) refers to an image outside the library")

@@ -24,6 +24,11 @@ actor TrackStore {
     private let logger: Logger
     /// By video version (path, size, modification time): a changed file is a new entry.
     private var entries: [String: Entry] = [:]
+    /// When each entry was last asked for, to let the least recently used ready tracks go.
+    private var lastUse: [String: UInt64] = [:]
+    private var uses: UInt64 = 0
+    /// Ready tracks kept loaded; one let go is loaded again from its folder on its next request.
+    static let keptTracks = 32
     private let counters = GenerationCounters()
 
     init(library: VideoLibrary, configuration: ServerConfiguration, logger: Logger) {
@@ -69,6 +74,8 @@ actor TrackStore {
 
     private func entry(for video: VideoLibrary.Video) -> Entry {
         let key = Self.versionKey(video, options: options)
+        uses += 1
+        lastUse[key] = uses
         if let existing = entries[key] { return existing }
         let channel = ProgressChannel()
         let task = Task.detached { [library, cacheDirectory, options, generations, logger, counters] in
@@ -86,11 +93,34 @@ actor TrackStore {
             let track = try await task.value
             entries[key] = .ready(track)
             channel.finish(.ready(cues: track.placements.count, origin: track.origin))
+            trim()
         } catch {
             let failure =
                 error as? ServerError ?? ServerError(status: 422, "\(error)", underlying: error)
-            entries[key] = .failed(failure)
+            // A video that cannot be read stays failed until it changes; anything else (a full disk, an
+            // unwritable cache) is tried again on the next request.
+            if failure.status == 422 {
+                entries[key] = .failed(failure)
+            } else {
+                entries[key] = nil
+                lastUse[key] = nil
+            }
             channel.finish(.failed(failure.message))
+        }
+    }
+
+    /// Lets the least recently used ready tracks go, past ``keptTracks``.
+    private func trim() {
+        let ready = entries.compactMap { key, entry -> String? in
+            if case .ready = entry { return key }
+            return nil
+        }
+        guard ready.count > Self.keptTracks else { return }
+        for key in ready.sorted(by: { lastUse[$0, default: 0] < lastUse[$1, default: 0] })
+            .prefix(ready.count - Self.keptTracks)
+        {
+            entries[key] = nil
+            lastUse[key] = nil
         }
     }
 

@@ -19,7 +19,7 @@ enum PageAssets {
         * { box-sizing: border-box; }
         body { margin: 0; font: 15px/1.4 system-ui, sans-serif; background: var(--bg); color: #e8ebef; }
         header { padding: 14px 24px; border-bottom: 1px solid #262a31; display: flex; gap: 16px; align-items: baseline; }
-        header a { color: inherit; text-decoration: none; font-weight: 600; }
+        header a, header .brand { color: inherit; text-decoration: none; font-weight: 600; }
         header .where { color: var(--muted); font-size: 13px; overflow-wrap: anywhere; }
         main { padding: 24px; max-width: 1100px; margin: 0 auto; }
         .library { display: grid; grid-template-columns: repeat(auto-fill, minmax(220px, 1fr)); gap: 18px;
@@ -55,6 +55,7 @@ enum PageAssets {
           border: 1px solid #444; border-radius: 6px; pointer-events: none; z-index: 2; }
         #preview-bubble[hidden] { display: none; }
         #preview { display: block; width: 160px; height: 90px; background-repeat: no-repeat; background-color: #222; }
+        #preview[hidden] { display: none; }
         #preview-time { text-align: center; font-variant-numeric: tabular-nums; font-size: 13px; padding-top: 2px; }
         .status { display: flex; flex-basis: 100%; gap: 10px; align-items: center; color: var(--muted);
           font-size: 13px; }
@@ -97,7 +98,7 @@ enum PageAssets {
             const cues = state.cues;
             return cues.length ? cues[cues.length - 1].end : 0;
           }
-          // The cue whose [start, end) holds t (the last cue also holds its end).
+          // The cue whose [start, end) holds t (the last cue also holds its end, and nothing after it).
           function cueAt(t) {
             const cues = state.cues;
             let lo = 0, hi = cues.length - 1, found = -1;
@@ -107,7 +108,7 @@ enum PageAssets {
             }
             if (found < 0) return null;
             const cue = cues[found];
-            return t < cue.end || found === cues.length - 1 ? cue : null;
+            return t < cue.end || (found === cues.length - 1 && t <= cue.end) ? cue : null;
           }
           function timeAt(clientX) {
             const r = scrubber.getBoundingClientRect();
@@ -161,7 +162,7 @@ enum PageAssets {
           }
 
           scrubber.addEventListener("pointerenter", (e) => show(timeAt(e.clientX)));
-          scrubber.addEventListener("pointermove", (e) => show(timeAt(e.clientX)));
+          scrubber.addEventListener("pointermove", (e) => { if (!dragging) show(timeAt(e.clientX)); });
           scrubber.addEventListener("pointerleave", hide);
           scrubber.addEventListener("pointerdown", (e) => {
             if (e.button !== 0) return;
@@ -171,14 +172,18 @@ enum PageAssets {
             show(timeAt(e.clientX));
             e.preventDefault();
           });
-          scrubber.addEventListener("pointerup", (e) => {
+          // A drag is followed and ended on the window, where its events arrive whether or not the scrubber kept
+          // the pointer captured, so it can never be left hanging.
+          window.addEventListener("pointermove", (e) => { if (dragging) show(timeAt(e.clientX)); });
+          window.addEventListener("pointerup", (e) => {
             if (!dragging) return;
             dragging = false;
             seek(timeAt(e.clientX));
             if (e.pointerType !== "mouse") hide();
           });
-          scrubber.addEventListener("pointercancel", () => { dragging = false; hide(); });
+          window.addEventListener("pointercancel", () => { if (dragging) { dragging = false; hide(); } });
           scrubber.addEventListener("keydown", (e) => {
+            if (e.altKey || e.ctrlKey || e.metaKey) return;
             const steps = { ArrowRight: 5, ArrowLeft: -5, ArrowUp: 10, ArrowDown: -10, PageUp: 60, PageDown: -60 };
             let t;
             if (e.key in steps) t = video.currentTime + (e.shiftKey ? Math.sign(steps[e.key]) : steps[e.key]);
@@ -207,8 +212,10 @@ enum PageAssets {
             if (!(config.duration > 0) && track.duration > 0) config.duration = track.duration;
             scrubber.classList.add("ready");
             setStatus("ready", track.cues.length + " previews" + (track.origin ? " (" + track.origin + ")" : ""));
+            // Sheets load ahead, a few: a track with one image per cue loads the rest as the pointer needs them.
             const seen = new Set();
             for (const cue of track.cues) {
+              if (seen.size >= 8) break;
               if (seen.has(cue.image)) continue;
               seen.add(cue.image);
               new Image().src = cue.image;

@@ -28,8 +28,10 @@ enum Pages {
         """
     }
 
-    private static func header(_ subtitle: String) -> String {
-        "<header><a href=\"/\">Filmstrip</a><span class=\"where\">\(HTML.escape(subtitle))</span></header>"
+    /// The top bar; `home` is the library's link (none on a page opened from disk).
+    private static func header(_ subtitle: String, home: Bool = true) -> String {
+        let title = home ? "<a href=\"/\">Filmstrip</a>" : "<span class=\"brand\">Filmstrip</span>"
+        return "<header>\(title)<span class=\"where\">\(HTML.escape(subtitle))</span></header>"
     }
 
     /// The library: every video with its poster, name and duration.
@@ -60,11 +62,11 @@ enum Pages {
 
     /// A watch page. `config` is what the script reads: `duration`, and either `track` (inline cues) or
     /// `trackURL` and `progressURL`.
-    static func watch(title: String, subtitle: String, videoURL: String, config: [String: Any], hint: String = "")
-        -> String
-    {
+    static func watch(
+        title: String, subtitle: String, videoURL: String, config: [String: Any], hint: String = "", home: Bool = true
+    ) -> String {
         let body = """
-            \(header(subtitle))
+            \(header(subtitle, home: home))
             <main>
             <h1>\(HTML.escape(title))</h1>
             <div class="player">
@@ -102,7 +104,7 @@ enum Pages {
             return cue
         }
         var object: [String: Any] = ["origin": track.origin, "cues": cues, "images": images]
-        if let duration { object["duration"] = duration }
+        if let duration, duration.isFinite { object["duration"] = duration }
         return object
     }
 }

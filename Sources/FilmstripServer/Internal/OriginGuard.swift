@@ -1,0 +1,52 @@
+import Hummingbird
+
+/// Keeps other web sites out of a library served on this machine.
+///
+/// Bound to a loopback address, the server answers only requests whose `Host` names loopback (`127.0.0.1`,
+/// `localhost`, `[::1]`): a page whose domain an attacker re-points at 127.0.0.1 (DNS rebinding) sends its own name
+/// and gets 421. The API and the media refuse requests a browser marks `Sec-Fetch-Site: cross-site`, so another site
+/// can neither start generations nor probe for files with `<img>` or `<video>`; and every response tells browsers
+/// not to hand it to another origin (`Cross-Origin-Resource-Policy: same-origin`).
+struct OriginGuard<Context: RequestContext>: RouterMiddleware {
+    /// Whether the server is bound to a loopback address.
+    let loopbackOnly: Bool
+
+    static func isLoopback(host: String) -> Bool {
+        ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host.lowercased())
+    }
+
+    /// The host part of a `Host` value: `[v6]:port`, `name:port` or `name`.
+    static func hostName(_ authority: String) -> String {
+        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
+            return String(authority[...close])
+        }
+        if let colon = authority.lastIndex(of: ":") { return String(authority[..<colon]) }
+        return authority
+    }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        if loopbackOnly, !Self.isLoopback(host: Self.hostName(request.head.authority ?? "")) {
+            return Self.refusal(.misdirectedRequest, "this server answers only to 127.0.0.1, localhost and [::1]")
+        }
+        let path = request.uri.path
+        if request.headers[.init("Sec-Fetch-Site")!] == "cross-site",
+            path.hasPrefix("/api/") || path.hasPrefix("/media/")
+        {
+            return Self.refusal(.forbidden, "not available to other sites")
+        }
+        var response = try await next(request, context)
+        response.headers[.init("Cross-Origin-Resource-Policy")!] = "same-origin"
+        return response
+    }
+
+    private static func refusal(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        Response(
+            status: status,
+            headers: [
+                .contentType: "text/plain; charset=utf-8", .init("Cross-Origin-Resource-Policy")!: "same-origin",
+            ],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: message + "\n")))
+    }
+}
