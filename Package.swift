@@ -24,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         // `filmstrip serve`. No traits: the server needs neither swift-configuration nor full Foundation.
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
+        // Hummingbird's own transport: the server reads its I/O errors (a port in use).
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         .systemLibrary(
@@ -100,6 +102,7 @@ let package = Package(
             dependencies: [
                 "FilmstripFormats", "FilmstripImaging", "FilmstripLoading", "FilmstripThumbnails", "FilmstripMedia",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]

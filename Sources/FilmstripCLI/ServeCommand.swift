@@ -16,7 +16,8 @@ struct ServeCommand: AsyncParsableCommand {
             Only files under the folders are served.
 
             API: /api/track?src=PATH (cues as JSON), /api/progress?src=PATH (server-sent events of the \
-            generation), /api/thumbnail?src=PATH&t=SECONDS (JPEG), /media/PATH (the video, with Range).
+            generation), /api/thumbnail?src=PATH&t=SECONDS (the image), /api/image?src=PATH&i=N (a sheet), \
+            /api/status (generation counters), /media/PATH (the video, with Range).
 
             The server listens on 127.0.0.1 (this machine only) unless --host says otherwise. Stop it with Ctrl-C.
 
@@ -66,13 +67,17 @@ struct ServeCommand: AsyncParsableCommand {
             throw fail(error)
         }
         let local = ["127.0.0.1", "::1", "localhost"].contains(host)
-        try await server.run { url in
-            var lines = ["Filmstrip is serving \(directories.map(\.path).joined(separator: ", "))", "  \(url)"]
-            if !local {
-                lines.append("  Listening on \(host): other machines can reach this library.")
+        do {
+            try await server.run { url in
+                var lines = ["Filmstrip is serving \(directories.map(\.path).joined(separator: ", "))", "  \(url)"]
+                if !local {
+                    lines.append("  Listening on \(host): other machines can reach this library.")
+                }
+                // Written straight to the descriptor, so a script reading the URL sees it at once.
+                FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
             }
-            // Written straight to the descriptor, so a script reading the URL sees it at once.
-            FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+        } catch {
+            throw fail(error)
         }
     }
 }

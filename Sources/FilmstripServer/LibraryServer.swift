@@ -1,6 +1,7 @@
 public import Foundation
 import Hummingbird
 public import Logging
+import NIOCore
 
 /// `filmstrip serve`: a library page of the videos under some folders and a watch page per video whose scrub bar
 /// shows preview thumbnails, with the JSON, event-stream and image endpoints behind them.
@@ -26,8 +27,8 @@ public final class LibraryServer: Sendable {
         self.configuration = configuration
         do {
             self.library = try VideoLibrary(directories: configuration.libraries)
-        } catch {
-            throw ServerError(status: 404, "\(error)", underlying: error)
+        } catch let error as VideoLibrary.ResolveError {
+            throw ServerError(error)
         }
         self.logger = logger
         self.tracks = TrackStore(library: library, configuration: configuration, logger: logger)
@@ -55,6 +56,12 @@ public final class LibraryServer: Sendable {
             },
             logger: logger
         )
-        try await app.runService()
+        do {
+            try await app.runService()
+        } catch let error as IOError {
+            let reason = String(cString: strerror(error.errnoCode))
+            throw ServerError(
+                status: 500, "cannot listen on \(host):\(configuration.port): \(reason)", underlying: error)
+        }
     }
 }

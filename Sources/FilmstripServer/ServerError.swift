@@ -16,7 +16,7 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
         self.underlying = underlying
     }
 
-    public var description: String { "\(status): \(message)" }
+    public var description: String { message }
 
     init(_ error: VideoLibrary.ResolveError) {
         switch error {

@@ -375,6 +375,16 @@ class HTTPTests(unittest.TestCase):
             self.assertEqual(os.path.getsize(os.path.join(folder, "v.mp4")), size)
         self.assertEqual(sorted(os.listdir(folder)), ["index.html", "previews", "v.mp4"])
 
+    def test_start_up_errors_are_clear(self):
+        result = subprocess.run([BIN, "serve", LIBRARY, "--port", str(SERVER.port), "--cache-dir", CACHE],
+                                capture_output=True, text=True, timeout=60)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn(f"cannot listen on 127.0.0.1:{SERVER.port}", result.stderr)
+        result = subprocess.run([BIN, "serve", os.path.join(WORK, "missing"), "--port", "0"],
+                                capture_output=True, text=True, timeout=60)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("is not a folder", result.stderr)
+
     def test_bad_requests(self):
         self.assertEqual(SERVER.raw("/api/track")[0], 400)
         self.assertEqual(SERVER.raw("/api/track?src=missing.mp4")[0], 404)
