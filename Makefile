@@ -3,7 +3,7 @@ SWIFT ?= swift
 # Warnings are errors for the package's own targets (see Package.swift).
 export FILMSTRIP_WARNINGS_AS_ERRORS ?= 1
 
-.PHONY: deps build demo test bench clean
+.PHONY: deps build demo test bench lint clean
 
 deps:
 	@Scripts/deps.sh
@@ -15,7 +15,11 @@ demo: deps
 	$(SWIFT) build --product filmstrip
 	@Scripts/demo.sh
 
-test: deps
+# The checked-in .swift-format (4 spaces, 120 columns), every warning an error.
+lint:
+	$(SWIFT) format lint --strict --recursive Sources Tests Benchmarks Package.swift
+
+test: deps lint
 	$(SWIFT) build --build-tests
 	@# Test media first (made once with the ffmpeg CLI and cached), so the parallel run never waits on ffmpeg.
 	$(SWIFT) test --skip-build --filter MediaFixtureTests

@@ -15,7 +15,11 @@ enum FormatBenchmark {
         let base = URL(string: "https://cdn.example.com/title/thumbs/")!
         var out: [(String, ThumbnailTrack)] = []
         let vtt = TrackFixture.sprites(count: BenchFixture.cueCount, sheetName: { "sheets/sprite-\($0).jpg" })
-        out.append(("webvtt", try WebVTTThumbnailParser().parse(Array(vtt.utf8), trackURL: base.appendingPathComponent("t.vtt"))))
+        out.append(
+            (
+                "webvtt",
+                try WebVTTThumbnailParser().parse(Array(vtt.utf8), trackURL: base.appendingPathComponent("t.vtt"))
+            ))
         var hls = "#EXTM3U\n#EXT-X-TARGETDURATION:100\n#EXT-X-IMAGES-ONLY\n"
         for s in 1...BenchFixture.sheetCount {
             hls += "#EXT-X-TILES:RESOLUTION=160x90,LAYOUT=10x10,DURATION=1\n#EXTINF:100,\nsheets/sprite-\(s).jpg\n"
@@ -52,7 +56,8 @@ enum FormatBenchmark {
         let tiles = (0..<BenchFixture.cueCount).map { k in
             #"{"start": \#(k), "x": \#((k % 10) * 160), "y": \#(((k / 10) % 10) * 90)}"#
         }
-        let json = #"{"url": "sheet.jpg", "tile_width": 160, "tile_height": 90, "duration": 10800, "tiles": [\#(tiles.joined(separator: ","))]}"#
+        let json =
+            #"{"url": "sheet.jpg", "tile_width": 160, "tile_height": 90, "duration": 10800, "tiles": [\#(tiles.joined(separator: ","))]}"#
         out.append(("json", try StoryboardParser().parse(Data(json.utf8), url: base.appendingPathComponent("s.json"))))
         return out
     }

@@ -11,8 +11,11 @@ enum FramesBenchmark {
             try? FileManager.default.removeItem(at: directory)
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             try MediaFixtures.run(
-                ["-hide_banner", "-loglevel", "error", "-y", "-i", source.path, "-c", "copy", "-f", "hls", "-hls_time", "4",
-                 "-hls_playlist_type", "vod", "-hls_segment_filename", "seg_%04d.ts", "index.m3u8"], in: directory)
+                [
+                    "-hide_banner", "-loglevel", "error", "-y", "-i", source.path, "-c", "copy", "-f", "hls",
+                    "-hls_time", "4",
+                    "-hls_playlist_type", "vod", "-hls_segment_filename", "seg_%04d.ts", "index.m3u8",
+                ], in: directory)
         }
         let server = try LoopbackServer()
         defer { server.stop() }
@@ -28,7 +31,8 @@ enum FramesBenchmark {
         defer { work.remove() }
         let summary = try await IFramePlaylistGenerator.generate(from: media, to: work.url)
         let iframes = summary.playlists[0].url
-        let masterText = "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=3000000\nindex.m3u8\n"
+        let masterText =
+            "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=3000000\nindex.m3u8\n"
             + "#EXT-X-I-FRAME-STREAM-INF:BANDWIDTH=\(summary.playlists[0].bandwidth),URI=\"\(iframes.lastPathComponent)\"\n"
         server.serve("/hls/\(iframes.lastPathComponent)", body: Array(try Data(contentsOf: iframes)))
         server.serve("/hls/master.m3u8", text: masterText)
@@ -53,8 +57,11 @@ enum FramesBenchmark {
             let start = now()
             _ = try FilmstripBench.run(
                 "/usr/bin/env",
-                ["timeout", "120", "ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-ss", "\(301 + run * 17)", "-i",
-                 media.absoluteString, "-frames:v", "1", "/tmp/filmstrip-bench-frames.jpg"])
+                [
+                    "timeout", "120", "ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-ss", "\(301 + run * 17)",
+                    "-i",
+                    media.absoluteString, "-frames:v", "1", "/tmp/filmstrip-bench-frames.jpg",
+                ])
             theirs.append(Double(now() - start) / 1e9)
             theirsBytes = sent() - before
         }
@@ -76,7 +83,9 @@ enum FramesBenchmark {
             lookups.append(Double(now() - start) / 1e6)
         }
         lookups.sort()
-        print(".frames thumbnail, \(label) HLS (MPEG-TS, 4 s segments, \(format(Double(total) / 1e6, 1)) MB) over loopback")
+        print(
+            ".frames thumbnail, \(label) HLS (MPEG-TS, 4 s segments, \(format(Double(total) / 1e6, 1)) MB) over loopback"
+        )
         print(
             "  cold (new engine: master, I-frame playlist, one keyframe)  \(format(median(cold) * 1000, 1)) ms   \(format(Double(coldBytes) / 1e3, 0)) KB"
         )

@@ -124,7 +124,9 @@ enum MediaBenchmark {
         let full = try time(["ffmpeg"] + recipe + ["-i", input.file.path] + tile, runs: 1)
         print("Preview track: \(input.description)")
         print("  \(thumbnails) thumbnails of 160 px, 10x10 tiles, JPEG quality 80 (4:2:0)")
-        print("  filmstrip generate                 \(format(ours, 2)) s   (process start alone: \(format(startup, 3)) s)")
+        print(
+            "  filmstrip generate                 \(format(ours, 2)) s   (process start alone: \(format(startup, 3)) s)"
+        )
         print("  PreviewTrackGenerator in process   \(format(api, 3)) s")
         print("  keyframe-decode floor, one core    \(format(floor, 3)) s")
         print(

@@ -51,7 +51,9 @@ if arguments.first == "streams" {
     let inputs = try MediaBenchmark.makeInputs(in: directory)
     try DASHBenchmark.run(mediaDirectory: directory, filmstrip: filmstrip, source: inputs[0].file)
     for input in inputs {
-        try await FramesBenchmark.run(mediaDirectory: directory, source: input.file, label: String(input.name.split(separator: "-").first ?? "video"))
+        try await FramesBenchmark.run(
+            mediaDirectory: directory, source: input.file,
+            label: String(input.name.split(separator: "-").first ?? "video"))
     }
     exit(0)
 }
@@ -68,7 +70,9 @@ if arguments.first == "media" {
     let directory = URL(fileURLWithPath: arguments.dropFirst().first ?? "bench-output/media", isDirectory: true)
     try await MediaBenchmark.run(mediaDirectory: directory)
     for input in try MediaBenchmark.makeInputs(in: directory) {
-        try await FramesBenchmark.run(mediaDirectory: directory, source: input.file, label: String(input.name.split(separator: "-").first ?? "video"))
+        try await FramesBenchmark.run(
+            mediaDirectory: directory, source: input.file,
+            label: String(input.name.split(separator: "-").first ?? "video"))
     }
     exit(0)
 }

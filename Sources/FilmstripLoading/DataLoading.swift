@@ -6,6 +6,47 @@ public import Foundation
 public protocol DataLoading: Sendable {
     /// Loads the body of `url`, failing with a ``LoadingError`` for HTTP errors, limits and timeouts.
     func load(_ url: URL, configuration: LoadingConfiguration) async throws -> LoadResponse
+
+    /// Starts a load and calls `completion` once; returns a handle that cancels it (`nil` when it ended at once).
+    ///
+    /// For callers on threads outside Swift concurrency that block their own thread until the bytes come (FFmpeg's
+    /// I/O callbacks, a player's fetch thread). A transport with threads of its own completes there, so such a
+    /// caller never depends on the cooperative pool having a thread free; the default implementation runs
+    /// ``load(_:configuration:)`` in a detached task.
+    @discardableResult
+    func startLoad(
+        _ url: URL, configuration: LoadingConfiguration,
+        completion: @escaping @Sendable (Result<LoadResponse, any Error>) -> Void
+    ) -> (any LoadHandle)?
+}
+
+/// A load under way, started by ``DataLoading/startLoad(_:configuration:completion:)``.
+public protocol LoadHandle: Sendable {
+    /// Cancels the load; its completion then reports a cancellation (or the result, if it came first).
+    func cancel()
+}
+
+extension DataLoading {
+    @discardableResult
+    public func startLoad(
+        _ url: URL, configuration: LoadingConfiguration,
+        completion: @escaping @Sendable (Result<LoadResponse, any Error>) -> Void
+    ) -> (any LoadHandle)? {
+        let task = Task.detached {
+            do {
+                completion(.success(try await load(url, configuration: configuration)))
+            } catch {
+                completion(.failure(error))
+            }
+        }
+        return TaskLoadHandle(task: task)
+    }
+}
+
+/// The handle of a load run as a task.
+private struct TaskLoadHandle: LoadHandle {
+    let task: Task<Void, Never>
+    func cancel() { task.cancel() }
 }
 
 /// A successful response.

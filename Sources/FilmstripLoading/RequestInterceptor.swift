@@ -35,5 +35,6 @@ public enum InterceptionReason: Sendable, Hashable {
 ///     return request
 /// }
 /// ```
-public typealias RequestInterceptor = @Sendable (InterceptedRequest, InterceptionReason) async throws ->
+public typealias RequestInterceptor =
+    @Sendable (InterceptedRequest, InterceptionReason) async throws ->
     InterceptedRequest

@@ -35,7 +35,7 @@ public final class URLSessionDataLoader: DataLoading {
         let started = Mutex<URLSessionTask?>(nil)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<LoadResponse, any Error>) in
-                let task = load(url, configuration: configuration) { continuation.resume(with: $0) }
+                let task = dataTask(url, configuration: configuration) { continuation.resume(with: $0) }
                 started.withLock { $0 = task }
                 // A cancellation that arrived before the task existed found nothing to cancel.
                 if Task.isCancelled { task?.cancel() }
@@ -45,12 +45,18 @@ public final class URLSessionDataLoader: DataLoading {
         }
     }
 
-    /// Starts a request and calls `completion` once, on URLSession's delegate queue. For callers on threads outside
-    /// Swift concurrency (FFmpeg's I/O callbacks block their own thread on this), so they never depend on the
-    /// cooperative pool having a free thread. Returns the task (`nil` when the URL is refused at once), which the
-    /// caller may cancel.
+    /// Starts a request and calls `completion` once, on URLSession's delegate queue, never on Swift's cooperative
+    /// pool.
     @discardableResult
-    public func load(
+    public func startLoad(
+        _ url: URL, configuration: LoadingConfiguration,
+        completion: @escaping @Sendable (Result<LoadResponse, any Error>) -> Void
+    ) -> (any LoadHandle)? {
+        dataTask(url, configuration: configuration, completion: completion).map(SessionTaskHandle.init)
+    }
+
+    /// Starts a request; `nil` when the URL is refused at once (after calling `completion`).
+    private func dataTask(
         _ url: URL, configuration: LoadingConfiguration,
         completion: @escaping @Sendable (Result<LoadResponse, any Error>) -> Void
     ) -> URLSessionTask? {
@@ -74,6 +80,13 @@ public final class URLSessionDataLoader: DataLoading {
         delegate.armIdleTimeout(task, seconds: configuration.requestTimeout)
         return task
     }
+}
+
+/// A URLSession task as a ``LoadHandle``.
+// @unchecked: `URLSessionTask.cancel()` may be called from any thread; nothing else is touched.
+private struct SessionTaskHandle: LoadHandle, @unchecked Sendable {
+    let task: URLSessionTask
+    func cancel() { task.cancel() }
 }
 
 /// Per-task state lives in a `Mutex`; URLSession calls the delegate on its own serial queue, and `load` registers

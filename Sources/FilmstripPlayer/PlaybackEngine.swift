@@ -174,7 +174,7 @@ struct PlaybackEngine {
             options.transport = URLSessionDataLoader(sessionConfiguration: session)
         }
         var ranges: [ClosedRange<Double>] = []
-        if Self.isStream(configuration.url), let transport = options.transport as? URLSessionDataLoader {
+        if Self.isStream(configuration.url), let transport = options.transport {
             guard openStream(configuration, transport: transport, loading: options.loading, player) else { return }
             ranges = window.map { [$0] } ?? []
         } else {
@@ -389,7 +389,7 @@ struct PlaybackEngine {
     /// Opens an HLS stream: playlists, the start position (live: `liveEdgeDelay` behind the edge, never closer than
     /// three target durations), the fetcher and the decoder.
     private mutating func openStream(
-        _ configuration: PlayerConfiguration, transport: URLSessionDataLoader, loading: LoadingConfiguration,
+        _ configuration: PlayerConfiguration, transport: any DataLoading, loading: LoadingConfiguration,
         _ player: Player
     ) -> Bool {
         weak let weakPlayer = player

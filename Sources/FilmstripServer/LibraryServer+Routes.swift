@@ -8,7 +8,9 @@ import NIOCore
 extension LibraryServer {
     func makeRouter() -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
-        router.add(middleware: OriginGuard(loopbackOnly: OriginGuard<BasicRequestContext>.isLoopback(host: configuration.host)))
+        router.add(
+            middleware: OriginGuard(loopbackOnly: OriginGuard<BasicRequestContext>.isLoopback(host: configuration.host))
+        )
         router.get("/") { _, _ in await self.respond { try await self.libraryPage() } }
         router.head("/") { _, _ in Self.head(await self.respond { try await self.libraryPage() }) }
         router.get("/watch/**") { request, _ in await self.respond { try await self.watchPage(request) } }
@@ -101,7 +103,8 @@ extension LibraryServer {
     private func mediaFile(_ request: Request, context: BasicRequestContext, head: Bool) async throws -> Response {
         let video = try resolve(path: request.uri.path, prefix: "/media/")
         let size = Int(video.size)
-        let etag = "\"\(String(size, radix: 16))-\(String(Int64(video.modified.timeIntervalSince1970 * 1000), radix: 16))\""
+        let etag =
+            "\"\(String(size, radix: 16))-\(String(Int64(video.modified.timeIntervalSince1970 * 1000), radix: 16))\""
         let lastModified = Self.httpDate(video.modified)
         var headers: HTTPFields = [
             .contentType: Self.mediaType(video.file.pathExtension), .acceptRanges: "bytes",

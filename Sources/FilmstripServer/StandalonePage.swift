@@ -39,7 +39,8 @@ public enum StandalonePage {
         }
         let same = isSameFile(video, copy)
         if !ours {
-            for existing in [previews, copy] where files.fileExists(atPath: existing.path) && !(existing == copy && same) {
+            for existing in [previews, copy]
+            where files.fileExists(atPath: existing.path) && !(existing == copy && same) {
                 throw ServerError(status: 409, "\(existing.path) is in the way: choose an empty or new folder")
             }
         }

@@ -57,7 +57,8 @@ public struct VideoLibrary: Sendable {
         for directory in directories {
             let resolved = directory.standardizedFileURL.resolvingSymlinksInPath()
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: resolved.path, isDirectory: &isDirectory), isDirectory.boolValue
+            guard FileManager.default.fileExists(atPath: resolved.path, isDirectory: &isDirectory),
+                isDirectory.boolValue
             else {
                 throw ResolveError.notFound("\(directory.path) is not a folder")
             }
@@ -134,7 +135,9 @@ public struct VideoLibrary: Sendable {
         for component in rest { candidate.appendPathComponent(component, isDirectory: false) }
         // Links resolved, the file must still be inside its folder.
         let file = candidate.resolvingSymlinksInPath()
-        guard Self.isInside(file.path, root.directory.path) else { throw .forbidden("the file lies outside the library") }
+        guard Self.isInside(file.path, root.directory.path) else {
+            throw .forbidden("the file lies outside the library")
+        }
         guard Self.videoExtensions.contains(file.pathExtension.lowercased()),
             let attributes = try? FileManager.default.attributesOfItem(atPath: file.path),
             attributes[.type] as? FileAttributeType == .typeRegular

@@ -77,7 +77,7 @@ extension TrackThumbnails {
     static func coverageFindings(_ track: ThumbnailTrack) -> [TrackFinding] {
         var findings: [TrackFinding] = []
         guard var runEnd = track.cues.first?.endMilliseconds else { return [] }
-        func where_(_ cue: ThumbnailCue, _ k: Int) -> String { cue.line > 0 ? "line \(cue.line)" : "cue \(k + 1)" }
+        func place(_ cue: ThumbnailCue, _ k: Int) -> String { cue.line > 0 ? "line \(cue.line)" : "cue \(k + 1)" }
         for (k, cue) in track.cues.enumerated().dropFirst() {
             if cue.startMilliseconds > runEnd {
                 findings.append(
@@ -85,14 +85,14 @@ extension TrackThumbnails {
                         .warning,
                         String(
                             format: "a gap from %.3f to %.3f s has no thumbnail", Double(runEnd) / 1000, cue.start),
-                        location: where_(cue, k)))
+                        location: place(cue, k)))
             } else if cue.startMilliseconds < runEnd {
                 findings.append(
                     TrackFinding(
                         .warning,
                         String(
                             format: "the cue overlaps the one before it from %.3f to %.3f s", cue.start,
-                            Double(min(runEnd, cue.endMilliseconds)) / 1000), location: where_(cue, k)))
+                            Double(min(runEnd, cue.endMilliseconds)) / 1000), location: place(cue, k)))
             }
             runEnd = max(runEnd, cue.endMilliseconds)
         }

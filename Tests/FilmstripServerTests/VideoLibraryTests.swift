@@ -18,7 +18,8 @@ struct VideoLibraryTests {
         }
         try Data("secret".utf8).write(to: outside.appendingPathComponent("secret.mp4"))
         try files.createSymbolicLink(
-            at: library.appendingPathComponent("out.mp4"), withDestinationURL: outside.appendingPathComponent("secret.mp4"))
+            at: library.appendingPathComponent("out.mp4"),
+            withDestinationURL: outside.appendingPathComponent("secret.mp4"))
         try files.createSymbolicLink(at: library.appendingPathComponent("dir"), withDestinationURL: outside)
         try files.createSymbolicLink(
             at: library.appendingPathComponent("in.mp4"), withDestinationURL: library.appendingPathComponent("a.mp4"))

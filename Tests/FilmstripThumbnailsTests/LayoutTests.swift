@@ -11,7 +11,8 @@ struct LayoutTests {
         defer { directory.remove() }
         let sheet = try SpriteSheetFixture.encoded(columns: 4, rows: 2, cellWidth: 40, cellHeight: 30)
         try directory.write("sheet.jpg", sheet)
-        try directory.write("whole.jpg", try SpriteSheetFixture.encoded(columns: 1, rows: 1, cellWidth: 20, cellHeight: 10))
+        try directory.write(
+            "whole.jpg", try SpriteSheetFixture.encoded(columns: 1, rows: 1, cellWidth: 20, cellHeight: 10))
         let track = try directory.write(
             "track.vtt",
             text: """
@@ -46,8 +47,11 @@ struct LayoutTests {
             let mean = pixels.meanColor(x: r.x + 4, y: r.y + 4, width: r.width - 8, height: r.height - 8)
             #expect(SpriteSheetFixture.cell(matching: mean) == cell)
         }
-        #expect(try await thumbnails.imageData(at: 1) == Data(try SpriteSheetFixture.encoded(
-            columns: 1, rows: 1, cellWidth: 20, cellHeight: 10)))
+        #expect(
+            try await thumbnails.imageData(at: 1)
+                == Data(
+                    try SpriteSheetFixture.encoded(
+                        columns: 1, rows: 1, cellWidth: 20, cellHeight: 10)))
         await #expect(throws: ThumbnailsError.self) { try await thumbnails.imageData(at: 2) }
     }
 }

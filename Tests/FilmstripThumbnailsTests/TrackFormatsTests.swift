@@ -365,7 +365,8 @@ struct RequestInterceptorTests {
         let error = await thumbnailsError {
             try await TrackThumbnails(configuration: configuration).load(track: server.url("/hls/images.m3u8"))
         }
-        #expect(error?.category == .network && error?.description.contains("403") == true, "\(String(describing: error))")
+        #expect(
+            error?.category == .network && error?.description.contains("403") == true, "\(String(describing: error))")
         #expect(server.requestCount("/hls/images.m3u8") == 2)
     }
 }
@@ -403,13 +404,16 @@ struct LocalTrackFormatsTests {
         #expect(json.format == .json && json.imageURLs.first == directory.file("sheets.jpg"))
     }
 
-    @Test("an MPD with a DTD, malformed XML, or protected content is a clear error", arguments: [
-        ("<!DOCTYPE MPD [<!ENTITY x \"y\">]><MPD/>", "DTD"), ("<MPD type=\"static\"><Period></MPD>", "does not close"),
-        (
-            #"<MPD type="static"><Period><AdaptationSet contentType="image"><ContentProtection schemeIdUri="x"/><Representation id="t" bandwidth="1"/></AdaptationSet></Period></MPD>"#,
-            "protected content"
-        ),
-    ])
+    @Test(
+        "an MPD with a DTD, malformed XML, or protected content is a clear error",
+        arguments: [
+            ("<!DOCTYPE MPD [<!ENTITY x \"y\">]><MPD/>", "DTD"),
+            ("<MPD type=\"static\"><Period></MPD>", "does not close"),
+            (
+                #"<MPD type="static"><Period><AdaptationSet contentType="image"><ContentProtection schemeIdUri="x"/><Representation id="t" bandwidth="1"/></AdaptationSet></Period></MPD>"#,
+                "protected content"
+            ),
+        ])
     func hostileMPD(_ text: String, _ expected: String) async throws {
         let server = try LoopbackServer()
         defer { server.stop() }

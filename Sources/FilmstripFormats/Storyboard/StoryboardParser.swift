@@ -34,10 +34,16 @@ public struct StoryboardParser: Sendable {
             var y: Double
         }
         var url: String
-        var tile_width: Double
-        var tile_height: Double
+        var tileWidth: Double
+        var tileHeight: Double
         var duration: Double
         var tiles: [Tile]
+
+        enum CodingKeys: String, CodingKey {
+            case url, duration, tiles
+            case tileWidth = "tile_width"
+            case tileHeight = "tile_height"
+        }
     }
 
     private struct Entry: Decodable {
@@ -90,7 +96,7 @@ public struct StoryboardParser: Sendable {
         guard mux.tiles.count <= maximumEntries else {
             throw ParseError(message: "\(mux.tiles.count) tiles; the limit is \(maximumEntries)")
         }
-        guard mux.tile_width >= 1, mux.tile_height >= 1, mux.tile_width <= 1e6, mux.tile_height <= 1e6 else {
+        guard mux.tileWidth >= 1, mux.tileHeight >= 1, mux.tileWidth <= 1e6, mux.tileHeight <= 1e6 else {
             throw ParseError(message: "tile_width and tile_height must be positive")
         }
         guard mux.duration.isFinite, mux.duration > 0 else { throw ParseError(message: "duration must be positive") }
@@ -109,8 +115,8 @@ public struct StoryboardParser: Sendable {
                     startMilliseconds: Self.milliseconds(tile.start), endMilliseconds: Self.milliseconds(end),
                     imageIndex: 0,
                     region: SpatialRegion(
-                        x: Int32(tile.x.rounded()), y: Int32(tile.y.rounded()), width: Int32(mux.tile_width.rounded()),
-                        height: Int32(mux.tile_height.rounded()))))
+                        x: Int32(tile.x.rounded()), y: Int32(tile.y.rounded()), width: Int32(mux.tileWidth.rounded()),
+                        height: Int32(mux.tileHeight.rounded()))))
         }
         var track = ThumbnailTrack(sourceURL: url, cues: cues, images: [image])
         track.format = .json

@@ -25,7 +25,8 @@ final class FrameConverter {
         // and a third of its cost, which is most of a thumbnail's time after the decode.
         context = sws_getCachedContext(
             context, f.width, f.height, AVPixelFormat(rawValue: f.format), Int32(width), Int32(height),
-            toneMapper == nil ? AV_PIX_FMT_RGB24 : ToneMapper.rgb48, Int32(width) * 3 <= f.width ? SWS_AREA : SWS_BICUBIC, nil, nil, nil)
+            toneMapper == nil ? AV_PIX_FMT_RGB24 : ToneMapper.rgb48,
+            Int32(width) * 3 <= f.width ? SWS_AREA : SWS_BICUBIC, nil, nil, nil)
         guard let context else { throw MediaError(.decodeFailed, "swscale cannot convert this frame format") }
         let space: Int32 =
             switch f.colorspace {

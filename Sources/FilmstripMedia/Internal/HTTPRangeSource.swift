@@ -72,21 +72,10 @@ final class HTTPRangeSource {
         let box = ResultBox()
         let transport = self.transport
         let url = self.url
-        if let session = transport as? URLSessionDataLoader {
-            // Completed on URLSession's delegate queue: no dependence on Swift's cooperative pool.
-            session.load(url, configuration: configuration) { result in
-                box.result = result
-                semaphore.signal()
-            }
-        } else {
-            Task.detached {
-                do {
-                    box.result = .success(try await transport.load(url, configuration: configuration))
-                } catch {
-                    box.result = .failure(error)
-                }
-                semaphore.signal()
-            }
+        // URLSession completes on its delegate queue: no dependence on Swift's cooperative pool.
+        transport.startLoad(url, configuration: configuration) { result in
+            box.result = result
+            semaphore.signal()
         }
         semaphore.wait()
         requestCount += 1

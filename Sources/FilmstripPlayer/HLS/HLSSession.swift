@@ -34,7 +34,7 @@ struct HLSOpening {
 final class HLSSession: @unchecked Sendable {
     // Immutable after init.
     let url: URL
-    private let transport: URLSessionDataLoader
+    private let transport: any DataLoading
     private let loading: LoadingConfiguration
     private let cmcd: CmcdConfiguration?
     private let streaming: StreamingConfiguration
@@ -110,7 +110,7 @@ final class HLSSession: @unchecked Sendable {
     struct Interrupted: Error {}
 
     init(
-        url: URL, transport: URLSessionDataLoader, loading: LoadingConfiguration, configuration: PlayerConfiguration,
+        url: URL, transport: any DataLoading, loading: LoadingConfiguration, configuration: PlayerConfiguration,
         report: @escaping @Sendable (PlayerError) -> Void
     ) {
         self.url = url
@@ -685,7 +685,7 @@ final class HLSSession: @unchecked Sendable {
         let done = DispatchSemaphore(value: 0)
         let outcome = ResultBox()
         let started = Self.now()
-        let task = transport.load(target, configuration: configuration) { result in
+        let task = transport.startLoad(target, configuration: configuration) { result in
             outcome.set(result)
             done.signal()
         }

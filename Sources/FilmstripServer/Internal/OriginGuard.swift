@@ -24,7 +24,9 @@ struct OriginGuard<Context: RequestContext>: RouterMiddleware {
         return authority
     }
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    )
         async throws -> Response
     {
         if loopbackOnly, !Self.isLoopback(host: Self.hostName(request.head.authority ?? "")) {

@@ -66,9 +66,13 @@ actor TrackStore {
         case .pending(_, let channel):
             return channel.listen()
         case .ready(let track):
-            return AsyncStream { $0.yield(.ready(cues: track.placements.count, origin: track.origin)); $0.finish() }
+            return AsyncStream {
+                $0.yield(.ready(cues: track.placements.count, origin: track.origin)); $0.finish()
+            }
         case .failed(let error):
-            return AsyncStream { $0.yield(.failed(error.message)); $0.finish() }
+            return AsyncStream {
+                $0.yield(.failed(error.message)); $0.finish()
+            }
         }
     }
 
@@ -186,7 +190,8 @@ actor TrackStore {
         }
         let step = Mutex(-1)
         do {
-            _ = try await PreviewTrackGenerator.generate(from: video.file, to: staging, options: options) { done, total in
+            _ = try await PreviewTrackGenerator.generate(from: video.file, to: staging, options: options) {
+                done, total in
                 // At most about a hundred events per track.
                 // Workers finish out of order: only a higher figure goes out, published under the same lock that
                 // compares it, so listeners never see progress go back.

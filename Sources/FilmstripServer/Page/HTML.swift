@@ -37,7 +37,8 @@ enum HTML {
     /// A value as JSON safe inside `<script type="application/json">`: no `<`, so no `</script>`.
     static func scriptJSON(_ object: Any) -> String {
         guard
-            let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]),
+            let data = try? JSONSerialization.data(
+                withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]),
             let text = String(data: data, encoding: .utf8)
         else { return "{}" }
         return text.replacingOccurrences(of: "<", with: "\\u003c")
