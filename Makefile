@@ -15,9 +15,11 @@ demo: deps
 	$(SWIFT) build --product filmstrip
 	@Scripts/demo.sh
 
-# The checked-in .swift-format (4 spaces, 120 columns), every warning an error.
+# The checked-in .swift-format (4 spaces, 120 columns), every warning an error; Package.swift declares exactly
+# what each target imports.
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests Benchmarks Package.swift
+	@python3 Scripts/check-imports.py
 
 test: deps lint
 	$(SWIFT) build --build-tests

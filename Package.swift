@@ -84,9 +84,9 @@ let package = Package(
         .target(
             name: "FilmstripPlayer",
             dependencies: [
-                "FilmstripFormats", "FilmstripLoading", "FilmstripMedia",
-                .product(name: "Logging", package: "swift-log"),
+                "FilmstripFormats", "FilmstripImaging", "FilmstripLoading", "FilmstripMedia",
                 // AES-128-CBC for encrypted HLS segments.
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
@@ -133,9 +133,21 @@ let package = Package(
             dependencies: ["Filmstrip", "FilmstripTesting"],
             exclude: ["Conformance"]
         ),
-        .testTarget(name: "FilmstripMediaTests", dependencies: ["Filmstrip", "FilmstripTesting"]),
-        .testTarget(name: "FilmstripPlayerTests", dependencies: ["Filmstrip", "FilmstripPlayer", "FilmstripTesting"]),
-        .testTarget(name: "FilmstripServerTests", dependencies: ["FilmstripServer", "FilmstripTesting"]),
+        .testTarget(name: "FilmstripMediaTests", dependencies: ["Filmstrip", "FilmstripMedia", "FilmstripTesting"]),
+        .testTarget(
+            name: "FilmstripPlayerTests",
+            dependencies: [
+                "Filmstrip", "FilmstripFormats", "FilmstripImaging", "FilmstripMedia", "FilmstripPlayer",
+                "FilmstripTesting",
+            ]
+        ),
+        .testTarget(
+            name: "FilmstripServerTests",
+            dependencies: [
+                "FilmstripMedia", "FilmstripServer", "FilmstripTesting",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "FilmstripCLITests",
             dependencies: ["FilmstripTesting", "FilmstripImaging"]

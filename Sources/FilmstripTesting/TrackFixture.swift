@@ -11,17 +11,15 @@ public enum TrackFixture {
         count: Int, interval: Double = 1, columns: Int = 10, rows: Int = 10, cellWidth: Int = 160,
         cellHeight: Int = 90, sheetName: (Int) -> String = { "sprite-\($0).jpg" }
     ) -> String {
-        var text = "WEBVTT\n\n"
-        text.reserveCapacity(count * 80)
+        // Written by the same writer as generated tracks: WebVTT is written in one place.
         let perSheet = columns * rows
         let step = Int64((interval * 1000).rounded())
-        for k in 0..<count {
-            let cell = k % perSheet
-            let x = (cell % columns) * cellWidth
-            let y = (cell / columns) * cellHeight
-            text += timestamp(milliseconds: Int64(k) * step) + " --> " + timestamp(milliseconds: Int64(k + 1) * step)
-            text += "\n\(sheetName(k / perSheet + 1))#xywh=\(x),\(y),\(cellWidth),\(cellHeight)\n\n"
-        }
-        return text
+        let sheets = (count + perSheet - 1) / perSheet
+        let layout = PreviewTrackLayout(
+            duration: Double(Int64(count) * step) / 1000, starts: (0..<count).map { Int64($0) * step },
+            ends: (0..<count).map { Int64($0 + 1) * step }, tileWidth: cellWidth, tileHeight: cellHeight,
+            columns: columns, rows: rows, sheetNames: (0..<sheets).map { sheetName($0 + 1) },
+            sheetRows: Array(repeating: rows, count: sheets))
+        return PreviewTrackWriter.webVTT(layout)
     }
 }
