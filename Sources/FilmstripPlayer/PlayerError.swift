@@ -36,6 +36,9 @@ public struct PlayerError: Error, Sendable, Hashable, CustomStringConvertible {
         case segmentSkipped = "segment_skipped"
         /// A live playlist could not be reloaded; it is retried (warning).
         case playlistReloadFailed = "playlist_reload_failed"
+        /// A rendition switch was abandoned because the new rendition's playlist or first segment failed; playback
+        /// goes on in the rendition it had (warning).
+        case renditionSwitchFailed = "rendition_switch_failed"
 
         /// The timeout type of a state.
         public static func stateTimeout(_ state: PlayerState.Kind) -> ErrorType {

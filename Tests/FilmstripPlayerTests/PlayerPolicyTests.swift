@@ -239,21 +239,55 @@ struct AdaptiveBitrateTests {
         #expect(slow > 700_000, "\(slow)")
     }
 
+    /// Asks for the next rendition and lets its segment arrive (what the engine does when the fetch succeeds).
+    private static func fetch(_ selector: inout RenditionSelector, estimate: Double?) -> Int {
+        let choice = selector.next(estimate: estimate)
+        selector.arrived(from: choice)
+        return choice
+    }
+
     @Test("selector: up with headroom and spacing, down at once, steady in between")
     func selector() {
         var selector = RenditionSelector(bitrates: [200_000, 500_000, 1_200_000])
-        #expect(selector.next(estimate: nil) == 0)
-        #expect(selector.next(estimate: 10_000_000) == 2, "plenty of bandwidth: straight to the top")
-        #expect(selector.next(estimate: 1_000_000) == 1, "the top needs more than 90% of 1 Mbit/s: down")
-        #expect(selector.next(estimate: 1_500_000) == 1, "1.2 Mbit/s is over 70% of 1.5: stay")
-        #expect(selector.next(estimate: 640_000) == 1, "500 kbit/s is within 90% of 640: stay")
-        #expect(selector.next(estimate: 300_000) == 0)
-        #expect(selector.next(estimate: 100_000) == 0, "nothing fits: the lowest")
+        #expect(Self.fetch(&selector, estimate: nil) == 0)
+        #expect(Self.fetch(&selector, estimate: 10_000_000) == 2, "plenty of bandwidth: straight to the top")
+        #expect(Self.fetch(&selector, estimate: 1_000_000) == 1, "the top needs more than 90% of 1 Mbit/s: down")
+        #expect(Self.fetch(&selector, estimate: 1_500_000) == 1, "1.2 Mbit/s is over 70% of 1.5: stay")
+        #expect(Self.fetch(&selector, estimate: 640_000) == 1, "500 kbit/s is within 90% of 640: stay")
+        #expect(Self.fetch(&selector, estimate: 300_000) == 0)
+        #expect(Self.fetch(&selector, estimate: 100_000) == 0, "nothing fits: the lowest")
         var spaced = RenditionSelector(bitrates: [200_000, 500_000, 1_200_000])
-        #expect(spaced.next(estimate: 400_000) == 0)
-        #expect(spaced.next(estimate: 150_000) == 0)
-        #expect(spaced.next(estimate: 800_000) == 1)
-        #expect(spaced.next(estimate: 5_000_000) == 1, "no up-switch right after a switch")
-        #expect(spaced.next(estimate: 5_000_000) == 2)
+        #expect(Self.fetch(&spaced, estimate: 400_000) == 0)
+        #expect(Self.fetch(&spaced, estimate: 150_000) == 0)
+        #expect(Self.fetch(&spaced, estimate: 800_000) == 1)
+        #expect(Self.fetch(&spaced, estimate: 5_000_000) == 1, "no up-switch right after a switch")
+        #expect(Self.fetch(&spaced, estimate: 5_000_000) == 2)
+    }
+
+    @Test("selector: a switch is committed when its first segment arrives, and a failed one keeps the old rendition")
+    func switchCommittedOnArrival() {
+        var selector = RenditionSelector(bitrates: [200_000, 500_000, 1_200_000])
+        selector.arrived(from: 0)
+        #expect(selector.next(estimate: 10_000_000) == 2)
+        #expect(selector.current == 0 && selector.pending == 2, "chosen, not committed")
+        // Asked again before the segment came: the same pending choice, still not committed.
+        #expect(selector.next(estimate: 10_000_000) == 2)
+        #expect(selector.current == 0)
+        // The down decision is measured against the committed rendition, not the pending one.
+        #expect(selector.next(estimate: 300_000) == 0)
+        #expect(selector.pending == nil && selector.current == 0)
+        #expect(selector.next(estimate: 10_000_000) == 2)
+        selector.arrived(from: 2)
+        #expect(selector.current == 2 && selector.pending == nil, "its first segment commits it")
+        // A switch that fails leaves the committed rendition, and the next up-switch waits the spacing.
+        var failing = RenditionSelector(bitrates: [200_000, 500_000, 1_200_000])
+        failing.arrived(from: 0)
+        #expect(failing.next(estimate: 10_000_000) == 2)
+        failing.switchFailed()
+        #expect(failing.current == 0 && failing.pending == nil)
+        #expect(failing.next(estimate: 10_000_000) == 0, "no retry at once")
+        failing.arrived(from: 0)
+        failing.arrived(from: 0)
+        #expect(failing.next(estimate: 10_000_000) == 2, "after the spacing it tries again")
     }
 }

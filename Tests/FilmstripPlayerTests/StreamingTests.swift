@@ -267,6 +267,27 @@ struct StreamingTests {
         #expect(try await eventually(3) { (player.getStats()?.bandwidthEstimate ?? .infinity) < 1_200_000 })
     }
 
+    @Test("ABR: a switch whose segments fail is abandoned; the segment comes from the committed rendition")
+    func failedSwitchIsAbandoned() async throws {
+        let server = try LoopbackServer()
+        let master = try StreamFixtures.serveLadder(on: server)
+        for n in 0..<100 { server.remove("/vod/v2/segment-\(n).ts") }
+        let (player, recorder) = observedPlayer()
+        player.playbackRate = 4
+        player.open(config: PlayerConfiguration(with: master))
+        try await recorder.wait(for: .ended, seconds: 60)
+        let segments = server.requests.filter { $0.path.hasSuffix(".ts") }.map(\.path)
+        #expect(segments.contains { $0.hasPrefix("/vod/v2/") }, "the top was tried: \(segments)")
+        #expect(recorder.errors.contains { $0.type == .renditionSwitchFailed })
+        #expect(!recorder.errors.contains { $0.type == .segmentSkipped }, "nothing skipped: \(recorder.errors)")
+        #expect(!recorder.states.contains(.error))
+        #expect(player.getStats()?.bitrate != 1_200_000, "the failed rendition was never committed")
+        // Every segment number was played from a rendition that had it.
+        let played = Set(segments.filter { !$0.hasPrefix("/vod/v2/") }.map { $0.split(separator: "/").last! })
+        let all = Set(segments.map { $0.split(separator: "/").last! })
+        #expect(played == all, "\(segments)")
+    }
+
     @Test("a missing segment is retried with backoff, then skipped with a warning; playback goes on to the end")
     func missingSegmentSkipped() async throws {
         let server = try LoopbackServer()

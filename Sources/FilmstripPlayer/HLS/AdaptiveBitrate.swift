@@ -54,13 +54,19 @@ public struct BandwidthEstimator: Sendable, Hashable {
 
 private func pow2(_ x: Double) -> Double { exp2(x) }
 
-/// Chooses a rendition from the bandwidth estimate, with hysteresis so it does not flap.
+/// Chooses a rendition from the bandwidth estimate, with hysteresis so it does not flap; a switch is committed
+/// when the first segment of the new rendition arrives, not when it is chosen.
 ///
 /// - Up: to the best rendition whose bitrate is at most 70% of the estimate, and only once at least
-///   `minimumSegmentsBetweenSwitches` segments were loaded since the last switch.
-/// - Down: at once, when the current rendition needs more than 90% of the estimate, to the best one within 80% of it
-///   (the lowest when none fits).
+///   `minimumSegmentsBetweenSwitches` segments arrived since the last switch.
+/// - Down: at once, when the committed rendition needs more than 90% of the estimate, to the best one within 80% of
+///   it (the lowest when none fits).
 /// - Between the two bands it stays, so an estimate that wobbles around one bitrate does not switch back and forth.
+///
+/// ``next(estimate:)`` names the rendition to fetch from; a different one is a *pending* switch. The engine reports
+/// each arrived segment with ``arrived(from:)`` (the first one of the pending rendition commits it) and a switch that
+/// could not be made (its playlist or first segment failed) with ``switchFailed()``, which keeps the committed
+/// rendition and waits the usual spacing before trying upwards again.
 public struct RenditionSelector: Sendable, Hashable {
     /// The bitrates of the renditions (bits per second), as the playlist lists them.
     public let bitrates: [Int]
@@ -70,10 +76,12 @@ public struct RenditionSelector: Sendable, Hashable {
     public var downThreshold = 0.9
     /// Fraction of the estimate a down-switch aims for.
     public var downFraction = 0.8
-    /// Segments to load between two up-switches.
+    /// Segments to receive between two up-switches.
     public var minimumSegmentsBetweenSwitches = 2
-    /// The rendition in use (an index into ``bitrates``).
+    /// The committed rendition (an index into ``bitrates``): the one whose segments are arriving.
     public private(set) var current: Int
+    /// A switch chosen but not yet committed: its first segment has not arrived.
+    public private(set) var pending: Int?
     private var segmentsSinceSwitch = Int.max / 2
 
     /// A selector starting at `initial` (by default the first listed, as RFC 8216 recommends clients do).
@@ -82,32 +90,45 @@ public struct RenditionSelector: Sendable, Hashable {
         current = bitrates.indices.contains(initial) ? initial : 0
     }
 
-    /// Call once per loaded segment: returns the rendition for the next segment.
+    /// The rendition to fetch the next segment from: the committed one, or the target of a (pending) switch.
     public mutating func next(estimate: Double?) -> Int {
-        segmentsSinceSwitch += 1
-        guard let estimate, bitrates.count > 1 else { return current }
+        guard let estimate, bitrates.count > 1 else { return pending ?? current }
         let now = Double(bitrates[current])
         if now > downThreshold * estimate {
             let target = best(within: downFraction * estimate) ?? lowest
-            if bitrates[target] < bitrates[current] { switchTo(target) }
-            return current
+            pending = bitrates[target] < bitrates[current] ? target : nil
+            return pending ?? current
         }
         if segmentsSinceSwitch >= minimumSegmentsBetweenSwitches, let target = best(within: upFraction * estimate),
             bitrates[target] > bitrates[current]
         {
-            switchTo(target)
+            pending = target
+        } else {
+            // Between the bands: stay, and drop a pending switch the estimate no longer supports.
+            pending = nil
         }
-        return current
+        return pending ?? current
+    }
+
+    /// A segment of `rendition` arrived. The first one of a pending switch commits it.
+    public mutating func arrived(from rendition: Int) {
+        if rendition == pending {
+            current = rendition
+            pending = nil
+            segmentsSinceSwitch = 0
+        }
+        segmentsSinceSwitch += 1
+    }
+
+    /// The pending switch could not be made: the committed rendition stays, and an up-switch waits the spacing.
+    public mutating func switchFailed() {
+        pending = nil
+        segmentsSinceSwitch = 0
     }
 
     private var lowest: Int { bitrates.indices.min { bitrates[$0] < bitrates[$1] } ?? 0 }
 
     private func best(within budget: Double) -> Int? {
         bitrates.indices.filter { Double(bitrates[$0]) <= budget }.max { bitrates[$0] < bitrates[$1] }
-    }
-
-    private mutating func switchTo(_ index: Int) {
-        current = index
-        segmentsSinceSwitch = 0
     }
 }

@@ -424,6 +424,7 @@ final class HLSSession: @unchecked Sendable {
                     let switched = switchRendition(to: choice)
                     condition.lock()
                     if switched { continue }
+                    selector.switchFailed()
                 }
             }
             fetchSegment(entries[index], next: entries.indices.contains(index + 1) ? entries[index + 1] : nil)
@@ -531,6 +532,8 @@ final class HLSSession: @unchecked Sendable {
             switch result {
             case .success(let (bytes, seconds)):
                 restored()
+                // The first segment of a chosen rendition commits the switch.
+                selector.arrived(from: variant)
                 estimator.add(bytes: bytes.count, seconds: seconds)
                 bytesLoaded += bytes.count
                 segmentsLoaded += 1
@@ -557,6 +560,18 @@ final class HLSSession: @unchecked Sendable {
                 if attempt <= streaming.segmentRetries {
                     wait(until: Self.now() + Self.backoff(attempt))
                     continue
+                }
+                // A switch whose first segment cannot be had is abandoned, and the segment is fetched again from
+                // the committed rendition: nothing is skipped for a switch that did not happen.
+                if selector.pending == variant {
+                    selector.switchFailed()
+                    report(
+                        PlayerError(
+                            .renditionSwitchFailed, severity: .warning,
+                            "the switch to rendition \(variant) was abandoned: its segment \(entry.seq) failed (\(error))"
+                        ))
+                    condition.broadcast()
+                    return
                 }
                 switch streaming.missingSegmentPolicy {
                 case .skip:
