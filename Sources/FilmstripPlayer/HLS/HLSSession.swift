@@ -119,7 +119,10 @@ final class HLSSession: @unchecked Sendable {
         cmcd = configuration.cmcd
         streaming = configuration.streaming
         maxBuffer = max(1, configuration.maxPrebufferTime)
-        self.report = report
+        // The fetcher reports while it holds its lock; the app's handlers run on a queue of their own, in order, so
+        // no app code ever runs under that lock.
+        let reports = DispatchQueue(label: "filmstrip.player.reports")
+        self.report = { error in reports.async { report(error) } }
     }
 
     private static func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
