@@ -135,13 +135,46 @@ public final class Filmstrip: Sendable {
         set { playerSettings.withLock { $0.onError = newValue } }
     }
 
-    /// The thumbnails API for a player (the `.tracks` engine). The player is not needed by this engine; the
-    /// overload keeps the shape apps use with player SDKs.
+    /// The player's thumbnails API (the `.tracks` engine): one engine per player, so a track loaded through one call
+    /// is found through a later one, for as long as the player lives.
+    ///
+    /// ```swift
+    /// Filmstrip.shared.thumbnails(for: player).loadThumbnailsFrom(webVTTtrack: url) { error in … }
+    /// // later, elsewhere:
+    /// let preview = Filmstrip.shared.thumbnails(for: player).getThumbnail(atTimestamp: 12)
+    /// ```
+    ///
+    /// The first call makes the engine (with `configuration`, or the SDK-wide ``thumbnailsConfiguration``); later
+    /// calls without a configuration return it. A call with a configuration makes a new engine, which becomes the
+    /// player's from then on.
     public func thumbnails(
         for player: Player, engine: ThumbnailEngine = .tracks, configuration: ThumbnailsConfiguration? = nil
     ) -> TrackThumbnails {
-        thumbnails(engine: engine, configuration: configuration)
+        let key = ObjectIdentifier(player)
+        if configuration == nil, let existing = playerThumbnails.withLock({ $0[key] }), existing.player === player {
+            return existing.engine
+        }
+        let made = thumbnails(engine: engine, configuration: configuration)
+        playerThumbnails.withLock { table in
+            // Entries of players that are gone are dropped (an identifier can be reused by a later player).
+            table = table.filter { $0.value.player != nil }
+            table[key] = PlayerThumbnails(player: player, engine: made)
+        }
+        return made
     }
+
+    /// A player's thumbnails engine, held while the player lives.
+    private final class PlayerThumbnails: Sendable {
+        weak let player: Player?
+        let engine: TrackThumbnails
+
+        init(player: Player, engine: TrackThumbnails) {
+            self.player = player
+            self.engine = engine
+        }
+    }
+
+    private let playerThumbnails = Mutex([ObjectIdentifier: PlayerThumbnails]())
 
     /// SDK-wide defaults for new thumbnails APIs.
     public var thumbnailsConfiguration: ThumbnailsConfiguration {

@@ -55,4 +55,32 @@ struct SDKPlayerTests {
         #expect(player.state.playerError?.type == .sourceUnavailable)
         _ = sdk.thumbnails(for: player)
     }
+
+    @Test("thumbnails(for: player) is one engine per player: loaded through one call, found through a later one")
+    func thumbnailsPerPlayer() async throws {
+        let sdk = Filmstrip()
+        var configuration = ThumbnailsConfiguration()
+        configuration.cacheDirectory = nil
+        sdk.thumbnailsConfiguration = configuration
+        let player = sdk.player()
+        let other = sdk.player()
+        let first = sdk.thumbnails(for: player)
+        #expect(sdk.thumbnails(for: player) === first)
+        #expect(sdk.thumbnails(for: other) !== first)
+        let track = try TemporaryDirectory()
+        defer { track.remove() }
+        try track.write(
+            "sprite-1.jpg", try SpriteSheetFixture.encoded(columns: 2, rows: 1, cellWidth: 32, cellHeight: 18))
+        let url = try track.write(
+            "t.vtt",
+            text: TrackFixture.sprites(
+                count: 2, columns: 2, rows: 1, cellWidth: 32,
+                cellHeight: 18))
+        try await sdk.thumbnails(for: player).load(webVTTTrack: url)
+        #expect(sdk.thumbnails(for: player).getThumbnail(atTimestamp: 1.5)?.timeStampStart == 1)
+        #expect(sdk.thumbnails(for: other).getThumbnail(atTimestamp: 1.5) == nil)
+        // An explicit configuration makes a new engine, the player's from then on.
+        let replaced = sdk.thumbnails(for: player, configuration: configuration)
+        #expect(replaced !== first && sdk.thumbnails(for: player) === replaced)
+    }
 }
