@@ -85,7 +85,11 @@ struct PrefetchTests {
         #expect(order.count == 30 && Set(order).count == 30, "\(order)")
         let coarse = Set(stride(from: 1, to: 30, by: 3))
         let fill = order.filter { !coarse.contains($0) }
-        #expect(Set(fill.prefix(2)) == [29, 27], "\(fill)")
+        // Nearest the last sheet first: 29, 27, 26, 24 (28 and 25 are in the wave). Two downloads at a time may reach
+        // the server in either order when their slots free together, so the order is checked that loosely; the
+        // earlier call's queue (around sheet 0) is gone either way.
+        #expect(Set(fill.prefix(2)).isSubset(of: [29, 27, 26]), "\(fill)")
+        #expect(Set(fill.prefix(3)).isSubset(of: [29, 27, 26, 24]) && fill.prefix(3).contains(29), "\(fill)")
         #expect(fill.suffix(2).contains(0), "\(fill)")
     }
 }
