@@ -13,7 +13,8 @@ public struct NetworkConfiguration: Sendable, Hashable {
     public var allowsCellularAccess: Bool?
     /// The longest a whole resource may take, in milliseconds.
     public var timeoutIntervalForResourceMs: Int?
-    /// The longest a DRM license request may take, in milliseconds (kept for DRM-capable engines).
+    /// The longest a key request may take, in milliseconds: AES-128 segment keys on Filmstrip's engine (a license
+    /// request on DRM-capable engines). Past it the request fails as timed out and is retried like a segment.
     public var timeoutIntervalForDrmAcquisitionMs: Int?
     /// Whether requests wait for connectivity instead of failing at once.
     public var waitsForConnectivity: Bool?

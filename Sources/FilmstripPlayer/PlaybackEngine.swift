@@ -175,7 +175,11 @@ struct PlaybackEngine {
         }
         var ranges: [ClosedRange<Double>] = []
         if Self.isStream(configuration.url), let transport = options.transport {
-            guard openStream(configuration, transport: transport, loading: options.loading, player) else { return }
+            let keyTimeout = network.timeoutIntervalForDrmAcquisitionMs.map { Double($0) / 1000 }
+            guard
+                openStream(
+                    configuration, transport: transport, loading: options.loading, keyTimeout: keyTimeout, player)
+            else { return }
             ranges = window.map { [$0] } ?? []
         } else {
             do {
@@ -390,12 +394,12 @@ struct PlaybackEngine {
     /// three target durations), the fetcher and the decoder.
     private mutating func openStream(
         _ configuration: PlayerConfiguration, transport: any DataLoading, loading: LoadingConfiguration,
-        _ player: Player
+        keyTimeout: Double?, _ player: Player
     ) -> Bool {
         weak let weakPlayer = player
         let session = HLSSession(
-            url: configuration.url, transport: transport, loading: loading, configuration: configuration,
-            report: { error in weakPlayer?.deliver(error) })
+            url: configuration.url, transport: transport, loading: loading, keyTimeout: keyTimeout,
+            configuration: configuration, report: { error in weakPlayer?.deliver(error) })
         let opening: HLSOpening
         do {
             opening = try session.open()

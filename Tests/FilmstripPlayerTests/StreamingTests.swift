@@ -392,6 +392,27 @@ struct StreamingTests {
         #expect(failures.errors.contains { $0.type == .sourceUnavailable && $0.message.contains("key.bin") })
     }
 
+    @Test("timeoutIntervalForDrmAcquisitionMs bounds key requests: a slow key server fails them as timed out")
+    func keyTimeout() async throws {
+        let server = try LoopbackServer()
+        let url = try StreamFixtures.serveEncrypted(on: server)
+        // Every key answer comes 2 s late: well inside the default timeouts, past the key timeout.
+        server.fail("/aes/key.bin", with: Array(repeating: .delay(2), count: 8))
+        let (player, recorder) = observedPlayer()
+        var configuration = PlayerConfiguration(with: url)
+        configuration.network = NetworkConfiguration(timeoutIntervalForDrmAcquisitionMs: 300)
+        configuration.streaming.missingSegmentPolicy = .fail
+        configuration.streaming.segmentRetries = 1
+        player.open(config: configuration)
+        try await recorder.wait(for: .error, seconds: 20)
+        #expect(
+            recorder.errors.contains {
+                $0.type == .sourceUnavailable && $0.message.contains("key.bin")
+                    && $0.message.contains("timeoutIntervalForDrmAcquisitionMs")
+            }, "\(recorder.errors)")
+        #expect(server.requestCount("/aes/key.bin") >= 2, "tried and retried")
+    }
+
     @Test("bad input: a malformed playlist is a fatal source_invalid with its line; a bad key is refused")
     func badInput() async throws {
         let server = try LoopbackServer()

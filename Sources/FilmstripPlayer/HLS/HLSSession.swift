@@ -35,6 +35,8 @@ final class HLSSession: @unchecked Sendable {
     // Immutable after init.
     let url: URL
     private let transport: any DataLoading
+    /// The longest a key request may take (``NetworkConfiguration/timeoutIntervalForDrmAcquisitionMs``).
+    private let keyTimeout: Double?
     private let loading: LoadingConfiguration
     private let cmcd: CmcdConfiguration?
     private let streaming: StreamingConfiguration
@@ -110,12 +112,13 @@ final class HLSSession: @unchecked Sendable {
     struct Interrupted: Error {}
 
     init(
-        url: URL, transport: any DataLoading, loading: LoadingConfiguration, configuration: PlayerConfiguration,
-        report: @escaping @Sendable (PlayerError) -> Void
+        url: URL, transport: any DataLoading, loading: LoadingConfiguration, keyTimeout: Double? = nil,
+        configuration: PlayerConfiguration, report: @escaping @Sendable (PlayerError) -> Void
     ) {
         self.url = url
         self.transport = transport
         self.loading = loading
+        self.keyTimeout = keyTimeout
         cmcd = configuration.cmcd
         streaming = configuration.streaming
         maxBuffer = max(1, configuration.maxPrebufferTime)
@@ -554,7 +557,10 @@ final class HLSSession: @unchecked Sendable {
                 return
             case .failure(let error):
                 attempt += 1
-                if Self.isConnectivity(error) {
+                // A key that does not come in time is a failed acquisition, not a lost connection: it is retried
+                // like a segment, then the missing-segment policy applies.
+                let keyFailed = entry.segment.key?.uri == error.url
+                if Self.isConnectivity(error), !keyFailed {
                     // The server is gone: keep trying (the buffer drains, the player buffers) until it is back.
                     lost(error)
                     wait(until: Self.now() + min(2, Self.backoff(attempt)))
@@ -601,7 +607,7 @@ final class HLSSession: @unchecked Sendable {
     private func decrypt(_ bytes: Data, key: HLSKey, sequence: Int) -> Result<Data, LoadingError> {
         var keyData = condition.withLock { keys[key.uri] }
         if keyData == nil {
-            switch fetch(key.uri, cmcd: condition.withLock { requestData(objectType: .key) }) {
+            switch fetch(key.uri, cmcd: condition.withLock { requestData(objectType: .key) }, timeout: keyTimeout) {
             case .success(let (data, _)):
                 guard data.count == 16 else {
                     return .failure(
@@ -610,6 +616,12 @@ final class HLSSession: @unchecked Sendable {
                 }
                 keyData = data
                 condition.withLock { keys[key.uri] = data }
+            case .failure(let error) where error.kind == .timedOut && keyTimeout != nil:
+                return .failure(
+                    LoadingError(
+                        .timedOut, url: key.uri,
+                        "the key \(key.uri.absoluteString) did not arrive within timeoutIntervalForDrmAcquisitionMs "
+                            + "(\(formatSeconds(keyTimeout!)) s)", underlying: error))
             case .failure(let error):
                 return .failure(error)
             }
@@ -685,9 +697,14 @@ final class HLSSession: @unchecked Sendable {
     /// One request through the player's loader with the CMCD data attached (headers or query); blocks, returns the
     /// body and the seconds it took.
     private func fetch(
-        _ url: URL, range: Range<Int64>? = nil, cmcd data: CmcdData
+        _ url: URL, range: Range<Int64>? = nil, cmcd data: CmcdData, timeout: Double? = nil
     ) -> Result<(Data, Double), LoadingError> {
         var configuration = loading
+        if let timeout {
+            // A bound of the request's own: neither the first byte nor the whole body may take longer.
+            configuration.requestTimeout = min(configuration.requestTimeout, timeout)
+            configuration.resourceTimeout = min(configuration.resourceTimeout, timeout)
+        }
         var target = url
         if let range { configuration.additionalHeaders["Range"] = "bytes=\(range.lowerBound)-\(range.upperBound - 1)" }
         if let cmcd {
