@@ -81,14 +81,7 @@ struct GenerateCommand: AsyncParsableCommand {
     @Option(help: "JPEG quality, 1-100.")
     var quality: Int = 80
 
-    @Option(
-        help: "keyframe (one keyframe per thumbnail, fast) or accurate (the exact frame at each cue start).",
-        transform: { text in
-            guard let mode = PreviewTrackOptions.Mode(rawValue: text) else {
-                throw ValidationError("--mode must be keyframe or accurate")
-            }
-            return mode
-        })
+    @Option(help: ArgumentHelp(generationModeHelp), transform: generationMode)
     var mode: PreviewTrackOptions.Mode = .keyframe
 
     @Option(

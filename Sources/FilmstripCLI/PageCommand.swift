@@ -26,6 +26,11 @@ struct PageCommand: AsyncParsableCommand {
     @Option(help: "Seconds per thumbnail.")
     var interval: Double = 2
 
+    @Option(
+        help: ArgumentHelp(generationModeHelp + " Default auto: every preview shows a moment of its own cue."),
+        transform: generationMode)
+    var mode: PreviewTrackOptions.Mode = .auto
+
     func validate() throws {
         guard interval > 0, interval.isFinite else { throw ValidationError("--interval must be positive") }
     }
@@ -33,6 +38,7 @@ struct PageCommand: AsyncParsableCommand {
     func run() async throws {
         var options = ServerConfiguration(libraries: []).trackOptions
         options.interval = interval
+        options.mode = mode
         do {
             let result = try await StandalonePage.write(
                 video: URL(fileURLWithPath: video), to: URL(fileURLWithPath: output, isDirectory: true),

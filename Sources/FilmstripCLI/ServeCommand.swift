@@ -44,6 +44,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds per thumbnail of generated tracks.")
     var interval: Double = 2
 
+    @Option(
+        help: ArgumentHelp(generationModeHelp + " Default auto: every preview shows a moment of its own cue."),
+        transform: generationMode)
+    var mode: PreviewTrackOptions.Mode = .auto
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
         guard parallel >= 1 else { throw ValidationError("--parallel must be at least 1") }
@@ -57,6 +62,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.port = port
         configuration.maximumParallelGenerations = parallel
         configuration.trackOptions.interval = interval
+        configuration.trackOptions.mode = mode
         if let cacheDirectory { configuration.cacheDirectory = URL(fileURLWithPath: cacheDirectory, isDirectory: true) }
         let server: LibraryServer
         do {

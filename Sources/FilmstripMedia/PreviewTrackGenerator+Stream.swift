@@ -110,7 +110,7 @@ extension PreviewTrackGenerator {
 
     /// The segment and key packet for thumbnail `k` (`nil` packet: decode the exact frame at the cue start). Keyframe
     /// mode takes the first keyframe inside the cue (in its segment or at the start of the next one), else the one
-    /// before the cue.
+    /// before the cue; auto mode, else the exact frame.
     private static func chooseStreamFrame(
         _ k: Int, segment s: Int, plan: Plan, store: SegmentStore, mode: PreviewTrackOptions.Mode
     ) async throws -> (StreamSegment, OwnedPacket?) {
@@ -123,6 +123,8 @@ extension PreviewTrackGenerator {
             let next = try await store.segment(s + 1)
             if let key = next.firstKeyPacket, next.time(of: key) < end - 1e-6 { return (next, key) }
         }
+        // No keyframe inside the cue: auto decodes the cue's own first frame.
+        if mode == .auto { return (here, nil) }
         if let key = here.keyPacket(atOrBefore: start) { return (here, key) }
         var earlier = s - 1
         while earlier >= 0 {

@@ -154,10 +154,12 @@ public enum PreviewTrackGenerator {
         switch mode {
         case .accurate:
             return try input.exactFrame(at: start)
-        case .keyframe:
+        case .keyframe, .auto:
             var key = try input.keyPacket(atOrAfter: start)
             if key.time >= plan.end(of: k) || key.time < start - 1e-6 {
-                // No keyframe inside the cue: the one before it is the nearest honest picture.
+                // No keyframe inside the cue: auto decodes the cue's own first frame; keyframe mode takes the one
+                // before it, the nearest picture at keyframe cost.
+                if mode == .auto { return try input.exactFrame(at: start) }
                 key = try input.keyPacket(atOrBefore: start)
             }
             var frame = try input.decode(keyPacket: key)

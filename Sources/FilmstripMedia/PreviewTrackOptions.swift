@@ -11,6 +11,11 @@ public struct PreviewTrackOptions: Sendable {
         case keyframe
         /// The exact frame shown at the cue's start (decodes forward from the keyframe before it).
         case accurate
+        /// A keyframe inside the cue when there is one (one decode), else the exact frame at the cue's start: every
+        /// thumbnail shows a moment of its own cue, at keyframe cost where keyframes are dense enough. For videos
+        /// with keyframes further apart than the interval (many encoders default to 10 s), this is what keeps a
+        /// scrub preview truthful.
+        case auto
     }
 
     /// The files a generation writes besides the sheets.

@@ -28,12 +28,13 @@ UNICODE_NAME = "Ünïcødé 名前 #1.mp4"
 QUOTE_NAME = "q\"\u0301 onmouseover=\"x\u0301' <b>.mp4"
 
 
-def ramp(path, seconds):
-    """A 320x180 H.264 video whose luma rises 3.5 per second, one keyframe per second."""
+def ramp(path, seconds, keyframe_every=25):
+    """A 320x180 H.264 video whose luma rises 3.5 per second, a keyframe every `keyframe_every` frames (25 fps)."""
     subprocess.run(
         ["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i",
          f"color=c=black:s=320x180:r=25:d={seconds},format=yuv420p,geq=lum='16+3.5*T':cb=128:cr=128",
-         "-c:v", "libx264", "-g", "25", "-pix_fmt", "yuv420p", "-movflags", "+faststart", path],
+         "-c:v", "libx264", "-g", str(keyframe_every), "-keyint_min", str(keyframe_every), "-sc_threshold", "0",
+         "-pix_fmt", "yuv420p", "-movflags", "+faststart", path],
         check=True)
 
 
@@ -139,7 +140,8 @@ def setUpModule():
     CACHE = os.path.join(WORK, "cache")
     os.makedirs(os.path.join(LIBRARY, "nested"))
     os.makedirs(OUTSIDE)
-    ramp(os.path.join(LIBRARY, "ramp.mp4"), 60)
+    # Keyframes 10 s apart (a common encoder default), so each 2 s preview must be decoded at its own time.
+    ramp(os.path.join(LIBRARY, "ramp.mp4"), 60, keyframe_every=250)
     for name in ("fresh.mp4", "second.mp4", "third.mp4"):
         ramp(os.path.join(LIBRARY, name), 20)
     ramp(os.path.join(LIBRARY, "nested", UNICODE_NAME), 10)

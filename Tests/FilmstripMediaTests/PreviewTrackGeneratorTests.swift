@@ -53,6 +53,24 @@ struct PreviewTrackGeneratorTests {
         #expect(text.contains("\nsprite-1.jpg#xywh=0,0,80,60\n"))
     }
 
+    @Test("auto mode: the keyframe inside a cue when there is one, else the cue's own first frame")
+    func autoMode() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let summary = try await PreviewTrackGenerator.generate(
+            from: try MediaFixtures.counter(), to: directory.url, options: options(.auto))
+        // Keyframes every 2 s: even seconds show their keyframe, odd seconds (no keyframe inside) their own frame,
+        // where keyframe mode repeats the one before.
+        #expect(try await framesShown(summary) == [0, 25, 50, 75, 100, 125, 150, 175, 200, 225])
+        #expect(summary.decodedFrames > 10, "odd cues decode forward from their keyframe")
+        // The same from an HLS rendition of that video (the streaming path).
+        let stream = try TemporaryDirectory()
+        defer { stream.remove() }
+        let fromStream = try await PreviewTrackGenerator.generate(
+            from: try MediaFixtures.hls(), to: stream.url, options: options(.auto))
+        #expect(try await framesShown(fromStream) == [0, 25, 50, 75, 100, 125, 150, 175, 200, 225])
+    }
+
     @Test("accurate mode: the thumbnail at t shows the frame at t")
     func accurateMode() async throws {
         let directory = try TemporaryDirectory()

@@ -52,3 +52,16 @@ struct CacheOptions: ParsableArguments {
             ?? DiskCache.defaultDirectory
     }
 }
+
+/// `--mode` of the commands that generate tracks.
+let generationModeHelp =
+    "keyframe (one keyframe per thumbnail, fast), accurate (the exact frame at each cue start) or auto (a keyframe "
+    + "inside the cue when there is one, else the exact frame)."
+
+/// Parses `--mode`.
+@Sendable func generationMode(_ text: String) throws -> PreviewTrackOptions.Mode {
+    guard let mode = PreviewTrackOptions.Mode(rawValue: text) else {
+        throw ValidationError("--mode must be keyframe, accurate or auto")
+    }
+    return mode
+}
