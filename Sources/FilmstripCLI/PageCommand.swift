@@ -43,7 +43,9 @@ struct PageCommand: AsyncParsableCommand {
             let result = try await StandalonePage.write(
                 video: URL(fileURLWithPath: video), to: URL(fileURLWithPath: output, isDirectory: true),
                 options: options)
-            print("wrote \(result.page.path) (\(result.thumbnails) previews on \(result.sheets.count) sheets)")
+            let previews = result.thumbnails == 1 ? "1 preview" : "\(result.thumbnails) previews"
+            let sheets = result.sheets.count == 1 ? "1 sheet" : "\(result.sheets.count) sheets"
+            print("wrote \(result.page.path) (\(previews) on \(sheets))")
         } catch {
             throw fail(error)
         }

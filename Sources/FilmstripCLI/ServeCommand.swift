@@ -72,7 +72,7 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw fail(error)
         }
-        let local = ["127.0.0.1", "::1", "localhost"].contains(host)
+        let local = configuration.bindsLoopback
         do {
             try await server.run { url in
                 var lines = ["Filmstrip is serving \(directories.map(\.path).joined(separator: ", "))", "  \(url)"]

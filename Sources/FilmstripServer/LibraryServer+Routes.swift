@@ -9,7 +9,7 @@ extension LibraryServer {
     func makeRouter() -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
         router.add(
-            middleware: OriginGuard(loopbackOnly: OriginGuard<BasicRequestContext>.isLoopback(host: configuration.host))
+            middleware: OriginGuard(loopbackOnly: configuration.bindsLoopback)
         )
         router.get("/") { _, _ in await self.respond { try await self.libraryPage() } }
         router.head("/") { _, _ in Self.head(await self.respond { try await self.libraryPage() }) }
@@ -222,7 +222,9 @@ extension LibraryServer {
         // Past any real video's end (about 116 days): nothing to decode.
         guard t <= 10_000_000 else { throw ServerError(status: 404, "no thumbnail at \(t) s") }
         if let track = await tracks.readyTrack(for: video) {
-            guard let thumbnail = try await track.thumbnails.thumbnail(at: t) else {
+            // The last cue also covers its end, as on the page.
+            let at = t == track.end ? track.placements.last?.start ?? t : t
+            guard let thumbnail = try await track.thumbnails.thumbnail(at: at) else {
                 throw ServerError(status: 404, "no thumbnail at \(t) s")
             }
             return image(thumbnail.imageData, format: thumbnail.format, source: "track")

@@ -30,6 +30,17 @@ public final class LibraryServer: Sendable {
         } catch let error as VideoLibrary.ResolveError {
             throw ServerError(error)
         }
+        // A cache the server cannot write to would fail every generation: say so now.
+        let probe = configuration.cacheDirectory.appendingPathComponent(".write-test-\(UUID().uuidString)")
+        do {
+            try FileManager.default.createDirectory(at: configuration.cacheDirectory, withIntermediateDirectories: true)
+            try Data().write(to: probe)
+            try FileManager.default.removeItem(at: probe)
+        } catch {
+            throw ServerError(
+                status: 500, "cannot write to the cache directory \(configuration.cacheDirectory.path)",
+                underlying: error)
+        }
         self.logger = logger
         self.tracks = TrackStore(library: library, configuration: configuration, logger: logger)
         self.media = MediaInfo(
@@ -39,7 +50,9 @@ public final class LibraryServer: Sendable {
     /// Binds and serves until the task is cancelled or the process gets SIGINT or SIGTERM. `onStart` gets the URL
     /// the server listens on (with the port picked, when the configuration asked for port 0).
     public func run(onStart: @escaping @Sendable (URL) -> Void = { _ in }) async throws {
-        let host = configuration.host
+        // `[::1]` is accepted as written in a URL.
+        let written = configuration.host
+        let host = written.hasPrefix("[") && written.hasSuffix("]") ? String(written.dropFirst().dropLast()) : written
         let app = Application(
             router: makeRouter(),
             configuration: ApplicationConfiguration(

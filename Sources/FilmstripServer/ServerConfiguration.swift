@@ -35,6 +35,18 @@ public struct ServerConfiguration: Sendable {
         self.libraries = libraries
     }
 
+    /// Whether ``host`` keeps the server on this machine: `localhost`, `::1` or an address in 127.0.0.0/8.
+    public var bindsLoopback: Bool { Self.isLoopback(host) }
+
+    /// Whether a host name or address (IPv6 with or without brackets) is this machine's loopback.
+    static func isLoopback(_ host: String) -> Bool {
+        var name = host.lowercased()
+        if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
+        if name == "localhost" || name == "::1" { return true }
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+    }
+
     /// `$XDG_CACHE_HOME/filmstrip/serve`, else `~/.cache/filmstrip/serve`.
     public static var defaultCacheDirectory: URL {
         let environment = ProcessInfo.processInfo.environment

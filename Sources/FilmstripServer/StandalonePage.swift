@@ -44,7 +44,15 @@ public enum StandalonePage {
                 throw ServerError(status: 409, "\(existing.path) is in the way: choose an empty or new folder")
             }
         }
+        var isDirectory: ObjCBool = false
+        let existed = files.fileExists(atPath: directory.path, isDirectory: &isDirectory)
+        if existed, !isDirectory.boolValue {
+            throw ServerError(status: 409, "\(directory.path) is a file, not a folder")
+        }
         try files.createDirectory(at: directory, withIntermediateDirectories: true)
+        // A failed run leaves no folder behind that it made itself.
+        var succeeded = false
+        defer { if !existed, !succeeded { try? files.removeItem(at: directory) } }
         let staging = directory.appendingPathComponent(".previews-\(UUID().uuidString)", isDirectory: true)
         defer { try? files.removeItem(at: staging) }
         let summary = try await PreviewTrackGenerator.generate(from: video, to: staging, options: options)
@@ -68,12 +76,13 @@ public enum StandalonePage {
         var config: [String: Any] = ["track": object]
         if summary.duration.isFinite { config["duration"] = summary.duration }
         let html = Pages.watch(
-            title: video.lastPathComponent, subtitle: "Filmstrip demo",
+            title: video.lastPathComponent, subtitle: "written by filmstrip page",
             videoURL: HTML.component(video.lastPathComponent), config: config,
             hint: "Hover or drag across the bar under the video to see its previews; arrow keys step 5 s. "
                 + "Run <code>filmstrip serve DIR</code> to browse a folder of your own videos.",
             home: false)
         try Data(html.utf8).write(to: page, options: .atomic)
+        succeeded = true
         let sheets = summary.sheetURLs.map { previews.appendingPathComponent($0.lastPathComponent) }
         return Result(page: page, thumbnails: summary.thumbnails, sheets: sheets)
     }

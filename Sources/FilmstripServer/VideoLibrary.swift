@@ -130,7 +130,9 @@ public struct VideoLibrary: Sendable {
             guard !rest.isEmpty else { throw .notFound("no video named") }
         }
         // Hidden files and folders inside a library are not listed, and not served either.
-        if rest.contains(where: { $0.hasPrefix(".") }) { throw .notFound("no video named") }
+        if rest.contains(where: { $0.hasPrefix(".") }) {
+            throw .notFound("no video at \(components.joined(separator: "/")) (hidden files are not served)")
+        }
         var candidate = root.directory
         for component in rest { candidate.appendPathComponent(component, isDirectory: false) }
         // Links resolved, the file must still be inside its folder.

@@ -72,6 +72,9 @@ class Server:
             self.process.wait(timeout=20)
         except subprocess.TimeoutExpired:
             self.process.kill()
+            self.process.wait()
+        self.process.stdout.close()
+        self.process.stderr.close()
 
     def raw(self, target, method="GET", headers=(), host=None):
         """One request written byte for byte (no client-side normalisation); returns (status, headers, body)."""
@@ -163,6 +166,11 @@ def setUpModule():
     shutil.copy(os.path.join(previews, "sprite-1.jpg"), os.path.join(OUTSIDE, "sprite.jpg"))
     with open(os.path.join(LIBRARY, "evil.vtt"), "w") as f:
         f.write("WEBVTT\n\n00:00.000 --> 00:06.000\n../outside/sprite.jpg#xywh=0,0,160,90\n")
+    # A subtitle track beside a video parses as WebVTT but names no images: ignored, a track is generated.
+    ramp(os.path.join(LIBRARY, "subs.mp4"), 6)
+    with open(os.path.join(LIBRARY, "subs.vtt"), "w") as f:
+        f.write("WEBVTT\n\n00:00.000 --> 00:03.000\nHello, these are subtitles\n")
+    ramp(os.path.join(LIBRARY, "later.mp4"), 6)
     with open(os.path.join(LIBRARY, "broken.mp4"), "wb") as f:
         f.write(b"\x00\x00\x00\x18ftypmp42" + os.urandom(4000))
     with open(os.path.join(LIBRARY, ".hidden.mp4"), "wb") as f:
@@ -179,7 +187,7 @@ def tearDownModule():
 
 
 LISTED = sorted(["ramp.mp4", "fresh.mp4", "second.mp4", "third.mp4", "nested/" + UNICODE_NAME, "beside.mp4",
-                 "evil.mp4", "broken.mp4", "nested/link-in.mp4", QUOTE_NAME])
+                 "evil.mp4", "broken.mp4", "nested/link-in.mp4", QUOTE_NAME, "subs.mp4", "later.mp4"])
 
 
 class HTTPTests(unittest.TestCase):
@@ -295,6 +303,26 @@ class HTTPTests(unittest.TestCase):
             status, _, body = SERVER.raw(image)
             self.assertEqual(status, 200)
 
+    def test_a_subtitle_track_beside_a_video_is_not_taken_for_previews(self):
+        track = SERVER.get_json("/api/track?src=subs.mp4")
+        self.assertEqual((track["origin"], len(track["cues"])), ("generated", 3))
+        for image in {cue["image"] for cue in track["cues"]}:
+            self.assertEqual(SERVER.raw(image)[0], 200)
+
+    def test_a_track_added_or_removed_beside_a_video_is_noticed(self):
+        self.assertEqual(SERVER.get_json("/api/track?src=later.mp4")["origin"], "generated")
+        beside = os.path.join(LIBRARY, "later.vtt")
+        with open(os.path.join(LIBRARY, "beside.vtt")) as f:
+            text = f.read()
+        with open(beside, "w") as f:
+            f.write(text)
+        try:
+            track = SERVER.get_json("/api/track?src=later.mp4")
+            self.assertEqual((track["origin"], track["cues"][1]["start"]), ("beside", 6))
+        finally:
+            os.remove(beside)
+        self.assertEqual(SERVER.get_json("/api/track?src=later.mp4")["origin"], "cached")
+
     def test_thumbnail_is_the_jpeg_at_t(self):
         SERVER.get_json("/api/track?src=ramp.mp4")
         for t in (0, 13, 41.5):
@@ -305,6 +333,8 @@ class HTTPTests(unittest.TestCase):
         self.assertEqual(SERVER.raw("/api/thumbnail?src=ramp.mp4&t=nan")[0], 400)
         self.assertEqual(SERVER.raw("/api/thumbnail?src=ramp.mp4")[0], 400)
         self.assertEqual(SERVER.raw("/api/thumbnail?src=ramp.mp4&t=999")[0], 404)
+        # The last cue also covers its end, as on the page.
+        self.assertEqual(SERVER.raw("/api/thumbnail?src=ramp.mp4&t=60")[0], 200)
 
     def test_a_broken_video_fails_clearly(self):
         events = SERVER.events("broken.mp4")
@@ -365,6 +395,16 @@ class HTTPTests(unittest.TestCase):
         with open(os.path.join(foreign, "index.html")) as f:
             self.assertEqual(f.read(), "<p>mine</p>")
         self.assertEqual(os.listdir(foreign), ["index.html"])
+        # An output that is a file, and a video that cannot be read: clear errors, nothing left behind.
+        result = subprocess.run([BIN, "page", source, "--output", os.path.join(LIBRARY, "ramp.mp4")],
+                                capture_output=True, text=True)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("is a file", result.stderr)
+        fresh = os.path.join(WORK, "never")
+        result = subprocess.run([BIN, "page", os.path.join(LIBRARY, "broken.mp4"), "--output", fresh],
+                                capture_output=True, text=True)
+        self.assertEqual(result.returncode, 2)
+        self.assertFalse(os.path.exists(fresh))
         # Written into the video's own folder through a link: the video is the page's video, and stays.
         folder = os.path.join(WORK, "own")
         os.makedirs(folder)
@@ -386,6 +426,27 @@ class HTTPTests(unittest.TestCase):
                                 capture_output=True, text=True, timeout=60)
         self.assertEqual(result.returncode, 2)
         self.assertIn("is not a folder", result.stderr)
+        unwritable = os.path.join(LIBRARY, "ramp.mp4", "cache")  # under a file: it cannot be made
+        result = subprocess.run([BIN, "serve", LIBRARY, "--port", "0", "--cache-dir", unwritable],
+                                capture_output=True, text=True, timeout=60)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("cannot write to the cache directory", result.stderr)
+
+    def test_any_loopback_address_keeps_the_host_check(self):
+        for host in ("127.0.0.2", "[::1]"):
+            with self.subTest(host=host):
+                try:
+                    other = Server([LIBRARY], CACHE, "--host", host)
+                except RuntimeError as error:
+                    if host == "[::1]" and ("Cannot assign" in str(error) or "not available" in str(error)):
+                        continue  # no IPv6 loopback on this machine
+                    raise
+                try:
+                    self.assertNotIn("other machines", "".join(other.banner))
+                    self.assertEqual(other.raw("/", host="evil.example")[0], 421)
+                    self.assertEqual(other.raw("/", host=f"{host}:{other.port}")[0], 200)
+                finally:
+                    other.stop()
 
     def test_bad_requests(self):
         self.assertEqual(SERVER.raw("/api/track")[0], 400)

@@ -65,6 +65,16 @@ struct ServerPartsTests {
         #expect(HTML.duration(.nan) == "–")
     }
 
+    @Test("loopback is localhost, ::1 (bracketed or not) and all of 127.0.0.0/8; nothing else")
+    func loopback() {
+        for host in ["127.0.0.1", "127.0.0.2", "127.255.0.9", "localhost", "LOCALHOST", "::1", "[::1]"] {
+            #expect(ServerConfiguration.isLoopback(host), "\(host)")
+        }
+        for host in ["0.0.0.0", "::", "10.0.0.1", "127.0.0", "127.0.0.256", "127.0.0.1.evil.example", "evil", ""] {
+            #expect(!ServerConfiguration.isLoopback(host), "\(host)")
+        }
+    }
+
     @Test("the page's inline script and style are allowed by the policy's hashes, and nothing else is")
     func contentSecurityPolicy() {
         let policy = PageAssets.contentSecurityPolicy

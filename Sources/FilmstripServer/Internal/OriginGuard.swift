@@ -12,7 +12,7 @@ struct OriginGuard<Context: RequestContext>: RouterMiddleware {
     let loopbackOnly: Bool
 
     static func isLoopback(host: String) -> Bool {
-        ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host.lowercased())
+        ServerConfiguration.isLoopback(host)
     }
 
     /// The host part of a `Host` value: `[v6]:port`, `name:port` or `name`.

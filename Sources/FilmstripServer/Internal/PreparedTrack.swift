@@ -1,4 +1,5 @@
 import FilmstripFormats
+import FilmstripImaging
 import FilmstripLoading
 import FilmstripThumbnails
 import Foundation
@@ -13,8 +14,10 @@ final class PreparedTrack: Sendable {
     let placements: [ThumbnailPlacement]
     let imageCount: Int
 
-    /// Loads the track at `url` and checks that every image it names passes `allowed`.
-    init(track url: URL, origin: String, allowed: (URL) -> Bool) async throws {
+    /// Loads the track at `url` and checks that every image it names passes `allowed`; with `verifyImages`, also that
+    /// each one is there and is a JPEG or PNG (a subtitle track beside a video parses as WebVTT, but its "images"
+    /// are lines of text).
+    init(track url: URL, origin: String, allowed: (URL) -> Bool, verifyImages: Bool = false) async throws {
         var configuration = ThumbnailsConfiguration()
         // The images are local files: nothing to copy into a disk cache, and nothing to fetch from anywhere.
         configuration.cacheDirectory = nil
@@ -29,6 +32,18 @@ final class PreparedTrack: Sendable {
         try await thumbnails.load(track: url)
         for image in thumbnails.imageURLs where !allowed(image) {
             throw ServerError(status: 403, "the track \(url.lastPathComponent) refers to an image outside the library")
+        }
+        if verifyImages {
+            for index in thumbnails.imageURLs.indices {
+                do {
+                    _ = try ImageCodec.info(try await thumbnails.imageData(at: index))
+                } catch {
+                    throw ServerError(
+                        status: 422,
+                        "the track \(url.lastPathComponent) names \(thumbnails.imageURLs[index].lastPathComponent), "
+                            + "which is not an image it can show", underlying: error)
+                }
+            }
         }
         let placements = try await thumbnails.layout()
         guard !placements.isEmpty else { throw ServerError(status: 422, "the track \(url.lastPathComponent) is empty") }

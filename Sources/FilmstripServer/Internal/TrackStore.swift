@@ -24,6 +24,9 @@ actor TrackStore {
     private let logger: Logger
     /// By video version (path, size, modification time): a changed file is a new entry.
     private var entries: [String: Entry] = [:]
+    /// The tracks beside each video version when its entry was made (name, size, modification time), so a track
+    /// added, changed or removed beside a video is noticed on the next request.
+    private var besides: [String: String] = [:]
     /// When each entry was last asked for, to let the least recently used ready tracks go.
     private var lastUse: [String: UInt64] = [:]
     private var uses: UInt64 = 0
@@ -47,8 +50,21 @@ actor TrackStore {
 
     /// The track, if it is ready now.
     func readyTrack(for video: VideoLibrary.Video) -> PreparedTrack? {
-        if case .ready(let track)? = entries[Self.versionKey(video, options: options)] { return track }
-        return nil
+        let key = Self.versionKey(video, options: options)
+        guard case .ready(let track)? = entries[key], besides[key] == Self.besideSignature(video) else { return nil }
+        return track
+    }
+
+    /// What lies beside the video that could be its track.
+    static func besideSignature(_ video: VideoLibrary.Video) -> String {
+        let base = video.file.deletingPathExtension()
+        return besideExtensions.compactMap { ext -> String? in
+            let path = base.appendingPathExtension(ext).path
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return nil }
+            let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
+            let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+            return "\(ext):\(size):\(modified)"
+        }.joined(separator: ",")
     }
 
     /// The track, prepared (found or generated) first if needed.
@@ -80,7 +96,14 @@ actor TrackStore {
         let key = Self.versionKey(video, options: options)
         uses += 1
         lastUse[key] = uses
-        if let existing = entries[key] { return existing }
+        let signature = Self.besideSignature(video)
+        if let existing = entries[key] {
+            if case .pending = existing { return existing }
+            if besides[key] == signature { return existing }
+            // A track beside the video appeared, changed or went: look again.
+            entries[key] = nil
+        }
+        besides[key] = signature
         let channel = ProgressChannel()
         let task = Task.detached { [library, cacheDirectory, options, generations, logger, counters] in
             try await Self.prepare(
@@ -108,6 +131,7 @@ actor TrackStore {
             } else {
                 entries[key] = nil
                 lastUse[key] = nil
+                besides[key] = nil
             }
             channel.finish(.failed(failure.message))
         }
@@ -125,6 +149,7 @@ actor TrackStore {
         {
             entries[key] = nil
             lastUse[key] = nil
+            besides[key] = nil
         }
     }
 
@@ -138,7 +163,8 @@ actor TrackStore {
             let candidate = base.appendingPathExtension(ext)
             guard FileManager.default.fileExists(atPath: candidate.path), library.contains(candidate) else { continue }
             do {
-                return try await PreparedTrack(track: candidate, origin: "beside", allowed: library.contains)
+                return try await PreparedTrack(
+                    track: candidate, origin: "beside", allowed: library.contains, verifyImages: true)
             } catch {
                 logger.warning(
                     "track beside the video not used",

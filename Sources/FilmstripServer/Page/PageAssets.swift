@@ -211,7 +211,8 @@ enum PageAssets {
             state.origin = track.origin || null;
             if (!(config.duration > 0) && track.duration > 0) config.duration = track.duration;
             scrubber.classList.add("ready");
-            setStatus("ready", track.cues.length + " previews" + (track.origin ? " (" + track.origin + ")" : ""));
+            const count = track.cues.length === 1 ? "1 preview" : track.cues.length + " previews";
+            setStatus("ready", count + (track.origin ? " (" + track.origin + ")" : ""));
             // Sheets load ahead, a few: a track with one image per cue loads the rest as the pointer needs them.
             const seen = new Set();
             for (const cue of track.cues) {
