@@ -60,7 +60,7 @@ enum PageAssets {
         .status { display: flex; flex-basis: 100%; gap: 10px; align-items: center; color: var(--muted);
           font-size: 13px; }
         .status progress { width: 160px; }
-        .status[data-state="ready"] progress { display: none; }
+        .status[data-state="ready"] progress, .status[data-state="failed"] progress { display: none; }
         .status[data-state="failed"] { color: #ff8a80; }
         .hint { color: var(--muted); font-size: 13px; margin-top: 18px; }
         """
