@@ -161,12 +161,9 @@ extension LibraryServer {
     }
 
     private func json(_ object: [String: Any]) -> Response {
-        let data =
-            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
-            ?? Data("{}".utf8)
-        return Response(
+        Response(
             status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-cache"],
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+            body: ResponseBody(byteBuffer: ByteBuffer(string: HTML.json(object))))
     }
 
     private func progressEvents(_ request: Request) async throws -> Response {
@@ -199,10 +196,7 @@ extension LibraryServer {
     }
 
     static func serverSentEvent(_ event: ProgressEvent) -> String {
-        func json(_ object: [String: Any]) -> String {
-            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
-            return String(decoding: data, as: UTF8.self)
-        }
+        let json = HTML.json
         switch event {
         case .progress(let done, let total):
             let fraction = total > 0 ? Double(done) / Double(total) : 1

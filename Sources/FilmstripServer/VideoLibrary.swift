@@ -31,6 +31,9 @@ public struct VideoLibrary: Sendable {
 
         /// The file name to show.
         public var name: String { file.lastPathComponent }
+
+        /// This version of the file: its path, size and modification time (a changed file is another version).
+        var version: String { "\(file.path)\n\(size)\n\(modified.timeIntervalSince1970)" }
     }
 
     /// Why a name does not lead to a video.

@@ -1,14 +1,14 @@
 /// Limits how many operations run at once; waiters are served in order and may be cancelled while waiting.
-actor AsyncLimiter {
+package actor AsyncLimiter {
     private let limit: Int
     private var running = 0
     private var waiters: [(id: Int, continuation: CheckedContinuation<Void, any Error>)] = []
     private var nextID = 0
 
-    init(limit: Int) { self.limit = max(1, limit) }
+    package init(limit: Int) { self.limit = max(1, limit) }
 
     /// Runs `body` once a slot is free.
-    func run<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+    package func run<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
         try await acquire()
         defer { release() }
         return try await body()

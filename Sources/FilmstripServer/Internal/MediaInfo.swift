@@ -13,12 +13,12 @@ final class MediaInfo: Sendable {
 
     private let durations = MemoryCache<String, Double>(costLimit: .max, countLimit: 100_000)
     private let frames = MemoryCache<FrameKey, Data>(costLimit: 64 << 20)
-    private let decoding: Slots
+    private let decoding: AsyncLimiter
     private let width: Int
 
     init(width: Int, limit: Int) {
         self.width = width
-        self.decoding = Slots(limit: limit)
+        self.decoding = AsyncLimiter(limit: limit)
     }
 
     /// The video's duration in seconds. A video that cannot be read is remembered as such (as NaN) until it
@@ -58,7 +58,5 @@ final class MediaInfo: Sendable {
         return jpeg
     }
 
-    private static func key(_ video: VideoLibrary.Video) -> String {
-        "\(video.file.path)\n\(video.size)\n\(video.modified.timeIntervalSince1970)"
-    }
+    private static func key(_ video: VideoLibrary.Video) -> String { video.version }
 }

@@ -11,10 +11,6 @@ struct OriginGuard<Context: RequestContext>: RouterMiddleware {
     /// Whether the server is bound to a loopback address.
     let loopbackOnly: Bool
 
-    static func isLoopback(host: String) -> Bool {
-        ServerConfiguration.isLoopback(host)
-    }
-
     /// The host part of a `Host` value: `[v6]:port`, `name:port` or `name`.
     static func hostName(_ authority: String) -> String {
         if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
@@ -29,7 +25,7 @@ struct OriginGuard<Context: RequestContext>: RouterMiddleware {
     )
         async throws -> Response
     {
-        if loopbackOnly, !Self.isLoopback(host: Self.hostName(request.head.authority ?? "")) {
+        if loopbackOnly, !ServerConfiguration.isLoopback(Self.hostName(request.head.authority ?? "")) {
             return Self.refusal(.misdirectedRequest, "this server answers only to 127.0.0.1, localhost and [::1]")
         }
         let path = request.uri.path

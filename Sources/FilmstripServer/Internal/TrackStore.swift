@@ -20,7 +20,7 @@ actor TrackStore {
     private let library: VideoLibrary
     private let cacheDirectory: URL
     private let options: PreviewTrackOptions
-    private let generations: Slots
+    private let generations: AsyncLimiter
     private let logger: Logger
     /// By video version (path, size, modification time): a changed file is a new entry.
     private var entries: [String: Entry] = [:]
@@ -41,7 +41,7 @@ actor TrackStore {
         var options = configuration.trackOptions
         options.workers = max(1, options.workers / parallel)
         self.options = options
-        self.generations = Slots(limit: parallel)
+        self.generations = AsyncLimiter(limit: parallel)
         self.logger = logger
     }
 
@@ -155,7 +155,7 @@ actor TrackStore {
 
     private static func prepare(
         _ video: VideoLibrary.Video, library: VideoLibrary, cacheDirectory folder: URL, options: PreviewTrackOptions,
-        generations: Slots, channel: ProgressChannel, counters: GenerationCounters, logger: Logger
+        generations: AsyncLimiter, channel: ProgressChannel, counters: GenerationCounters, logger: Logger
     ) async throws -> PreparedTrack {
         // A track beside the video, in any format the `.tracks` engine reads, whose images stay in the library.
         let base = video.file.deletingPathExtension()
@@ -173,7 +173,7 @@ actor TrackStore {
         }
         let track = folder.appendingPathComponent(options.trackName)
         let inside: (URL) -> Bool = { url in
-            url.isFileURL && url.standardizedFileURL.path.hasPrefix(folder.standardizedFileURL.path + "/")
+            url.isFileURL && VideoLibrary.isInside(url.standardizedFileURL.path, folder.standardizedFileURL.path)
         }
         if FileManager.default.fileExists(atPath: track.path),
             let cached = try? await PreparedTrack(track: track, origin: "cached", allowed: inside)
@@ -242,7 +242,7 @@ actor TrackStore {
     /// Names a video version and the generation options: the cache folder of its generated track.
     static func versionKey(_ video: VideoLibrary.Video, options: PreviewTrackOptions) -> String {
         let identity = [
-            video.file.path, "\(video.size)", "\(video.modified.timeIntervalSince1970)", "\(options.interval)",
+            video.version, "\(options.interval)",
             "\(options.count ?? 0)", "\(options.width)", "\(options.columns)x\(options.rows)", "\(options.quality)",
             options.mode.rawValue, options.trackName, options.sheetPrefix,
         ].joined(separator: "\n")

@@ -34,14 +34,18 @@ enum HTML {
             .joined(separator: "/")
     }
 
-    /// A value as JSON safe inside `<script type="application/json">`: no `<`, so no `</script>`.
-    static func scriptJSON(_ object: Any) -> String {
+    /// A JSON object as text, keys sorted (`{}` for what JSON cannot hold).
+    static func json(_ object: Any) -> String {
         guard
             let data = try? JSONSerialization.data(
-                withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]),
-            let text = String(data: data, encoding: .utf8)
+                withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
         else { return "{}" }
-        return text.replacingOccurrences(of: "<", with: "\\u003c")
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// A value as JSON safe inside `<script type="application/json">`: no `<`, so no `</script>`.
+    static func scriptJSON(_ object: Any) -> String {
+        json(object).replacingOccurrences(of: "<", with: "\\u003c")
             .replacingOccurrences(of: "\u{2028}", with: "\\u2028")
             .replacingOccurrences(of: "\u{2029}", with: "\\u2029")
     }
