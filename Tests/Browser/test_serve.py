@@ -171,6 +171,13 @@ def setUpModule():
     with open(os.path.join(LIBRARY, "subs.vtt"), "w") as f:
         f.write("WEBVTT\n\n00:00.000 --> 00:03.000\nHello, these are subtitles\n")
     ramp(os.path.join(LIBRARY, "later.mp4"), 6)
+    # What the ffmpeg CLI's HLS muxer writes: a stream's .ts segments are not videos of their own; a single-file
+    # stream (byte ranges into one .ts) is one.
+    for folder, flags in (("hls", []), ("hls-single", ["-hls_flags", "single_file"])):
+        os.makedirs(os.path.join(LIBRARY, folder))
+        subprocess.run(["ffmpeg", "-v", "error", "-i", os.path.join(LIBRARY, "later.mp4"), "-c", "copy", "-f", "hls",
+                        "-hls_time", "2", "-hls_playlist_type", "vod", *flags,
+                        os.path.join(LIBRARY, folder, "index.m3u8")], check=True)
     with open(os.path.join(LIBRARY, "broken.mp4"), "wb") as f:
         f.write(b"\x00\x00\x00\x18ftypmp42" + os.urandom(4000))
     with open(os.path.join(LIBRARY, ".hidden.mp4"), "wb") as f:
@@ -187,7 +194,8 @@ def tearDownModule():
 
 
 LISTED = sorted(["ramp.mp4", "fresh.mp4", "second.mp4", "third.mp4", "nested/" + UNICODE_NAME, "beside.mp4",
-                 "evil.mp4", "broken.mp4", "nested/link-in.mp4", QUOTE_NAME, "subs.mp4", "later.mp4"])
+                 "evil.mp4", "broken.mp4", "nested/link-in.mp4", QUOTE_NAME, "subs.mp4", "later.mp4",
+                 "hls-single/index.ts"])
 
 
 class HTTPTests(unittest.TestCase):
