@@ -84,10 +84,7 @@ let package = Package(
         .target(
             name: "FilmstripPlayer",
             dependencies: [
-                "FilmstripFormats", "FilmstripImaging", "FilmstripLoading", "FilmstripMedia",
-                // AES-128-CBC for encrypted HLS segments.
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                "FilmstripFormats", "FilmstripImaging", "FilmstripLoading", "FilmstripMedia", "FilmstripStreaming",
             ]
         ),
         .target(
@@ -138,6 +135,7 @@ let package = Package(
             name: "FilmstripPlayerTests",
             dependencies: [
                 "Filmstrip", "FilmstripFormats", "FilmstripImaging", "FilmstripMedia", "FilmstripPlayer",
+                "FilmstripStreaming",
                 "FilmstripTesting",
             ]
         ),

@@ -20,6 +20,12 @@ public final class DecodedVideoFrame {
         self.displaySize = displaySize
     }
 
+    /// The same frame, placed `seconds` later on the timeline (the pixels are shared).
+    public func shifted(by seconds: Double) -> DecodedVideoFrame {
+        DecodedVideoFrame(
+            frame, quarterTurns: quarterTurns, displaySize: displaySize, timeOffset: time - frame.time + seconds)
+    }
+
     /// The frame as RGB, fitted into `maximumSize` (keeping the aspect ratio) and turned per the display matrix.
     public func image(maximumSize: ImageSize? = nil) throws -> PixelBuffer {
         var (w, h) = displaySize
@@ -121,6 +127,10 @@ public final class StreamDecoder {
 
     /// Seconds added to every frame time (to place the stream on a playlist's timeline).
     public var timeOffset = 0.0
+
+    /// The stream's first timestamp in seconds of media time: a frame's media time is its ``DecodedVideoFrame/time``
+    /// minus ``timeOffset`` plus this.
+    public var startSeconds: Double { input.startSeconds }
 
     /// The next frame in presentation order, or `nil` at the end of the stream.
     public func nextFrame() throws -> DecodedVideoFrame? {

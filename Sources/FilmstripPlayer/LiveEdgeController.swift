@@ -32,10 +32,13 @@ public struct LiveEdgeController: Sendable, Hashable {
         self.configuration = configuration
     }
 
-    /// Where to start in a live window: `liveEdgeDelay` behind the edge, but never closer than three target
-    /// durations (RFC 8216, 6.3.3) and never before the window.
-    public func startPosition(window: ClosedRange<Double>, targetDuration: Double = 0) -> Double {
-        let distance = max(configuration.liveEdgeDelay, 3 * targetDuration)
+    /// Where to start in a live window: `liveEdgeDelay` behind the edge (a DASH MPD's `suggestedPresentationDelay`
+    /// when that is larger), but never closer than three target durations (RFC 8216, 6.3.3) and never before the
+    /// window.
+    public func startPosition(
+        window: ClosedRange<Double>, targetDuration: Double = 0, suggestedDelay: Double? = nil
+    ) -> Double {
+        let distance = max(configuration.liveEdgeDelay, 3 * targetDuration, suggestedDelay ?? 0)
         return min(window.upperBound, max(window.lowerBound, window.upperBound - distance))
     }
 

@@ -1,6 +1,7 @@
 import FilmstripImaging
 import FilmstripLoading
 import FilmstripMedia
+import FilmstripStreaming
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -30,8 +31,8 @@ struct PlaybackEngine {
     /// The live catch-up factor (1 unless speeding up to the live edge); the clock runs at `rate * catchUp`.
     private var catchUp = 1.0
     private var clockRate: Double { rate * catchUp }
-    // HLS streaming.
-    private var hls: HLSSession?
+    // HLS and DASH streaming.
+    private var hls: StreamSession?
     private var live: LiveEdgeController?
     private var isLive = false
     private var window: ClosedRange<Double>?
@@ -166,19 +167,20 @@ struct PlaybackEngine {
         if let ms = network.timeoutIntervalForResourceMs {
             options.loading.resourceTimeout = Double(ms) / 1000
         }
-        if !configuration.url.isFileURL {
-            // The player's own URL session, configured from the merged network settings.
-            let session = URLSessionConfiguration.ephemeral
-            session.urlCache = nil
-            network.apply(to: session)
-            options.transport = URLSessionDataLoader(sessionConfiguration: session)
-        }
+        // The player's own URL session, configured from the merged network settings.
+        let session = URLSessionConfiguration.ephemeral
+        session.urlCache = nil
+        network.apply(to: session)
+        let transport = URLSessionDataLoader(sessionConfiguration: session)
+        if !configuration.url.isFileURL { options.transport = transport }
         var ranges: [ClosedRange<Double>] = []
-        if Self.isStream(configuration.url), let transport = options.transport {
-            let keyTimeout = network.timeoutIntervalForDrmAcquisitionMs.map { Double($0) / 1000 }
-            guard
-                openStream(
-                    configuration, transport: transport, loading: options.loading, keyTimeout: keyTimeout, player)
+        if ManifestDetection.isManifest(configuration.url) {
+            let settings = StreamSession.Settings(
+                streaming: configuration.streaming, maxBuffer: configuration.maxPrebufferTime,
+                keyTimeout: network.timeoutIntervalForDrmAcquisitionMs.map { Double($0) / 1000 },
+                waitsForConnectivity: network.waitsForConnectivity ?? true,
+                connectivityBudget: .seconds(options.loading.resourceTimeout))
+            guard openStream(configuration, transport: transport, loading: options.loading, settings: settings, player)
             else { return }
             ranges = window.map { [$0] } ?? []
         } else {
@@ -381,26 +383,19 @@ struct PlaybackEngine {
         player.wakeUp.unlock()
     }
 
-    // MARK: Streaming (HLS)
+    // MARK: Streaming (HLS and DASH)
 
-    /// http(s) playlists play on the HLS engine; files, progressive videos and local playlists through FFmpeg.
-    static func isStream(_ url: URL) -> Bool {
-        let scheme = url.scheme?.lowercased()
-        let ext = url.pathExtension.lowercased()
-        return (scheme == "http" || scheme == "https") && (ext == "m3u8" || ext == "m3u")
-    }
-
-    /// Opens an HLS stream: playlists, the start position (live: `liveEdgeDelay` behind the edge, never closer than
-    /// three target durations), the fetcher and the decoder.
+    /// Opens an HLS or DASH presentation (remote or local): the manifest, the start position (live: behind the edge
+    /// per ``LiveEdgeController/startPosition(window:targetDuration:suggestedDelay:)``), the fetcher and the decoder.
     private mutating func openStream(
         _ configuration: PlayerConfiguration, transport: any DataLoading, loading: LoadingConfiguration,
-        keyTimeout: Double?, _ player: Player
+        settings: StreamSession.Settings, _ player: Player
     ) -> Bool {
         weak let weakPlayer = player
-        let session = HLSSession(
-            url: configuration.url, transport: transport, loading: loading, keyTimeout: keyTimeout,
-            configuration: configuration, report: { error in weakPlayer?.deliver(error) })
-        let opening: HLSOpening
+        let session = StreamSession(
+            url: configuration.url, transport: transport, loading: loading, settings: settings,
+            cmcd: configuration.cmcd, report: { error in weakPlayer?.deliver(error) })
+        let opening: StreamOpening
         do {
             opening = try session.open()
         } catch {
@@ -415,12 +410,13 @@ struct PlaybackEngine {
         var start = opening.window.lowerBound
         if opening.isLive {
             let controller = LiveEdgeController(configuration: configuration.live)
-            start = controller.startPosition(window: opening.window, targetDuration: opening.targetDuration)
+            start = controller.startPosition(
+                window: opening.window, targetDuration: opening.targetDuration, suggestedDelay: opening.suggestedDelay)
             live = controller
         }
         position = session.start(at: start)
         // The forward buffer is the fetched segments; decoded frames are kept for about a second ahead.
-        feeder = FrameFeeder(decoder: HLSFrameSource(session: session), capacity: 1)
+        feeder = FrameFeeder(decoder: SegmentFrameSource(session: session), capacity: 1)
         return true
     }
 
@@ -432,9 +428,7 @@ struct PlaybackEngine {
         let current = mediaTime()
         hls.update(playhead: current, rate: clockRate, startup: kind != .playing && kind != .paused)
         if let failure = hls.buffered(from: current).failure, kind != .error {
-            feeder?.stop()
-            report(failure, player)
-            move(.error(failure), player)
+            fail(reported: failure, player)
             return
         }
         guard let latest = hls.window else { return }
@@ -516,6 +510,11 @@ struct PlaybackEngine {
     }
 
     private mutating func fail(_ error: any Error, _ player: Player) {
+        if let stream = error as? PlayerError {
+            // The stream's own failure, already described.
+            fail(reported: stream, player)
+            return
+        }
         let media = error as? MediaError
         let type: PlayerError.ErrorType =
             switch media?.kind {
@@ -523,7 +522,12 @@ struct PlaybackEngine {
             case .decodeFailed?: .decodeFailed
             default: .sourceInvalid
             }
-        let playerError = PlayerError(type, severity: .fatal, media?.description ?? "\(error)")
+        fail(
+            reported: PlayerError(type, severity: .fatal, media?.description ?? "\(error)", underlying: media), player)
+    }
+
+    private mutating func fail(reported playerError: PlayerError, _ player: Player) {
+        guard machine.state.kind != .error else { return }
         feeder?.stop()
         feeder = nil
         pending = nil

@@ -52,12 +52,25 @@ public struct PlayerError: Error, Sendable, Hashable, CustomStringConvertible {
     public var severity: Severity
     /// A human-readable explanation.
     public var message: String
+    /// The error underneath (a network or streaming error, say), kept as a value; not part of equality.
+    public var underlying: (any Error & Sendable)?
 
     /// Creates an error.
-    public init(_ type: ErrorType, severity: Severity, _ message: String) {
+    public init(_ type: ErrorType, severity: Severity, _ message: String, underlying: (any Error & Sendable)? = nil) {
         self.type = type
         self.severity = severity
         self.message = message
+        self.underlying = underlying
+    }
+
+    public static func == (a: PlayerError, b: PlayerError) -> Bool {
+        a.type == b.type && a.severity == b.severity && a.message == b.message
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(type)
+        hasher.combine(severity)
+        hasher.combine(message)
     }
 
     /// `severity type: message`.

@@ -40,17 +40,19 @@ public final class StreamingClient: Sendable {
     ///   - transport: the HTTP transport (default: a shared `URLSessionDataLoader`).
     ///   - configuration: timeouts, retries and headers for every request.
     ///   - now: the local wall clock (tests inject their own); `UTCTiming` corrects it for live DASH.
+    ///   - decorate: called before every http(s) request is sent (each attempt), to add headers or change the URL.
     public init(
         url: URL, transport: (any DataLoading)? = nil,
         configuration: LoadingConfiguration = LoadingConfiguration(maximumResponseSize: 256 << 20),
-        limits: StreamingLimits = StreamingLimits(), now: @escaping @Sendable () -> Date = { Date() }
+        limits: StreamingLimits = StreamingLimits(), now: @escaping @Sendable () -> Date = { Date() },
+        decorate: StreamingRequestDecorator? = nil
     ) {
         self.url = url
         self.limits = limits
         let scheme = url.scheme?.lowercased()
         fetcher = ByteFetcher(
             transport: transport ?? sharedTransport, configuration: configuration,
-            isRemote: scheme == "http" || scheme == "https")
+            isRemote: scheme == "http" || scheme == "https", decorate: decorate)
         wallClock = now
     }
 
@@ -82,7 +84,7 @@ public final class StreamingClient: Sendable {
     }
 
     private func loadManifest() async throws -> Presentation {
-        let data = try await fetcher.fetch(url, limit: limits.maximumManifestBytes, what: "manifest")
+        let data = try await fetcher.fetch(url, limit: limits.maximumManifestBytes, object: .manifest)
         return try parseManifest(data, url: url)
     }
 
@@ -130,13 +132,27 @@ public final class StreamingClient: Sendable {
     public func segments(
         of rendition: Presentation.Rendition, in presentation: Presentation
     ) async throws -> [SegmentReference] {
+        try await segmentList(of: rendition, in: presentation).references
+    }
+
+    /// The segments of `rendition` as ``segments(of:in:)`` lists them, with what a live reader needs to follow
+    /// them. With `reload`, an HLS media playlist is fetched again (the next version of a live playlist); a live
+    /// template is always computed for now; listed segments change only with ``refresh()``.
+    public func segmentList(
+        of rendition: Presentation.Rendition, in presentation: Presentation, reload: Bool = false
+    ) async throws -> SegmentList {
         switch rendition.segments {
         case .list(let references):
-            return references
+            return SegmentList(
+                references: references, isLive: presentation.isLive,
+                targetDuration: presentation.streamingProtocol == .hls ? presentation.minimumUpdatePeriod : nil)
         case .mediaPlaylist(let playlistURL):
-            return try await mediaPlaylist(playlistURL).references
+            if reload { state.withLock { _ = $0.playlists.removeValue(forKey: playlistURL) } }
+            let loaded = try await mediaPlaylist(playlistURL)
+            return SegmentList(
+                references: loaded.references, isLive: loaded.isLive, targetDuration: loaded.targetDuration)
         case .segmentBase(let index):
-            return try await segmentBase(index)
+            return SegmentList(references: try await segmentBase(index), isLive: false, targetDuration: nil)
         case .template(let template):
             guard let start = presentation.availabilityStartTime else {
                 throw StreamingError(.manifest, "a live template needs availabilityStartTime", url: url)
@@ -147,8 +163,10 @@ public final class StreamingClient: Sendable {
             if let length = template.periodDuration { end = min(end, length) }
             let from = presentation.timeShiftBufferDepth.map { periodNow - $0 } ?? -.infinity
             do {
-                return try template.references(
-                    periodTimeFrom: from, to: end, completeOnly: true, limit: limits.maximumEntries)
+                return SegmentList(
+                    references: try template.references(
+                        periodTimeFrom: from, to: end, completeOnly: true, limit: limits.maximumEntries),
+                    isLive: presentation.isLive, targetDuration: nil)
             } catch {
                 throw StreamingError(.manifest, "the MPD cannot be used: \(error)", url: url, underlying: error)
             }
@@ -161,7 +179,7 @@ public final class StreamingClient: Sendable {
             if let task = state.playlists[playlistURL] { return task }
             let task = Task { [self] () async throws -> LoadedPlaylist in
                 let data = try await fetcher.fetch(
-                    playlistURL, limit: limits.maximumManifestBytes, what: "media playlist")
+                    playlistURL, limit: limits.maximumManifestBytes, object: .mediaPlaylist)
                 let presentation = try parseManifest(data, url: playlistURL)
                 guard presentation.streamingProtocol == .hls,
                     let rendition = presentation.periods.first?.tracks.first?.renditions.first,
@@ -169,7 +187,9 @@ public final class StreamingClient: Sendable {
                 else {
                     throw StreamingError(.manifest, "a variant must name a media playlist", url: playlistURL)
                 }
-                return LoadedPlaylist(references: references, isLive: presentation.isLive)
+                return LoadedPlaylist(
+                    references: references, isLive: presentation.isLive,
+                    targetDuration: presentation.minimumUpdatePeriod)
             }
             state.playlists[playlistURL] = task
             return task
@@ -182,7 +202,7 @@ public final class StreamingClient: Sendable {
             if let task = state.indexes[index] { return task }
             let task = Task { [self] () async throws -> [SegmentReference] in
                 let bytes = try await fetcher.fetch(
-                    index.url, range: index.indexRange, limit: limits.maximumManifestBytes, what: "segment index")
+                    index.url, range: index.indexRange, limit: limits.maximumManifestBytes, object: .segmentIndex)
                 let sidx: SegmentIndexBox
                 do {
                     sidx = try SegmentIndexBox.parse(bytes, offset: index.indexRange.lowerBound)
@@ -201,15 +221,18 @@ public final class StreamingClient: Sendable {
 
     // MARK: Bytes
 
-    /// The initialisation section of `segment` (empty when it has none), fetched once per section.
-    public func initialization(for segment: SegmentReference) async throws -> Data {
+    /// The initialisation section of `segment` (empty when it has none), fetched once per section. `rendition`
+    /// only describes the request to the decorator.
+    public func initialization(
+        for segment: SegmentReference, of rendition: Presentation.Rendition? = nil
+    ) async throws -> Data {
         guard let section = segment.initialization else { return Data() }
         let task = state.withLock { state -> Task<Data, any Error> in
             if let task = state.initialization[section] { return task }
             let task = Task { [self] () async throws -> Data in
                 try await fetcher.fetch(
-                    section.url, range: section.byteRange, limit: limits.maximumSegmentBytes,
-                    what: "initialization section")
+                    section.url, range: section.byteRange, limit: limits.maximumSegmentBytes, object: .initialization,
+                    segment: segment, rendition: rendition)
             }
             state.initialization[section] = task
             return task
@@ -224,12 +247,16 @@ public final class StreamingClient: Sendable {
     }
 
     /// The media bytes of `segment` (one `Range` request for a byte-range segment), decrypted when it has an
-    /// AES-128 key.
-    public func media(_ segment: SegmentReference) async throws -> Data {
+    /// AES-128 key (fetched once per key URI). `rendition` only describes the requests to the decorator; a
+    /// `keyTimeout` bounds the key request on its own.
+    public func media(
+        _ segment: SegmentReference, of rendition: Presentation.Rendition? = nil, keyTimeout: Double? = nil
+    ) async throws -> Data {
         let bytes = try await fetcher.fetch(
-            segment.url, range: segment.byteRange, limit: limits.maximumSegmentBytes, what: "segment")
+            segment.url, range: segment.byteRange, limit: limits.maximumSegmentBytes, object: .media,
+            segment: segment, rendition: rendition)
         guard let key = segment.key else { return bytes }
-        let keyData = try await fetchKey(key.uri)
+        let keyData = try await fetchKey(key.uri, for: segment, rendition: rendition, timeout: keyTimeout)
         do {
             return try SegmentDecryption.decryptAES128(bytes, key: keyData, iv: key.iv, sequenceNumber: segment.number)
         } catch {
@@ -239,11 +266,14 @@ public final class StreamingClient: Sendable {
         }
     }
 
-    private func fetchKey(_ keyURL: URL) async throws -> Data {
+    private func fetchKey(
+        _ keyURL: URL, for segment: SegmentReference, rendition: Presentation.Rendition?, timeout: Double?
+    ) async throws -> Data {
         let task = state.withLock { state -> Task<Data, any Error> in
             if let task = state.keys[keyURL] { return task }
             let task = Task { [self] () async throws -> Data in
-                let data = try await fetcher.fetch(keyURL, limit: 1024, what: "AES-128 key")
+                let request = StreamingRequest(object: .key, url: keyURL, segment: segment, rendition: rendition)
+                let data = try await fetcher.fetch(request, limit: 1024, timeout: timeout)
                 guard data.count == 16 else {
                     throw StreamingError(
                         .invalidContent, "an AES-128 key must be 16 bytes (got \(data.count))", url: keyURL)
@@ -253,7 +283,13 @@ public final class StreamingClient: Sendable {
             state.keys[keyURL] = task
             return task
         }
-        return try await Self.value(of: task, url: keyURL)
+        do {
+            return try await Self.value(of: task, url: keyURL)
+        } catch {
+            // A failed key is not kept: the next segment (or a retry) asks again.
+            state.withLock { if $0.keys[keyURL] == task { $0.keys[keyURL] = nil } }
+            throw error
+        }
     }
 
     // MARK: Clock
@@ -288,6 +324,24 @@ public final class StreamingClient: Sendable {
 struct LoadedPlaylist: Sendable {
     var references: [SegmentReference]
     var isLive: Bool
+    var targetDuration: Double?
+}
+
+/// The segments of one rendition as loaded now.
+public struct SegmentList: Sendable {
+    /// The segments, in order.
+    public var references: [SegmentReference]
+    /// Whether more segments may come (a live playlist or a dynamic MPD).
+    public var isLive: Bool
+    /// An HLS playlist's target duration, which sets its reload cadence (RFC 8216, 6.3.4).
+    public var targetDuration: Double?
+
+    /// Creates a list.
+    public init(references: [SegmentReference], isLive: Bool, targetDuration: Double?) {
+        self.references = references
+        self.isLive = isLive
+        self.targetDuration = targetDuration
+    }
 }
 
 /// The transport shared by clients made without one.

@@ -1,5 +1,6 @@
 import FilmstripFormats
 import FilmstripLoading
+import FilmstripStreaming
 public import Foundation
 import Synchronization
 

@@ -328,7 +328,8 @@ struct StreamingTests {
         configuration.maxPrebufferTime = 3
         configuration.streaming.adaptiveBitrate = false
         configuration.stateTimeouts?.buffering = 1
-        configuration.network = NetworkConfiguration(timeoutIntervalForResourceMs: 2000)
+        // Requests wait for the server for up to 30 s.
+        configuration.network = NetworkConfiguration(timeoutIntervalForResourceMs: 30000, waitsForConnectivity: true)
         player.open(config: configuration)
         try await recorder.wait(for: .playing, seconds: 20)
         try server.setReachable(false)
@@ -345,6 +346,28 @@ struct StreamingTests {
                 recorder.errors.contains { $0.type == .internetConnectionAvailable } && player.state.kind == .playing
             }, "\(recorder.states) \(recorder.errors)")
         #expect(!recorder.states.contains(.error))
+    }
+
+    @Test(
+        "waitsForConnectivity false: a server that is gone fails the stream after the retries, not at the buffer's end")
+    func connectivityNotAwaited() async throws {
+        let server = try LoopbackServer()
+        let master = try StreamFixtures.serveLadder(on: server)
+        let (player, recorder) = observedPlayer()
+        var configuration = PlayerConfiguration(with: master)
+        configuration.maxPrebufferTime = 3
+        configuration.streaming.adaptiveBitrate = false
+        configuration.streaming.segmentRetries = 2
+        configuration.network = NetworkConfiguration(waitsForConnectivity: false)
+        player.open(config: configuration)
+        try await recorder.wait(for: .playing, seconds: 20)
+        try server.setReachable(false)
+        try await recorder.wait(for: .error, seconds: 20)
+        #expect(recorder.errors.contains { $0.type == .internetConnectionUnavailable })
+        let fatal = try #require(recorder.errors.first { $0.severity == .fatal })
+        #expect(fatal.type == .sourceUnavailable && fatal.underlying != nil, "\(fatal)")
+        // The skip policy does not apply to a lost server: nothing was skipped.
+        #expect(!recorder.errors.contains { $0.type == .segmentSkipped })
     }
 
     @Test("a live playlist that fails to reload is retried with a warning; playback goes on")
@@ -389,7 +412,9 @@ struct StreamingTests {
         strict.streaming.segmentRetries = 1
         failing.open(config: strict)
         try await failures.wait(for: .error, seconds: 20)
-        #expect(failures.errors.contains { $0.type == .sourceUnavailable && $0.message.contains("key.bin") })
+        #expect(
+            failures.errors.contains { $0.type == .sourceUnavailable && $0.message.contains("key.bin") },
+            "\(failures.errors)")
     }
 
     @Test("timeoutIntervalForDrmAcquisitionMs bounds key requests: a slow key server fails them as timed out")

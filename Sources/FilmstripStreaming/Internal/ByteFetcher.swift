@@ -1,27 +1,48 @@
+import FilmstripFormats
 import FilmstripLoading
 import Foundation
 import Synchronization
 
 /// Fetches whole resources or byte ranges of them: http(s) through the `DataLoading` transport with one `Range`
 /// request per range and retries for transient failures, `file:` from disk. A presentation loaded over the network
-/// may not reach local files. Every request and body byte is counted.
+/// may not reach local files. Every request and body byte is counted; every http(s) attempt goes through the
+/// decorator first.
 final class ByteFetcher: Sendable {
     let transport: any DataLoading
     let configuration: LoadingConfiguration
     /// Whether the presentation came from the network (then `file:` URLs are refused).
     let isRemote: Bool
+    let decorate: StreamingRequestDecorator?
     private let counters = Mutex((requests: 0, bytes: 0))
 
-    init(transport: any DataLoading, configuration: LoadingConfiguration, isRemote: Bool) {
+    init(
+        transport: any DataLoading, configuration: LoadingConfiguration, isRemote: Bool,
+        decorate: StreamingRequestDecorator? = nil
+    ) {
         self.transport = transport
         self.configuration = configuration
         self.isRemote = isRemote
+        self.decorate = decorate
     }
 
     var statistics: (requests: Int, bytes: Int) { counters.withLock { $0 } }
 
     /// The bytes of `url` (all of it, or `range`), at most `limit` bytes.
-    func fetch(_ url: URL, range: Range<Int64>? = nil, limit: Int, what: String) async throws -> Data {
+    func fetch(
+        _ url: URL, range: Range<Int64>? = nil, limit: Int, object: StreamingRequest.Object,
+        segment: SegmentReference? = nil, rendition: Presentation.Rendition? = nil
+    ) async throws -> Data {
+        try await fetch(
+            StreamingRequest(object: object, url: url, byteRange: range, segment: segment, rendition: rendition),
+            limit: limit)
+    }
+
+    /// The bytes a request asks for, at most `limit` bytes; `timeout` (seconds) bounds both the first byte and the
+    /// whole body of this request on its own.
+    func fetch(_ original: StreamingRequest, limit: Int, timeout: Double? = nil) async throws -> Data {
+        let url = original.url
+        let range = original.byteRange
+        let what = original.noun
         let scheme = url.scheme?.lowercased() ?? ""
         if url.isFileURL {
             guard !isRemote else {
@@ -36,17 +57,24 @@ final class ByteFetcher: Sendable {
         if let range, range.count > limit {
             throw StreamingError(.tooLarge, "the \(what) is \(range.count) bytes; the limit is \(limit)", url: url)
         }
-        var request = configuration
-        request.maximumResponseSize = min(limit, configuration.maximumResponseSize)
-        if let range {
-            request.additionalHeaders["Range"] = "bytes=\(range.lowerBound)-\(range.upperBound - 1)"
-        }
         var attempt = 1
         while true {
             do {
                 try Task.checkCancellation()
+                var described = original
+                decorate?(&described)
+                var request = configuration
+                request.maximumResponseSize = min(limit, configuration.maximumResponseSize)
+                if let timeout {
+                    request.requestTimeout = min(request.requestTimeout, timeout)
+                    request.resourceTimeout = min(request.resourceTimeout, timeout)
+                }
+                for (name, value) in described.headers { request.additionalHeaders[name] = value }
+                if let range {
+                    request.additionalHeaders["Range"] = "bytes=\(range.lowerBound)-\(range.upperBound - 1)"
+                }
                 counters.withLock { $0.requests += 1 }
-                let response = try await transport.load(url, configuration: request)
+                let response = try await transport.load(described.url, configuration: request)
                 counters.withLock { $0.bytes += response.data.count }
                 return try Self.body(of: response, range: range, url: url, what: what)
             } catch let error as LoadingError where error.isTransient && attempt < configuration.retry.maximumAttempts {

@@ -17,7 +17,7 @@ enum UTCTimingClock {
                         continue
                     }
                     let before = now()
-                    guard let body = try? await fetcher.fetch(url, limit: 4096, what: "UTCTiming time") else {
+                    guard let body = try? await fetcher.fetch(url, limit: 4096, object: .clock) else {
                         continue
                     }
                     let after = now()

@@ -1,0 +1,143 @@
+import FilmstripFormats
+import Foundation
+
+/// The bytes a ``StreamSession`` fetched, handed to the decoder thread in runs: a run is what one demuxer and decoder
+/// read from start to end (an initialisation section, then segments of one rendition with consecutive numbers, no
+/// discontinuity and no period boundary between them).
+///
+/// `@unchecked Sendable`: every stored property is read and written only while `condition` is locked. The fetch task
+/// appends, the decoder thread reads and blocks here; a seek or a stop wakes it.
+final class SegmentQueue: @unchecked Sendable {
+    /// What the decoder gets when it asks for the next run.
+    enum RunStart: Sendable {
+        case run(id: Int, start: Double, timing: SegmentReference.Timing)
+        case end
+        case interrupted
+        case failed(PlayerError)
+    }
+
+    /// Thrown to a decoder read that was interrupted (a seek or a stop is coming).
+    struct Interrupted: Error {}
+
+    private struct Chunk {
+        var run: Int
+        var runStart: Double
+        var timing: SegmentReference.Timing
+        var data: Data
+        var offset = 0
+    }
+
+    private let condition = NSCondition()
+    private var chunks: [Chunk] = []
+    private var runCounter = 0
+    private var runStart = 0.0
+    private var runTiming = SegmentReference.Timing.segmentStart
+    private var finishedRun = 0
+    private var complete = false
+    private var interrupted = false
+    private var stopped = false
+    private var failure: PlayerError?
+
+    /// Queues the bytes of one segment; `newRun` starts a run with this segment (its start and how its timestamps
+    /// map onto the timeline).
+    func append(_ data: Data, newRun: Bool, segment: SegmentReference) {
+        condition.withLock {
+            if newRun || runCounter == 0 {
+                runCounter += 1
+                runStart = segment.start
+                runTiming = segment.timing
+            }
+            chunks.append(Chunk(run: runCounter, runStart: runStart, timing: runTiming, data: data))
+            condition.broadcast()
+        }
+    }
+
+    /// Forgets what is queued (a seek): the decoder's next run is the next one appended.
+    func reset() {
+        condition.withLock {
+            chunks.removeAll()
+            finishedRun = runCounter
+            complete = false
+            interrupted = false
+            failure = nil
+            condition.broadcast()
+        }
+    }
+
+    /// Nothing more will be appended until a reset.
+    func markComplete() {
+        condition.withLock {
+            complete = true
+            condition.broadcast()
+        }
+    }
+
+    /// The stream cannot go on.
+    func fail(_ error: PlayerError) {
+        condition.withLock {
+            failure = error
+            condition.broadcast()
+        }
+    }
+
+    /// Wakes a decoder blocked on bytes; its reads fail until the next reset.
+    func interrupt() {
+        condition.withLock {
+            interrupted = true
+            condition.broadcast()
+        }
+    }
+
+    /// Ends every read for good.
+    func stop() {
+        condition.withLock {
+            stopped = true
+            interrupted = true
+            condition.broadcast()
+        }
+    }
+
+    /// Blocks until the next run's first bytes are queued (or the end, an interruption or a failure).
+    func nextRun() -> RunStart {
+        condition.withLock {
+            while true {
+                if interrupted || stopped { return .interrupted }
+                while let first = chunks.first, first.run <= finishedRun { chunks.removeFirst() }
+                if let first = chunks.first { return .run(id: first.run, start: first.runStart, timing: first.timing) }
+                if let failure { return .failed(failure) }
+                if complete { return .end }
+                condition.wait()
+            }
+        }
+    }
+
+    /// Copies the next bytes of `run`; 0 once the run is over. Blocks while the fetcher is behind.
+    func read(run: Int, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        try condition.withLock {
+            while true {
+                if interrupted || stopped { throw Interrupted() }
+                if var first = chunks.first {
+                    guard first.run == run else { return 0 }
+                    let count = min(buffer.count, first.data.count - first.offset)
+                    first.data.withUnsafeBytes { raw in
+                        buffer.baseAddress!.copyMemory(from: raw.baseAddress! + first.offset, byteCount: count)
+                    }
+                    first.offset += count
+                    if first.offset >= first.data.count {
+                        chunks.removeFirst()
+                    } else {
+                        chunks[0] = first
+                    }
+                    return count
+                }
+                if complete || failure != nil { return 0 }
+                condition.wait()
+            }
+        }
+    }
+
+    /// The decoder is done with `run`; leftovers are dropped.
+    func finish(run: Int) {
+        condition.withLock { finishedRun = max(finishedRun, run) }
+    }
+}

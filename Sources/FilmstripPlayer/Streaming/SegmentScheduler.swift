@@ -1,0 +1,103 @@
+public import FilmstripFormats
+
+/// The streaming session's fetch decisions as a value: which segment comes next, whether it starts a new run for the
+/// decoder, and when to wait because the forward buffer is full or a live stream has nothing newer yet.
+///
+/// The scheduler follows one cursor, the end of what is queued (``bufferEnd``); the next segment is the first whose
+/// span reaches past it in whatever rendition is current, so a rendition switch or a reload never repeats or skips a
+/// segment. The forward buffer holds at most `maxBuffer` seconds ahead of the playhead.
+///
+/// ```swift
+/// var scheduler = SegmentScheduler(maxBuffer: 30)
+/// scheduler.seek(to: 42, in: segments)
+/// if case .fetch(let segment, let newRun) = scheduler.next(playhead: 42, segments: segments, rendition: "720p") {
+///     // fetch it, then:
+///     scheduler.fetched(segment, rendition: "720p")
+/// }
+/// ```
+public struct SegmentScheduler: Sendable, Hashable {
+    /// What the session should do next.
+    public enum Action: Sendable, Hashable {
+        /// Fetch this segment; with `newRun` its initialisation section goes first and a new decoder starts.
+        case fetch(SegmentReference, newRun: Bool)
+        /// The forward buffer is full: wait for the playhead to move.
+        case waitForRoom
+        /// A live stream has nothing after the buffer end yet: wait for the next reload or availability.
+        case waitForSegments
+        /// Everything up to the end is queued.
+        case finished
+    }
+
+    /// Seconds the forward buffer may hold ahead of the playhead.
+    public let maxBuffer: Double
+    /// The end of what is queued, on the presentation timeline.
+    public private(set) var bufferEnd = 0.0
+    private var last: (rendition: String, segment: SegmentReference)?
+
+    /// Creates a scheduler; the buffer holds at least one second.
+    public init(maxBuffer: Double) {
+        self.maxBuffer = max(1, maxBuffer)
+    }
+
+    /// Starts over at the segment that holds `time` (the first one before the list, the last one past it); returns
+    /// that segment's start, where playback begins.
+    @discardableResult
+    public mutating func seek(to time: Double, in segments: [SegmentReference]) -> Double {
+        last = nil
+        let index = segments.lastIndex(where: { $0.start <= time + 1e-6 }) ?? 0
+        bufferEnd = segments.indices.contains(index) ? segments[index].start : time
+        return bufferEnd
+    }
+
+    /// The next step for a playhead at `playhead`, given the current rendition's segments.
+    public func next(playhead: Double, segments: [SegmentReference], rendition: String, isLive: Bool) -> Action {
+        if bufferEnd - playhead >= maxBuffer { return .waitForRoom }
+        guard let index = Self.firstIndex(endingAfter: bufferEnd, in: segments) else {
+            return isLive ? .waitForSegments : .finished
+        }
+        let segment = segments[index]
+        return .fetch(segment, newRun: startsRun(segment, rendition: rendition))
+    }
+
+    /// `segment` of `rendition` is queued.
+    public mutating func fetched(_ segment: SegmentReference, rendition: String) {
+        bufferEnd = segment.end
+        last = (rendition, segment)
+    }
+
+    /// `segment` was given up: the buffer end moves past it and the next segment starts a new run.
+    public mutating func skipped(_ segment: SegmentReference) {
+        bufferEnd = segment.end
+        last = nil
+    }
+
+    /// Whether `segment` cannot continue the decoder's current run.
+    func startsRun(_ segment: SegmentReference, rendition: String) -> Bool {
+        guard let last else { return true }
+        return last.rendition != rendition || last.segment.initialization != segment.initialization
+            || last.segment.discontinuitySequence != segment.discontinuitySequence
+            || last.segment.number + 1 != segment.number || abs(last.segment.end - segment.start) > 0.1
+    }
+
+    /// The first segment whose span ends after `time` (binary search; segments are sorted by start).
+    static func firstIndex(endingAfter time: Double, in segments: [SegmentReference]) -> Int? {
+        var low = 0
+        var high = segments.count
+        while low < high {
+            let mid = (low + high) / 2
+            if segments[mid].end > time + 1e-3 { high = mid } else { low = mid + 1 }
+        }
+        return low < segments.count ? low : nil
+    }
+
+    public static func == (a: SegmentScheduler, b: SegmentScheduler) -> Bool {
+        a.maxBuffer == b.maxBuffer && a.bufferEnd == b.bufferEnd && a.last?.rendition == b.last?.rendition
+            && a.last?.segment == b.last?.segment
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(maxBuffer)
+        hasher.combine(bufferEnd)
+        hasher.combine(last?.segment)
+    }
+}

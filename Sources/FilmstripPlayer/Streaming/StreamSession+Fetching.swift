@@ -1,0 +1,270 @@
+import FilmstripFormats
+import FilmstripLoading
+import FilmstripStreaming
+import Foundation
+
+extension StreamSession {
+    /// The fetch task's own state: the decision values and what it has loaded. Lives on the task only.
+    private struct Loop {
+        var opened: Opened
+        var scheduler: SegmentScheduler
+        var selector: RenditionSelector
+        var estimator = BandwidthEstimator()
+        var segmentsByLevel: [Int: [SegmentReference]]
+        var refresh: LiveRefreshSchedule?
+        var nextReload = Duration.zero
+        var generation = -1
+        var finished = false
+    }
+
+    /// The fetch task: carries out the scheduler's decisions until stopped.
+    func run() async {
+        guard let opened = opened.withLock({ $0 }) else { return }
+        var loop = Loop(
+            opened: opened, scheduler: SegmentScheduler(maxBuffer: settings.maxBuffer),
+            selector: RenditionSelector(bitrates: opened.ladder.bandwidths, initial: opened.level),
+            segmentsByLevel: [opened.level: opened.segments])
+        if opened.isLive {
+            let cadence: LiveRefreshSchedule.Cadence =
+                opened.presentation.streamingProtocol == .hls
+                ? .playlist(targetDuration: opened.targetDuration)
+                : .manifest(minimumUpdatePeriod: opened.presentation.minimumUpdatePeriod ?? 2)
+            let schedule = LiveRefreshSchedule(cadence)
+            loop.nextReload = clock.now() + schedule.first
+            loop.refresh = schedule
+        }
+        while !Task.isCancelled {
+            let (seek, generation, playhead, stopped) = shared.withLock { shared in
+                defer { shared.seekRequest = nil }
+                return (shared.seekRequest, shared.generation, shared.playhead, shared.stopped)
+            }
+            if stopped { return }
+            if let seek {
+                loop.generation = generation
+                loop.finished = false
+                loop.scheduler = SegmentScheduler(maxBuffer: settings.maxBuffer)
+                loop.scheduler.seek(to: seek, in: loop.segmentsByLevel[loop.selector.current] ?? [])
+            }
+            if loop.refresh != nil, clock.now() >= loop.nextReload {
+                await reload(&loop)
+                continue
+            }
+            await step(&loop, playhead: playhead)
+        }
+    }
+
+    /// One decision of the scheduler, carried out.
+    private func step(_ loop: inout Loop, playhead: Double) async {
+        let adaptive = settings.streaming.adaptiveBitrate && loop.opened.ladder.levels.count > 1
+        let level = adaptive ? loop.selector.next(estimate: loop.estimator.bitsPerSecond) : loop.selector.current
+        guard let segments = await segments(of: level, &loop) else { return }
+        let isLive = loop.refresh != nil
+        switch loop.scheduler.next(playhead: playhead, segments: segments, rendition: "\(level)", isLive: isLive) {
+        case .fetch(let segment, let newRun):
+            await fetch(segment, level: level, newRun: newRun, in: segments, &loop)
+        case .waitForRoom:
+            await wake.wait(for: .milliseconds(500), on: clock)
+        case .waitForSegments:
+            // A listed live stream waits for its reload; a live template lists what became available since.
+            let template = loop.opened.ladder.levels[level].contains {
+                if case .template = $0.segments { return true } else { return false }
+            }
+            if template {
+                let pause = min(1, max(0.1, (segments.last?.duration ?? 2) / 4))
+                await wake.wait(for: .milliseconds(Int(pause * 1000)), on: clock)
+                loop.segmentsByLevel[level] = nil
+            } else {
+                await wake.wait(for: max(.milliseconds(20), loop.nextReload - clock.now()), on: clock)
+            }
+        case .finished:
+            if !loop.finished {
+                loop.finished = true
+                shared.withLock { $0.complete = true }
+                queue.markComplete()
+            }
+            await wake.wait(for: .seconds(60), on: clock)
+        }
+    }
+
+    /// The segments of `level`, loading them when a switch needs them; `nil` (with the switch abandoned) when they
+    /// cannot be had.
+    private func segments(of level: Int, _ loop: inout Loop) async -> [SegmentReference]? {
+        if let known = loop.segmentsByLevel[level] { return known }
+        do throws(PlayerError) {
+            let list = try await loadSegments(
+                level, ladder: loop.opened.ladder, in: loop.opened.presentation, reload: loop.refresh != nil)
+            var references = list.references
+            if list.isLive, loop.opened.presentation.streamingProtocol == .hls {
+                references = loop.opened.placement.place(references)
+            }
+            if !list.isLive, loop.refresh != nil, loop.opened.presentation.streamingProtocol == .hls {
+                loop.refresh = nil  // the playlist ended
+            }
+            loop.segmentsByLevel[level] = references
+            if level == loop.selector.current { publish(references, loop) }
+            return references
+        } catch {
+            if level != loop.selector.current {
+                loop.selector.switchFailed()
+                report(
+                    PlayerError(
+                        .renditionSwitchFailed, severity: .warning,
+                        "the switch to rendition \(level) was abandoned: \(error.message)", underlying: error))
+            } else {
+                fail(error)
+                await wake.wait(for: .seconds(60), on: clock)
+            }
+            return nil
+        }
+    }
+
+    /// Fetches one segment (its initialisation section first when it starts a run) with retries, and queues it.
+    private func fetch(
+        _ segment: SegmentReference, level: Int, newRun: Bool, in segments: [SegmentReference], _ loop: inout Loop
+    ) async {
+        let rendition = loop.opened.ladder.rendition(level, for: segment)
+        if let index = segments.firstIndex(of: segment), segments.indices.contains(index + 1) {
+            reporter.update { $0.next = (segment, segments[index + 1]) }
+        }
+        let started = clock.now()
+        let result = await attempt(keyURL: segment.key?.uri) { [client, settings] in
+            let head = newRun ? try await client.initialization(for: segment, of: rendition) : Data()
+            let body = try await client.media(segment, of: rendition, keyTimeout: settings.keyTimeout)
+            return head.isEmpty ? body : head + body
+        }
+        guard shared.withLock({ $0.generation == loop.generation && !$0.stopped }) else { return }
+        switch result {
+        case .success(let data):
+            restored()
+            let seconds =
+                Double((clock.now() - started).components.attoseconds) / 1e18
+                + Double((clock.now() - started).components.seconds)
+            loop.selector.arrived(from: level)
+            loop.estimator.add(bytes: data.count, seconds: max(seconds, 1e-4))
+            loop.scheduler.fetched(segment, rendition: "\(level)")
+            if let committed = loop.segmentsByLevel[level], level != loop.opened.level {
+                loop.opened.level = level
+                publish(committed, loop)
+            }
+            queue.append(data, newRun: newRun, segment: segment)
+            let bandwidth = loop.opened.ladder.bandwidths[level]
+            let estimate = loop.estimator.bitsPerSecond
+            let end = segment.end
+            shared.withLock {
+                $0.bufferEnd = end
+                $0.statistics.bytesLoaded += data.count
+                $0.statistics.segmentsLoaded += 1
+                $0.statistics.rendition = level
+                $0.statistics.bitrate = bandwidth > 0 ? bandwidth : nil
+                $0.statistics.bandwidthEstimate = estimate
+            }
+            reporter.update {
+                $0.bufferEnd = end
+                $0.starvation = false
+                $0.throughput = estimate
+            }
+        case .failure(let error):
+            // A switch whose first segment cannot be had is abandoned, and the segment is fetched again from the
+            // committed rendition: nothing is skipped for a switch that did not happen.
+            if loop.selector.pending == level {
+                loop.selector.switchFailed()
+                report(
+                    PlayerError(
+                        .renditionSwitchFailed, severity: .warning,
+                        "the switch to rendition \(level) was abandoned: its segment \(segment.number) failed (\(error.message))",
+                        underlying: error))
+                return
+            }
+            if error.connectivity || settings.streaming.missingSegmentPolicy == .fail {
+                fail(
+                    PlayerError(
+                        .sourceUnavailable, severity: .fatal, "segment \(segment.number) failed: \(error.message)",
+                        underlying: error.underlying))
+                await wake.wait(for: .seconds(60), on: clock)
+                return
+            }
+            report(
+                PlayerError(
+                    .segmentSkipped, severity: .warning,
+                    "segment \(segment.number) failed and was skipped: \(error.message)", underlying: error.underlying))
+            loop.scheduler.skipped(segment)
+            shared.withLock { $0.bufferEnd = segment.end }
+        }
+    }
+
+    /// Loads the next version of a live presentation: the current level's HLS playlist, or the MPD.
+    private func reload(_ loop: inout Loop) async {
+        guard var schedule = loop.refresh else { return }
+        let level = loop.selector.current
+        let previousLast = loop.segmentsByLevel[level]?.last?.number
+        let outcome = await attempt(keyURL: nil, once: true) {
+            [client, opened = loop.opened] () async throws -> (Presentation, RenditionLadder, SegmentList) in
+            var presentation = opened.presentation
+            // Listed segments come with the manifest itself (an MPD, or a media playlist opened directly): load it
+            // again. A variant's media playlist is reloaded on its own.
+            let listed = opened.ladder.levels[level].contains { $0.segments.references != nil }
+            if listed || presentation.streamingProtocol == .dash { presentation = try await client.refresh() }
+            let ladder = try RenditionLadder(presentation)
+            var merged = SegmentList(references: [], isLive: false, targetDuration: nil)
+            for rendition in ladder.levels[min(level, ladder.levels.count - 1)] {
+                let list = try await client.segmentList(of: rendition, in: presentation, reload: true)
+                merged.references += list.references
+                merged.isLive = merged.isLive || list.isLive
+                merged.targetDuration = list.targetDuration ?? merged.targetDuration
+            }
+            if presentation.streamingProtocol == .dash { merged.isLive = presentation.isLive }
+            return (presentation, ladder, merged)
+        }
+        switch outcome {
+        case .success(let (presentation, ladder, list)):
+            restored()
+            if ladder.levels.count == loop.opened.ladder.levels.count {
+                loop.opened.presentation = presentation
+                loop.opened.ladder = ladder
+            }
+            if let target = list.targetDuration, presentation.streamingProtocol == .hls {
+                loop.opened.targetDuration = target
+            }
+            var references = list.references.sorted { $0.start < $1.start }
+            if loop.opened.presentation.streamingProtocol == .hls {
+                references = loop.opened.placement.place(references)
+            }
+            loop.segmentsByLevel = [level: references]
+            publish(references, loop)
+            if !list.isLive {
+                loop.refresh = nil
+                return
+            }
+            let delay = schedule.loaded(changed: references.last?.number != previousLast)
+            loop.nextReload = clock.now() + delay
+            loop.refresh = schedule
+            wake.signal()
+        case .failure(let error):
+            let delay = schedule.failed()
+            loop.refresh = schedule
+            loop.nextReload = clock.now() + delay
+            report(
+                PlayerError(
+                    .playlistReloadFailed, severity: .warning,
+                    "the live \(loop.opened.presentation.streamingProtocol == .hls ? "playlist" : "MPD") could not be reloaded (\(error.message)); retrying in \(delay)",
+                    underlying: error.underlying))
+        }
+    }
+
+    /// Makes `segments` the current level's: the window, and where a seek begins.
+    private func publish(_ segments: [SegmentReference], _ loop: Loop) {
+        guard let first = segments.first, let last = segments.last else { return }
+        let isLive = loop.refresh != nil
+        let target = loop.opened.targetDuration
+        shared.withLock {
+            $0.window = (first.start...last.end, isLive, target)
+            $0.segments = segments
+        }
+    }
+
+    /// Marks the stream failed for the decoder and the engine.
+    func fail(_ error: PlayerError) {
+        shared.withLock { $0.failure = error }
+        queue.fail(error)
+    }
+}

@@ -1,0 +1,111 @@
+import FilmstripLoading
+import FilmstripStreaming
+import Foundation
+
+/// Why a request was given up.
+struct AttemptFailure: Error, Sendable {
+    var message: String
+    var underlying: (any Error & Sendable)?
+    /// The server could not be reached.
+    var connectivity: Bool
+    /// Trying again cannot help (a malformed manifest, a refused URL, a cancelled request).
+    var permanent: Bool
+    /// The player should describe it as unusable content rather than an unavailable one.
+    var invalidContent: Bool
+}
+
+extension StreamSession {
+    /// Runs `operation`, trying again per a ``RetrySchedule`` (waiting on the session's clock, woken early by a seek
+    /// or a stop, which abandon it). An unreachable server is reported once as a connectivity warning. `once` tries
+    /// a single time (a live reload, whose schedule is its retry).
+    func attempt<T: Sendable>(
+        keyURL: URL?, once: Bool = false, _ operation: @Sendable () async throws -> T
+    ) async -> Result<T, AttemptFailure> {
+        var schedule = RetrySchedule(
+            retries: once ? 0 : settings.streaming.segmentRetries,
+            waitsForConnectivity: !once && settings.waitsForConnectivity,
+            connectivityBudget: settings.connectivityBudget)
+        let generation = shared.withLock { $0.generation }
+        while true {
+            let failure: AttemptFailure
+            do {
+                return .success(try await operation())
+            } catch {
+                failure = Self.classify(error, keyURL: keyURL, keyTimeout: settings.keyTimeout)
+            }
+            let abandoned = shared.withLock { $0.stopped || $0.generation != generation } || Task.isCancelled
+            if abandoned || failure.permanent { return .failure(failure) }
+            if failure.connectivity, let underlying = failure.underlying { lost(underlying) }
+            switch schedule.failed(failure.connectivity ? .connectivity : .other) {
+            case .retry(let pause):
+                await wake.wait(for: pause, on: clock)
+                if shared.withLock({ $0.stopped || $0.generation != generation }) { return .failure(failure) }
+            case .giveUp:
+                return .failure(failure)
+            }
+        }
+    }
+
+    /// Runs an opening step with retries; a failure is fatal.
+    func withRetries<T: Sendable>(
+        what: String, _ operation: @Sendable () async throws -> T
+    ) async throws(PlayerError) -> T {
+        switch await attempt(keyURL: nil, operation) {
+        case .success(let value):
+            restored()
+            return value
+        case .failure(let failure):
+            throw PlayerError(
+                failure.invalidContent ? .sourceInvalid : .sourceUnavailable, severity: .fatal, failure.message,
+                underlying: failure.underlying)
+        }
+    }
+
+    /// What a thrown error means for retrying.
+    static func classify(_ error: any Error, keyURL: URL?, keyTimeout: Double?) -> AttemptFailure {
+        if let player = error as? PlayerError {
+            return AttemptFailure(
+                message: player.message, underlying: player, connectivity: false, permanent: true,
+                invalidContent: player.type == .sourceInvalid)
+        }
+        guard let streaming = error as? StreamingError else {
+            let cancelled = error is CancellationError
+            return AttemptFailure(
+                message: "\(error)", underlying: nil, connectivity: false, permanent: cancelled, invalidContent: false)
+        }
+        let loading = streaming.underlying as? LoadingError
+        // A key that does not come in time is a failed acquisition, not a lost connection: it is retried like a
+        // segment, then the missing-segment policy applies.
+        if let keyURL, streaming.url == keyURL {
+            var message = streaming.description
+            if loading?.kind == .timedOut, let keyTimeout {
+                message =
+                    "the key \(keyURL.absoluteString) did not arrive within timeoutIntervalForDrmAcquisitionMs "
+                    + "(\(formatSeconds(keyTimeout)) s)"
+            }
+            return AttemptFailure(
+                message: message, underlying: streaming, connectivity: false, permanent: false, invalidContent: false)
+        }
+        let connectivity: Bool =
+            switch loading?.kind {
+            case .transport?, .timedOut?: true
+            default: false
+            }
+        let permanent: Bool
+        let invalid: Bool
+        switch streaming.kind {
+        case .manifest, .unsupported, .tooLarge, .noTrack, .refused:
+            permanent = true
+            invalid = true
+        case .cancelled:
+            permanent = true
+            invalid = false
+        case .network, .unavailable, .invalidContent:
+            permanent = false
+            invalid = false
+        }
+        return AttemptFailure(
+            message: streaming.description, underlying: streaming, connectivity: connectivity, permanent: permanent,
+            invalidContent: invalid)
+    }
+}

@@ -1,0 +1,286 @@
+import FilmstripFormats
+import FilmstripLoading
+import FilmstripStreaming
+import Foundation
+import Synchronization
+
+/// What the engine learns when a stream opens.
+struct StreamOpening: Sendable {
+    var isLive: Bool
+    /// Total duration for VOD, 0 for live.
+    var duration: Double
+    /// First segment start to last segment end, on the player's timeline.
+    var window: ClosedRange<Double>
+    /// An HLS playlist's target duration (0 for DASH).
+    var targetDuration: Double
+    /// A DASH MPD's `suggestedPresentationDelay`.
+    var suggestedDelay: Double?
+}
+
+/// The network half of the engine for HLS and DASH: it opens the presentation through a ``StreamingClient``, then a
+/// fetch task carries out a ``SegmentScheduler``'s decisions (with ``RenditionSelector`` for the level,
+/// ``RetrySchedule`` per request and ``LiveRefreshSchedule`` for reloads) and queues the bytes in a ``SegmentQueue``
+/// that ``SegmentFrameSource`` decodes. Every wait is on the injected clock. Requests carry CMCD through the client's
+/// decorator; errors and warnings go to `report` on a serial queue, never under a lock.
+final class StreamSession: Sendable {
+    /// What the engine and the decoder read while the fetch task runs.
+    struct Shared {
+        var playhead = 0.0
+        var rate = 1.0
+        var bufferEnd = 0.0
+        var complete = false
+        var failure: PlayerError?
+        /// A seek the fetch task has not carried out yet, and a counter that tells stale fetches apart.
+        var seekRequest: Double?
+        var generation = 0
+        var window: (range: ClosedRange<Double>, isLive: Bool, targetDuration: Double)?
+        /// The current level's segments (for where a seek begins).
+        var segments: [SegmentReference] = []
+        var stopped = false
+        var connectionLost = false
+        var statistics = Statistics(bytesLoaded: 0, segmentsLoaded: 0, rendition: 0)
+    }
+
+    struct Statistics: Sendable {
+        var bitrate: Int?
+        var bandwidthEstimate: Double?
+        var bytesLoaded: Int
+        var segmentsLoaded: Int
+        var rendition: Int
+    }
+
+    /// Settings from the player's configuration.
+    struct Settings: Sendable {
+        var streaming: StreamingConfiguration
+        var maxBuffer: Double
+        var keyTimeout: Double?
+        var waitsForConnectivity: Bool
+        var connectivityBudget: Duration
+    }
+
+    let url: URL
+    let queue = SegmentQueue()
+    let client: StreamingClient
+    let reporter: CmcdReporter
+    let settings: Settings
+    let clock: SessionClock
+    let shared = Mutex(Shared())
+    let wake = WakeSignal()
+    private let reportQueue = DispatchQueue(label: "filmstrip.player.reports")
+    private let deliver: @Sendable (PlayerError) -> Void
+    private let fetching = Mutex<Task<Void, Never>?>(nil)
+    /// Set once by ``open()`` before the fetch task starts; read by that task only.
+    let opened = Mutex<Opened?>(nil)
+
+    /// What opening found, handed to the fetch task.
+    struct Opened: Sendable {
+        var presentation: Presentation
+        var ladder: RenditionLadder
+        var level: Int
+        var segments: [SegmentReference]
+        var placement: LiveSegmentPlacement
+        var isLive: Bool
+        var targetDuration: Double
+    }
+
+    init(
+        url: URL, transport: any DataLoading, loading: LoadingConfiguration, settings: Settings,
+        cmcd: CmcdConfiguration?, clock: SessionClock = SessionClock(ContinuousClock()),
+        report: @escaping @Sendable (PlayerError) -> Void
+    ) {
+        self.url = url
+        self.settings = settings
+        self.clock = clock
+        deliver = report
+        let reporter = CmcdReporter(configuration: cmcd)
+        self.reporter = reporter
+        var configuration = loading
+        // The session retries by its own schedule (and reports connectivity); the client tries each request once.
+        configuration.retry.maximumAttempts = 1
+        configuration.maximumResponseSize = max(configuration.maximumResponseSize, 256 << 20)
+        client = StreamingClient(
+            url: url, transport: transport, configuration: configuration, decorate: reporter.decorator)
+        // Until the manifest says otherwise, its name tells the format (for CMCD `sf` on the first request).
+        let guess: CmcdData.StreamingFormat = url.pathExtension.lowercased() == "mpd" ? .dash : .hls
+        reporter.update { $0.streamingFormat = guess }
+    }
+
+    /// Hands an error to the player on the report queue, in order.
+    func report(_ error: PlayerError) {
+        let deliver = deliver
+        reportQueue.async { deliver(error) }
+    }
+
+    // MARK: Opening
+
+    /// Loads the manifest (and the first level's segments). Blocks the calling thread (the engine's).
+    func open() throws(PlayerError) -> StreamOpening {
+        let result = Mutex<Result<StreamOpening, PlayerError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            let outcome: Result<StreamOpening, PlayerError>
+            do throws(PlayerError) {
+                outcome = .success(try await openAsync())
+            } catch {
+                outcome = .failure(error)
+            }
+            result.withLock { $0 = outcome }
+            done.signal()
+        }
+        done.wait()
+        return try result.withLock { $0! }.get()
+    }
+
+    private func openAsync() async throws(PlayerError) -> StreamOpening {
+        let presentation = try await withRetries(what: "the manifest \(url.absoluteString)") { [client] in
+            try await client.presentation()
+        }
+        let ladder = try RenditionLadder(presentation)
+        let level =
+            ladder.levels.indices.contains(settings.streaming.startRendition)
+            ? settings.streaming.startRendition : 0
+        var placement = LiveSegmentPlacement()
+        let list = try await loadSegments(level, ladder: ladder, in: presentation, reload: false)
+        let isLive = presentation.isLive || list.isLive
+        let segments =
+            isLive && presentation.streamingProtocol == .hls ? placement.place(list.references) : list.references
+        guard let first = segments.first, let last = segments.last else {
+            throw PlayerError(.sourceInvalid, severity: .fatal, "\(url.absoluteString) lists no segments")
+        }
+        let target = list.targetDuration ?? 0
+        reporter.update {
+            $0.streamingFormat = presentation.streamingProtocol == .hls ? .hls : .dash
+            $0.isLive = isLive
+            $0.topBitrate = ladder.bandwidths.max()
+        }
+        opened.withLock {
+            $0 = Opened(
+                presentation: presentation, ladder: ladder, level: level, segments: segments, placement: placement,
+                isLive: isLive, targetDuration: target)
+        }
+        shared.withLock {
+            $0.window = (first.start...last.end, isLive, target)
+            $0.segments = segments
+            $0.statistics.rendition = level
+            $0.statistics.bitrate = ladder.bandwidths[level] > 0 ? ladder.bandwidths[level] : nil
+        }
+        return StreamOpening(
+            isLive: isLive, duration: isLive ? 0 : (presentation.duration ?? last.end - first.start),
+            window: first.start...last.end, targetDuration: target,
+            suggestedDelay: presentation.suggestedPresentationDelay)
+    }
+
+    /// The segments of one level across every period, as the client lists them.
+    func loadSegments(
+        _ level: Int, ladder: RenditionLadder, in presentation: Presentation, reload: Bool
+    ) async throws(PlayerError) -> SegmentList {
+        var merged = SegmentList(references: [], isLive: false, targetDuration: nil)
+        for rendition in ladder.levels[level] {
+            let list = try await withRetries(what: "the segments of rendition \(rendition.id)") { [client] in
+                try await client.segmentList(of: rendition, in: presentation, reload: reload)
+            }
+            merged.references += list.references
+            merged.isLive = merged.isLive || list.isLive
+            merged.targetDuration = list.targetDuration ?? merged.targetDuration
+        }
+        merged.references.sort { $0.start < $1.start }
+        return merged
+    }
+
+    // MARK: Control (engine and decoder threads)
+
+    /// Starts fetching at the segment holding `time`; returns that segment's start (where playback begins).
+    @discardableResult
+    func start(at time: Double) -> Double {
+        let begin = restart(at: time)
+        fetching.withLock { task in
+            guard task == nil else { return }
+            task = Task { [self] in await run() }
+        }
+        return begin
+    }
+
+    /// Drops what is queued and fetches from the segment holding `time` (called by the decoder thread).
+    func seek(to time: Double) { restart(at: time) }
+
+    @discardableResult
+    private func restart(at time: Double) -> Double {
+        queue.reset()
+        let begin = shared.withLock { shared -> Double in
+            shared.generation += 1
+            shared.seekRequest = time
+            shared.complete = false
+            shared.failure = nil
+            var scheduler = SegmentScheduler(maxBuffer: settings.maxBuffer)
+            shared.bufferEnd = scheduler.seek(to: time, in: shared.segments)
+            shared.playhead = shared.bufferEnd
+            return shared.bufferEnd
+        }
+        wake.signal()
+        return begin
+    }
+
+    func interrupt() { queue.interrupt() }
+
+    func stop() {
+        shared.withLock { $0.stopped = true }
+        queue.stop()
+        fetching.withLock { $0?.cancel() }
+        wake.signal()
+    }
+
+    /// The engine's view, once per step: where the playhead is, the rate, and whether the player is starting up.
+    func update(playhead: Double, rate: Double, startup: Bool) {
+        let wakeUp = shared.withLock { shared -> Bool in
+            let moved = playhead > shared.playhead + 0.25
+            shared.playhead = playhead
+            shared.rate = rate
+            return moved
+        }
+        reporter.update {
+            $0.playhead = playhead
+            $0.rate = rate
+            $0.startup = startup
+        }
+        if wakeUp { wake.signal() }
+    }
+
+    /// The forward buffer ran dry (CMCD `bs` on the next request).
+    func markStarvation() { reporter.update { $0.starvation = true } }
+
+    /// Seconds fetched ahead of `position`, whether everything up to the end is fetched, and a fatal failure.
+    func buffered(from position: Double) -> (seconds: Double, complete: Bool, failure: PlayerError?) {
+        shared.withLock { (max(0, $0.bufferEnd - position), $0.complete, $0.failure) }
+    }
+
+    /// The live window (first segment start to last segment end), and whether the stream is live.
+    var window: (range: ClosedRange<Double>, isLive: Bool, targetDuration: Double)? { shared.withLock { $0.window } }
+
+    var statistics: Statistics { shared.withLock { $0.statistics } }
+
+    // MARK: Connectivity
+
+    func lost(_ error: any Error & Sendable) {
+        let first = shared.withLock { shared -> Bool in
+            defer { shared.connectionLost = true }
+            return !shared.connectionLost
+        }
+        if first {
+            report(
+                PlayerError(
+                    .internetConnectionUnavailable, severity: .warning,
+                    "the server cannot be reached (\(error)); retrying",
+                    underlying: error))
+        }
+    }
+
+    func restored() {
+        let was = shared.withLock { shared -> Bool in
+            defer { shared.connectionLost = false }
+            return shared.connectionLost
+        }
+        if was {
+            report(PlayerError(.internetConnectionAvailable, severity: .warning, "the server can be reached again"))
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import Synchronization
+
+/// Wakes one waiting task early: the fetch task waits for a deadline on the session's clock or for this signal (a
+/// seek, a stop, the playhead moving), whichever comes first. A signal given while nobody waits is kept for the next
+/// wait; spurious wake-ups are harmless, the waiter looks at its state again.
+final class WakeSignal: Sendable {
+    private struct State {
+        var signalled = false
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
+    private let state = Mutex(State())
+
+    /// Wakes the waiter, or the next one.
+    func signal() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard let waiter = state.waiter else {
+                state.signalled = true
+                return nil
+            }
+            state.waiter = nil
+            return waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Waits for `duration` on `clock` or until signalled (or cancelled).
+    func wait(for duration: Duration, on clock: SessionClock) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await clock.sleep(duration) }
+            group.addTask { await self.wait() }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private func wait() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state -> Bool in
+                    if state.signalled {
+                        state.signalled = false
+                        return true
+                    }
+                    state.waiter = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            // Cancellation counts as a signal: a waiter stored after this still wakes at once.
+            signal()
+        }
+    }
+}
