@@ -134,7 +134,8 @@ let package = Package(
         .testTarget(
             name: "FilmstripPlayerTests",
             dependencies: [
-                "Filmstrip", "FilmstripFormats", "FilmstripImaging", "FilmstripMedia", "FilmstripPlayer",
+                "Filmstrip", "FilmstripFormats", "FilmstripImaging", "FilmstripLoading", "FilmstripMedia",
+                "FilmstripPlayer",
                 "FilmstripStreaming",
                 "FilmstripTesting",
             ]

@@ -38,8 +38,14 @@ extension StreamSession {
             if failure.connectivity, let underlying = failure.underlying { lost(underlying) }
             switch schedule.failed(failure.connectivity ? .connectivity : .other) {
             case .retry(let pause):
-                await wake.wait(for: pause, on: clock)
-                if shared.withLock({ $0.stopped || $0.generation != generation }) { return .failure(failure) }
+                // The whole pause, unless a seek or a stop abandons the request (other wake-ups do not cut it short).
+                let until = clock.now() + pause
+                while clock.now() < until {
+                    await wake.wait(for: until - clock.now(), on: clock)
+                    if shared.withLock({ $0.stopped || $0.generation != generation }) || Task.isCancelled {
+                        return .failure(failure)
+                    }
+                }
             case .giveUp:
                 return .failure(failure)
             }

@@ -1,0 +1,54 @@
+import FilmstripPlayer
+import FilmstripTesting
+import Foundation
+import Testing
+
+/// Live DASH on the player: a dynamic MPD whose segments exist only inside their availability window (a strict
+/// origin answers 404 otherwise), with the server's clock on time or an hour ahead (then read from `UTCTiming`).
+@Suite("Live DASH playback", .serialized)
+struct LiveDASHPlaybackTests {
+    @Test(
+        "starts suggestedPresentationDelay behind the edge, follows it, and never asks for a segment too early",
+        arguments: [0.0, 3600.0])
+    func followsTheEdge(skew: Double) async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let live = try SimulatedLiveDASH(server: server, clockSkew: skew, utcTiming: skew != 0)
+        let player = Player()
+        let recorder = PlayerRecorder()
+        recorder.observe(player)
+        var configuration = PlayerConfiguration(with: live.url)
+        configuration.cmcd = CmcdConfiguration(sessionID: "live", mode: .query)
+        player.open(config: configuration)
+        try await recorder.wait(for: .playing, seconds: 20)
+        let window = try #require(player.seekableTimeRanges.first)
+        // The MPD's suggestedPresentationDelay is 3 s; the window ends at the newest complete segment.
+        let newest = Double(live.newestSegment)
+        #expect(abs(window.upperBound - newest) <= 1.5, "window \(window), newest segment ends at \(newest)")
+        let start = try #require(recorder.frames.first?.time)
+        #expect(window.upperBound - start >= 2.5 && window.upperBound - start <= 5, "started at \(start) in \(window)")
+        try await Task.sleep(nanoseconds: 4_000_000_000)
+        let later = try #require(player.seekableTimeRanges.first)
+        #expect(later.upperBound >= window.upperBound + 2, "the window follows the edge: \(window) -> \(later)")
+        player.stop()
+
+        #expect(recorder.errors.isEmpty, "\(recorder.errors)")
+        let statuses = server.responseStatuses.filter { $0.target.contains("chunk-") }
+        #expect(
+            !statuses.isEmpty && statuses.allSatisfy { $0.status == 200 }, "\(statuses.filter { $0.status != 200 })")
+        // Every frame is the source's frame at its time ((t mod 10) at 25 fps).
+        let wrong = recorder.frames.filter { time, number in
+            let expected = Int(((time.truncatingRemainder(dividingBy: 10)) * 25 + 1e-3).rounded(.down))
+            return number.map { abs($0 - expected) > 1 && abs($0 - expected) < 249 } ?? true
+        }
+        #expect(wrong.isEmpty, "\(wrong.prefix(5))")
+        // The MPD is refreshed per minimumUpdatePeriod (2 s). Every request carried CMCD with sf=d, and st=l once
+        // the first MPD said the stream is live.
+        #expect(server.requestCount("/dash-live/live.mpd") >= 2)
+        for (index, request) in server.requests.enumerated() {
+            let keys = cmcdKeys(request)
+            #expect(keys["sf"] == "d" && keys["sid"] == "\"live\"", "\(request.target)")
+            if index > 0, !request.path.hasSuffix("/time") { #expect(keys["st"] == "l", "\(request.target)") }
+        }
+    }
+}

@@ -1,0 +1,188 @@
+import FilmstripFormats
+import FilmstripLoading
+import FilmstripTesting
+import Foundation
+import Testing
+
+@testable import FilmstripPlayer
+
+/// A segment reference for the scheduler's tests.
+private func segment(
+    _ number: Int, start: Double, duration: Double = 2, discontinuity: Int = 0, initialization: String? = nil
+) -> SegmentReference {
+    let base = URL(string: "https://example.com/")!
+    return SegmentReference(
+        start: start, duration: duration, reference: "s\(number).ts", baseURL: base,
+        initialization: initialization.map { InitializationSection(url: base.appendingPathComponent($0)) },
+        discontinuitySequence: discontinuity, number: number)
+}
+
+@Suite("Streaming decisions")
+struct SegmentSchedulerTests {
+    let segments = (0..<5).map { segment($0, start: Double($0) * 2) }
+
+    @Test("fetches in order from the segment holding the seek target, one run until something breaks it")
+    func order() {
+        var scheduler = SegmentScheduler(maxBuffer: 30)
+        #expect(scheduler.seek(to: 5, in: segments) == 4)
+        #expect(
+            scheduler.next(playhead: 5, segments: segments, rendition: "a", isLive: false)
+                == .fetch(segments[2], newRun: true))
+        scheduler.fetched(segments[2], rendition: "a")
+        #expect(
+            scheduler.next(playhead: 5, segments: segments, rendition: "a", isLive: false)
+                == .fetch(segments[3], newRun: false))
+        // Another rendition continues at the same place, in a new run.
+        let other = (0..<5).map { segment($0, start: Double($0) * 2, initialization: "b.mp4") }
+        #expect(
+            scheduler.next(playhead: 5, segments: other, rendition: "b", isLive: false)
+                == .fetch(other[3], newRun: true))
+        scheduler.fetched(other[3], rendition: "b")
+        scheduler.fetched(other[4], rendition: "b")
+        #expect(scheduler.next(playhead: 5, segments: other, rendition: "b", isLive: false) == .finished)
+        #expect(scheduler.next(playhead: 5, segments: other, rendition: "b", isLive: true) == .waitForSegments)
+    }
+
+    @Test("a discontinuity, a number gap or a skipped segment starts a new run")
+    func runs() {
+        var scheduler = SegmentScheduler(maxBuffer: 30)
+        let spliced = [
+            segment(0, start: 0), segment(1, start: 2, discontinuity: 1), segment(3, start: 4, discontinuity: 1),
+        ]
+        scheduler.seek(to: 0, in: spliced)
+        scheduler.fetched(spliced[0], rendition: "a")
+        #expect(
+            scheduler.next(playhead: 0, segments: spliced, rendition: "a", isLive: false)
+                == .fetch(spliced[1], newRun: true))
+        scheduler.fetched(spliced[1], rendition: "a")
+        #expect(
+            scheduler.next(playhead: 0, segments: spliced, rendition: "a", isLive: false)
+                == .fetch(spliced[2], newRun: true))
+        scheduler.seek(to: 0, in: segments)
+        scheduler.fetched(segments[0], rendition: "a")
+        scheduler.skipped(segments[1])
+        #expect(
+            scheduler.next(playhead: 0, segments: segments, rendition: "a", isLive: false)
+                == .fetch(segments[2], newRun: true))
+    }
+
+    @Test("the forward buffer holds at most maxBuffer seconds ahead of the playhead")
+    func bufferBound() {
+        var scheduler = SegmentScheduler(maxBuffer: 4)
+        scheduler.seek(to: 0, in: segments)
+        scheduler.fetched(segments[0], rendition: "a")
+        scheduler.fetched(segments[1], rendition: "a")
+        #expect(scheduler.next(playhead: 0, segments: segments, rendition: "a", isLive: false) == .waitForRoom)
+        #expect(
+            scheduler.next(playhead: 0.5, segments: segments, rendition: "a", isLive: false)
+                == .fetch(segments[2], newRun: false))
+    }
+
+    @Test("retries: 0.25 s doubling to 4 s, then given up; an unreachable server is waited for up to the budget")
+    func retries() {
+        var schedule = RetrySchedule(retries: 3, waitsForConnectivity: false, connectivityBudget: .seconds(10))
+        #expect(schedule.failed(.other) == .retry(after: .milliseconds(250)))
+        #expect(schedule.failed(.connectivity) == .retry(after: .milliseconds(500)))
+        #expect(schedule.failed(.other) == .retry(after: .seconds(1)))
+        #expect(schedule.failed(.other) == .giveUp)
+        #expect((1...12).map { RetrySchedule.backoff($0) }.max() == .seconds(4))
+
+        var waiting = RetrySchedule(retries: 0, waitsForConnectivity: true, connectivityBudget: .seconds(5))
+        var waited = Duration.zero
+        var pauses = 0
+        while case .retry(let pause) = waiting.failed(.connectivity) {
+            #expect(pause <= .seconds(2))
+            waited += pause
+            pauses += 1
+        }
+        #expect(waited == .seconds(5) && pauses > 3, "waited \(waited) in \(pauses) pauses")
+        #expect(waiting.failed(.other) == .giveUp, "other failures still count against the retries")
+    }
+}
+
+/// A ``StreamSession`` on a ``TestClock`` over the loopback server: nothing happens until the clock says so.
+@Suite("Stream session on a test clock", .serialized)
+struct StreamSessionClockTests {
+    static func playlist(first: Int, count: Int) -> String {
+        var text = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:\(first)\n"
+        for n in first..<(first + count) { text += "#EXTINF:2.0,\nseg\(n).ts\n" }
+        return text
+    }
+
+    /// A session for `url` on `clock`, opened and started at `start` (on a thread: opening blocks).
+    static func started(
+        _ url: URL, clock: TestClock, retries: Int = 3, start: Double = 0
+    ) async throws -> StreamSession {
+        var streaming = StreamingConfiguration()
+        streaming.segmentRetries = retries
+        let session = StreamSession(
+            url: url, transport: URLSessionDataLoader(), loading: LoadingConfiguration(),
+            settings: .init(
+                streaming: streaming, maxBuffer: 30, keyTimeout: nil, waitsForConnectivity: false,
+                connectivityBudget: .seconds(10)),
+            cmcd: nil, clock: SessionClock(clock), report: { _ in })
+        let opened: Result<StreamOpening, PlayerError> = await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: Result { () throws(PlayerError) in try session.open() }) }.start()
+        }
+        _ = try opened.get()
+        session.start(at: start)
+        return session
+    }
+
+    @Test("live reloads per RFC 8216: one target duration after a change, half of one when unchanged")
+    func reloadCadence() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        for n in 0..<10 { server.serve("/live/seg\(n).ts", body: Array(repeating: UInt8(n), count: 1000)) }
+        server.serve("/live/index.m3u8", text: Self.playlist(first: 0, count: 3))
+        let clock = TestClock()
+        let session = try await Self.started(server.url("/live/index.m3u8"), clock: clock)
+        defer { session.stop() }
+        let reloads = { server.requestCount("/live/index.m3u8") }
+        #expect(try await eventually(5) { server.requestCount("/live/seg2.ts") == 1 })
+        #expect(await clock.waitForSleepers(1))
+        await clock.advance(by: .milliseconds(1900))
+        #expect(reloads() == 1, "nothing before one target duration")
+        await clock.advance(by: .milliseconds(100))
+        #expect(try await eventually(5) { reloads() == 2 })
+        // Unchanged: again after half a target duration.
+        #expect(await clock.waitForSleepers(1))
+        await clock.advance(by: .milliseconds(900))
+        #expect(reloads() == 2)
+        server.serve("/live/index.m3u8", text: Self.playlist(first: 1, count: 3))
+        await clock.advance(by: .milliseconds(100))
+        #expect(try await eventually(5) { reloads() == 3 && server.requestCount("/live/seg3.ts") == 1 })
+        // Changed: again after a whole target duration.
+        #expect(await clock.waitForSleepers(1))
+        await clock.advance(by: .milliseconds(1900))
+        #expect(reloads() == 3)
+        await clock.advance(by: .milliseconds(100))
+        #expect(try await eventually(5) { reloads() == 4 })
+        #expect(session.window?.range == 2...8, "segment 1 keeps its place (2 s) as the window slides")
+    }
+
+    @Test("a failed segment is tried again after 0.25 s, then 0.5 s, on the session's clock")
+    func backoff() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        for n in 0..<3 { server.serve("/vod/seg\(n).ts", body: Array(repeating: UInt8(n), count: 1000)) }
+        server.serve("/vod/index.m3u8", text: Self.playlist(first: 0, count: 3) + "#EXT-X-ENDLIST\n")
+        server.fail("/vod/seg1.ts", with: [.status(503), .status(503)])
+        let clock = TestClock()
+        let session = try await Self.started(server.url("/vod/index.m3u8"), clock: clock)
+        defer { session.stop() }
+        let tries = { server.requestCount("/vod/seg1.ts") }
+        #expect(try await eventually(5) { tries() == 1 })
+        #expect(await clock.waitForSleepers(1))
+        await clock.advance(by: .milliseconds(240))
+        #expect(tries() == 1)
+        await clock.advance(by: .milliseconds(10))
+        #expect(try await eventually(5) { tries() == 2 })
+        #expect(await clock.waitForSleepers(1))
+        await clock.advance(by: .milliseconds(490))
+        #expect(tries() == 2)
+        await clock.advance(by: .milliseconds(10))
+        #expect(try await eventually(5) { tries() == 3 && server.requestCount("/vod/seg2.ts") == 1 })
+        #expect(try await eventually(5) { session.buffered(from: 0).complete })
+    }
+}
