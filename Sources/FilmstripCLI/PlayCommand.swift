@@ -11,8 +11,8 @@ struct PlayCommand: AsyncParsableCommand {
             Prints one line per event: state changes, statistics once a second, and errors (one JSON object per \
             line with --json). Exits 0 when playback ends or after --duration, 1 after a fatal error.
 
-            http(s) .m3u8 URLs play on the HLS engine (VOD and live, adaptive bitrate, CMCD); files and \
-            progressive MP4 through FFmpeg.
+            HLS playlists and DASH MPDs (http(s) or local) play on the streaming engine (VOD and live, adaptive \
+            bitrate, CMCD); files and progressive MP4 through FFmpeg.
 
             Examples:
               filmstrip play movie.mp4 --autoplay --rate 2 --seek 30@1 --duration 5 --json
@@ -21,7 +21,7 @@ struct PlayCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "Path or URL of the video: a file, a progressive MP4 over http, or an HLS playlist (.m3u8).")
+    @Argument(help: "Path or URL of the video: a file, a progressive MP4 over http, an HLS playlist or a DASH MPD.")
     var video: String
 
     @Flag(help: "Start playing as soon as the content is ready (otherwise it waits paused).")

@@ -32,13 +32,34 @@ public struct LiveEdgeController: Sendable, Hashable {
         self.configuration = configuration
     }
 
-    /// Where to start in a live window: `liveEdgeDelay` behind the edge (a DASH MPD's `suggestedPresentationDelay`
-    /// when that is larger), but never closer than three target durations (RFC 8216, 6.3.3) and never before the
-    /// window.
+    /// The latency to settle at, seconds (``LiveConfiguration/liveEdgeLatencyMs``).
+    public var latencyTarget: Double? { configuration.liveEdgeLatencyMs.map { max(0, Double($0) / 1000) } }
+
+    /// The distance beyond which catching up starts (and beyond which a user's seek suspends it): the latency target
+    /// plus its band when only a target is set, else the catch-up threshold.
+    private var catchUpDistance: Double {
+        guard configuration.chaseLiveEdge == .disabled, let target = latencyTarget else {
+            return configuration.chaseLiveEdgeCatchupThreshold
+        }
+        return target + max(2, configuration.chaseLiveEdgeHLSSegmentDuration)
+    }
+
+    /// The distance catching up settles at.
+    private var settleDistance: Double {
+        guard configuration.chaseLiveEdge == .disabled, let target = latencyTarget else {
+            return configuration.chaseLiveEdgeCutoffThreshold
+        }
+        return target
+    }
+
+    /// Where to start in a live window: the latency target behind the edge when one is set; else `liveEdgeDelay`
+    /// behind it (a DASH MPD's `suggestedPresentationDelay` when that is larger). Never closer than three target
+    /// durations (RFC 8216, 6.3.3) and never before the window.
     public func startPosition(
         window: ClosedRange<Double>, targetDuration: Double = 0, suggestedDelay: Double? = nil
     ) -> Double {
-        let distance = max(configuration.liveEdgeDelay, 3 * targetDuration, suggestedDelay ?? 0)
+        let wanted = latencyTarget ?? max(configuration.liveEdgeDelay, suggestedDelay ?? 0)
+        let distance = max(wanted, 3 * targetDuration)
         return min(window.upperBound, max(window.lowerBound, window.upperBound - distance))
     }
 
@@ -53,7 +74,7 @@ public struct LiveEdgeController: Sendable, Hashable {
         let distance = window.upperBound - position
         let wasCatchingUp = catchingUp
         catchingUp = false
-        suspendedByUser = distance > configuration.chaseLiveEdgeCatchupThreshold
+        suspendedByUser = distance > catchUpDistance
         return wasCatchingUp ? .setRate(1) : .none
     }
 
@@ -78,7 +99,7 @@ public struct LiveEdgeController: Sendable, Hashable {
         }
         let distance = window.upperBound - position
         let cutoff = configuration.chaseLiveEdgeCutoffThreshold
-        if suspendedByUser, distance <= cutoff { suspendedByUser = false }
+        if suspendedByUser, distance <= settleDistance { suspendedByUser = false }
         guard isPlaying, !suspendedByUser else {
             if catchingUp, !isPlaying {
                 catchingUp = false
@@ -88,6 +109,18 @@ public struct LiveEdgeController: Sendable, Hashable {
         }
         switch configuration.chaseLiveEdge {
         case .disabled:
+            // With a latency target, drift (after a stall, say) is taken back by the speed-up ratio: it starts once
+            // the distance exceeds the target by more than the band (a segment's worth of jitter, at least 2 s) and
+            // ends at the target.
+            guard let target = latencyTarget else { return (.none, warning) }
+            if !catchingUp, distance > catchUpDistance {
+                catchingUp = true
+                return (.setRate(configuration.chaseLiveEdgeSpeedupRatio), warning)
+            }
+            if catchingUp, distance <= target {
+                catchingUp = false
+                return (.setRate(1), warning)
+            }
             return (.none, warning)
         case .speedupPlayback:
             if !catchingUp, distance > configuration.chaseLiveEdgeCatchupThreshold {

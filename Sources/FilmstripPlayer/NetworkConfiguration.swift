@@ -9,14 +9,18 @@
 public struct NetworkConfiguration: Sendable, Hashable {
     /// Headers sent with every request (merged key by key; the player's value wins).
     public var httpAdditionalHeaders: [String: String]?
-    /// Whether cellular networks may be used.
+    /// Whether cellular networks may be used. Set on the player's URLSession; it has no effect on Linux, where
+    /// URLSession does not tell network kinds apart.
     public var allowsCellularAccess: Bool?
     /// The longest a whole resource may take, in milliseconds.
     public var timeoutIntervalForResourceMs: Int?
     /// The longest a key request may take, in milliseconds: AES-128 segment keys on Filmstrip's engine (a license
     /// request on DRM-capable engines). Past it the request fails as timed out and is retried like a segment.
     public var timeoutIntervalForDrmAcquisitionMs: Int?
-    /// Whether requests wait for connectivity instead of failing at once.
+    /// Whether requests wait for connectivity instead of failing at once. On Filmstrip's engine (default `true`) a
+    /// request to an unreachable server is retried, with pauses of up to 2 s, for up to the resource timeout; with
+    /// `false` an unreachable server is an ordinary failed attempt (retried `segmentRetries` times). Either way the
+    /// loss and the return of connectivity are reported as warnings.
     public var waitsForConnectivity: Bool?
 
     /// Creates a configuration; unset fields fall back to the SDK-wide configuration, then to the defaults.

@@ -118,7 +118,7 @@ public struct PlaybackRatePolicy: Sendable, Hashable {
     }
 }
 
-/// How the HLS engine fetches a stream (SPEC 4.7).
+/// How the streaming engine fetches an HLS or DASH stream (SPEC 4.7).
 public struct StreamingConfiguration: Sendable, Hashable {
     /// What happens to a segment the server keeps refusing (an HTTP error status after every retry).
     public enum MissingSegmentPolicy: String, Sendable, Hashable, Codable {
