@@ -12,8 +12,9 @@ public struct LiveConfiguration: Sendable, Hashable, Codable {
 
     /// The latency behind the live edge to settle at, in milliseconds; `nil` (the default) for none. Playback
     /// starts this far behind the edge (instead of ``liveEdgeDelay``, and never closer than three HLS target
-    /// durations), and with ``chaseLiveEdge`` disabled, drift beyond it by more than 2 s (or
-    /// ``chaseLiveEdgeHLSSegmentDuration``) is taken back at ``chaseLiveEdgeSpeedupRatio`` down to the target.
+    /// durations), and with ``chaseLiveEdge`` disabled, drift beyond it by more than a segment and a half-second
+    /// (at least 1.5 s, or ``chaseLiveEdgeHLSSegmentDuration``) is taken back at ``chaseLiveEdgeSpeedupRatio`` down
+    /// to the target.
     /// `PlayerStats/liveLatency` reports where the player is.
     public var liveEdgeLatencyMs: Int?
     /// Start playback with a short buffer to reach the edge sooner. Default `false`.

@@ -26,6 +26,8 @@ public struct LiveEdgeController: Sendable, Hashable {
     /// Whether the user's seek suspended catching up.
     public private(set) var suspendedByUser = false
     private var behindReported = false
+    /// How far past the latency target drift is tolerated (set from the segment duration each observation).
+    private var band = 2.0
 
     /// Creates a controller.
     public init(configuration: LiveConfiguration) {
@@ -41,7 +43,7 @@ public struct LiveEdgeController: Sendable, Hashable {
         guard configuration.chaseLiveEdge == .disabled, let target = latencyTarget else {
             return configuration.chaseLiveEdgeCatchupThreshold
         }
-        return target + max(2, configuration.chaseLiveEdgeHLSSegmentDuration)
+        return target + band
     }
 
     /// The distance catching up settles at.
@@ -80,8 +82,11 @@ public struct LiveEdgeController: Sendable, Hashable {
 
     /// Looks at the playhead. Returns a behind-live-window warning once each time the playhead falls behind, and
     /// a catch-up decision.
+    ///
+    /// `segmentDuration` (the stream's target or segment duration) sizes the band a latency target tolerates: the
+    /// window grows a segment at a time, so the distance to its end moves by that much on its own.
     public mutating func observe(
-        position: Double, window: ClosedRange<Double>, isPlaying: Bool
+        position: Double, window: ClosedRange<Double>, isPlaying: Bool, segmentDuration: Double = 0
     )
         -> (decision: Decision, warning: PlayerError?)
     {
@@ -98,6 +103,7 @@ public struct LiveEdgeController: Sendable, Hashable {
             behindReported = false
         }
         let distance = window.upperBound - position
+        band = max(1.5, segmentDuration + 0.5, configuration.chaseLiveEdgeHLSSegmentDuration)
         let cutoff = configuration.chaseLiveEdgeCutoffThreshold
         if suspendedByUser, distance <= settleDistance { suspendedByUser = false }
         guard isPlaying, !suspendedByUser else {

@@ -445,7 +445,8 @@ struct PlaybackEngine {
         }
         guard isLive, var controller = live else { return }
         let (decision, warning) = controller.observe(
-            position: current, window: latest.range, isPlaying: kind == .playing)
+            position: current, window: latest.range, isPlaying: kind == .playing,
+            segmentDuration: latest.targetDuration)
         live = controller
         if let warning { report(warning, player) }
         switch decision {

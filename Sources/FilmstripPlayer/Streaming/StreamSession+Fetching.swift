@@ -255,7 +255,8 @@ extension StreamSession {
     private func publish(_ segments: [SegmentReference], _ loop: Loop) {
         guard let first = segments.first, let last = segments.last else { return }
         let isLive = loop.refresh != nil
-        let target = loop.opened.targetDuration
+        // HLS: the target duration; DASH: the newest segment's length (what the window grows by).
+        let target = loop.opened.targetDuration > 0 ? loop.opened.targetDuration : last.duration
         shared.withLock {
             $0.window = (first.start...last.end, isLive, target)
             $0.segments = segments
