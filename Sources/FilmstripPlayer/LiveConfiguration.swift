@@ -14,7 +14,7 @@ public struct LiveConfiguration: Sendable, Hashable, Codable {
     /// starts this far behind the edge (instead of ``liveEdgeDelay``, and never closer than three HLS target
     /// durations), and with ``chaseLiveEdge`` disabled, drift beyond it by more than a segment and a half-second
     /// (at least 1.5 s, or ``chaseLiveEdgeHLSSegmentDuration``) is taken back at ``chaseLiveEdgeSpeedupRatio`` down
-    /// to the target.
+    /// to the target; drift already there when playback starts (a slow start) is a jump to the target instead.
     /// `PlayerStats/liveLatency` reports where the player is.
     public var liveEdgeLatencyMs: Int?
     /// Start playback with a short buffer to reach the edge sooner. Default `false`.

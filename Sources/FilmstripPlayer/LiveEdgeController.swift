@@ -26,6 +26,8 @@ public struct LiveEdgeController: Sendable, Hashable {
     /// Whether the user's seek suspended catching up.
     public private(set) var suspendedByUser = false
     private var behindReported = false
+    /// Whether the latency at the start of playback was looked at.
+    private var startChecked = false
     /// How far past the latency target drift is tolerated (set from the segment duration each observation).
     private var band = 2.0
 
@@ -119,6 +121,12 @@ public struct LiveEdgeController: Sendable, Hashable {
             // the distance exceeds the target by more than the band (a segment's worth of jitter, at least 2 s) and
             // ends at the target.
             guard let target = latencyTarget else { return (.none, warning) }
+            if !startChecked {
+                // A slow start (a busy device, a slow first segment) is not drift to crawl back from: the first
+                // look after playback starts jumps to the target.
+                startChecked = true
+                if distance > catchUpDistance { return (.seek(to: window.upperBound - target), warning) }
+            }
             if !catchingUp, distance > catchUpDistance {
                 catchingUp = true
                 return (.setRate(configuration.chaseLiveEdgeSpeedupRatio), warning)

@@ -28,6 +28,7 @@ struct LiveDASHPlaybackTests {
         #expect(
             window.upperBound <= newest + 0.5 && window.upperBound >= newest - 4,
             "window \(window), newest segment ends at \(newest)")
+        #expect(try await eventually(5) { !recorder.frames.isEmpty })
         let start = try #require(recorder.frames.first?.time)
         #expect(window.upperBound - start >= 2.5 && window.upperBound - start <= 5, "started at \(start) in \(window)")
         try await Task.sleep(nanoseconds: 4_000_000_000)
@@ -68,6 +69,11 @@ struct LiveLatencyTests {
         #expect(controller.startPosition(window: 0...100) == 94)
         #expect(controller.startPosition(window: 0...100, targetDuration: 4) == 88, "never closer than 3 targets")
         #expect(controller.startPosition(window: 0...100, suggestedDelay: 10) == 94)
+        // A slow start: the first look while playing jumps to the target.
+        var slow = LiveEdgeController(configuration: configuration)
+        #expect(slow.observe(position: 90, window: 0...100, isPlaying: false).decision == .none)
+        #expect(slow.observe(position: 90, window: 0...100, isPlaying: true).decision == .seek(to: 94))
+        #expect(controller.observe(position: 94, window: 0...100, isPlaying: true).decision == .none)
         // Within the band (2 s segments: 2.5 s): nothing. Past it (a stall): speed up until the target.
         #expect(
             controller.observe(position: 92, window: 0...100, isPlaying: true, segmentDuration: 2).decision == .none)
