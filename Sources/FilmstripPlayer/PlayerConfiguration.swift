@@ -1,22 +1,16 @@
 public import Foundation
 
-/// Which engine plays the content.
+/// Which engine plays the content. This build has one: Filmstrip's own (HLS and DASH over the streaming layer,
+/// files and progressive MP4 through FFmpeg). A platform engine would be added only where the platform has one.
 public enum PlayerEngine: String, Sendable, Hashable, Codable, CaseIterable {
     /// Filmstrip's own engine (FFmpeg-based; rates from 0 upwards, no reverse playback).
     case filmstrip
-    /// A platform-native engine (rates -1...2 by default, reverse playback where the platform has it).
-    case native
 
-    /// Whether the engine plays backwards.
-    public var supportsNegativeRates: Bool { self == .native }
+    /// Whether the engine plays backwards (Filmstrip's engine does not).
+    public var supportsNegativeRates: Bool { false }
 
-    /// The default playback-rate range (SPEC 4.2): native -1...2, Filmstrip's own 0 and up.
-    public var defaultRateRange: ClosedRange<Double> {
-        switch self {
-        case .native: -1...2
-        case .filmstrip: 0...Double.greatestFiniteMagnitude
-        }
-    }
+    /// The default playback-rate range (SPEC 4.2): Filmstrip's own engine, 0 and up.
+    public var defaultRateRange: ClosedRange<Double> { 0...Double.greatestFiniteMagnitude }
 }
 
 /// CMCD settings for a player (SPEC 4.6).

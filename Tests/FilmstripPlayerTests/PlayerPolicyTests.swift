@@ -84,17 +84,6 @@ struct PlaybackRateTests {
         #expect(policy.resolve(.nan).rate == 1)
     }
 
-    @Test("the native engine: -1...2 by default, negative rates allowed and muted")
-    func native() {
-        let policy = PlaybackRatePolicy(engine: .native)
-        #expect(policy.range == -1...2)
-        let reverse = policy.resolve(-1)
-        #expect(reverse.rate == -1 && reverse.audioMuted && reverse.warning == nil)
-        let tooFast = policy.resolve(3)
-        #expect(tooFast.rate == 2 && tooFast.warning != nil)
-        #expect(policy.resolve(-0.5).audioMuted)
-    }
-
     @Test("custom ranges; an engine without reverse playback cannot be given a negative range")
     func custom() {
         let policy = PlaybackRatePolicy(engine: .filmstrip, range: -2...1.5)
