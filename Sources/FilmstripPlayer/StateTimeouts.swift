@@ -26,7 +26,8 @@ public struct StateTimeoutConfiguration: Sendable, Hashable, Codable {
     /// Default 0 (disabled).
     public var error: Double = 0
 
-    /// The defaults of SPEC 4.4.
+    /// The defaults of SPEC 4.4 (see also `init(openingSeconds:bufferingSeconds:seekingSeconds:)` and the other
+    /// states' parameters).
     public init() {}
 
     /// The timeout of a state in seconds (0: none).

@@ -53,6 +53,26 @@ struct StateTimeoutTests {
         #expect(timeouts.check(at: 240)?.type == .stateTimeoutBuffering)
     }
 
+    @Test(
+        "the per-state initializer keeps every omitted state's default; the other SDKs' names reach the same settings")
+    func perStateInitializer() throws {
+        let custom = StateTimeoutConfiguration(openingSeconds: 5, bufferingSeconds: 0, seekingSeconds: 7)
+        var expected = StateTimeoutConfiguration()
+        expected.opening = 5
+        expected.buffering = 0
+        expected.seeking = 7
+        #expect(custom == expected)
+        #expect(StateTimeoutConfiguration(openingSeconds: 15) == StateTimeoutConfiguration())
+        var config = PlayerConfiguration(with: try #require(URL(string: "https://example.com/a.m3u8")))
+        config.stateTimeoutConfiguration = custom
+        config.liveConfiguration = LiveConfiguration(behindLiveWindowTolerance: 5)
+        config.networkConfiguration = NetworkConfiguration(waitsForConnectivity: false)
+        #expect(config.stateTimeouts == custom && config.live.behindLiveWindowTolerance == 5)
+        #expect(config.network?.waitsForConnectivity == false)
+        config.stateTimeoutConfiguration = nil
+        #expect(config.stateTimeouts == nil)
+    }
+
     @Test("0 disables one state; nil disables all")
     func disabling() {
         var configuration = StateTimeoutConfiguration()
