@@ -319,14 +319,19 @@ struct StreamingTests {
         #expect(recorder.errors.contains { $0.type == .sourceUnavailable && $0.severity == .fatal })
     }
 
+    /// The ladder served on `server`, played from one rendition with a 3 s forward buffer (so an outage shows soon).
+    static func shortBufferLadder(on server: LoopbackServer) throws -> PlayerConfiguration {
+        var configuration = PlayerConfiguration(with: try StreamFixtures.serveLadder(on: server))
+        configuration.maxPrebufferTime = 3
+        configuration.streaming.adaptiveBitrate = false
+        return configuration
+    }
+
     @Test("the server disappears: buffering, connection unavailable, state timeout; recovers when it returns")
     func serverDisappears() async throws {
         let server = try LoopbackServer()
-        let master = try StreamFixtures.serveLadder(on: server)
+        var configuration = try Self.shortBufferLadder(on: server)
         let (player, recorder) = observedPlayer()
-        var configuration = PlayerConfiguration(with: master)
-        configuration.maxPrebufferTime = 3
-        configuration.streaming.adaptiveBitrate = false
         configuration.stateTimeouts?.buffering = 1
         // Requests wait for the server for up to 30 s.
         configuration.network = NetworkConfiguration(timeoutIntervalForResourceMs: 30000, waitsForConnectivity: true)
@@ -352,11 +357,8 @@ struct StreamingTests {
         "waitsForConnectivity false: a server that is gone fails the stream after the retries, not at the buffer's end")
     func connectivityNotAwaited() async throws {
         let server = try LoopbackServer()
-        let master = try StreamFixtures.serveLadder(on: server)
+        var configuration = try Self.shortBufferLadder(on: server)
         let (player, recorder) = observedPlayer()
-        var configuration = PlayerConfiguration(with: master)
-        configuration.maxPrebufferTime = 3
-        configuration.streaming.adaptiveBitrate = false
         configuration.streaming.segmentRetries = 2
         configuration.network = NetworkConfiguration(waitsForConnectivity: false)
         player.open(config: configuration)
@@ -459,6 +461,40 @@ struct StreamingTests {
         keyed.open(config: strict)
         try await keyRecorder.wait(for: .error, seconds: 20)
         #expect(keyRecorder.errors.contains { $0.severity == .fatal && $0.message.contains("16 bytes") })
+    }
+
+    @Test("nothing to play: an image playlist and an audio-only MPD are a fatal source_invalid that says why")
+    func nothingToPlay() async throws {
+        let server = try LoopbackServer()
+        server.serve(
+            "/img/thumbs.m3u8",
+            text:
+                "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:10\n#EXT-X-IMAGES-ONLY\n#EXTINF:10,\na.jpg\n#EXT-X-ENDLIST\n"
+        )
+        server.serve(
+            "/audio/a.mpd",
+            text: """
+                <?xml version="1.0"?>
+                <MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="static" mediaPresentationDuration="PT10S" \
+                profiles="urn:mpeg:dash:profile:isoff-live:2011">
+                  <Period>
+                    <AdaptationSet contentType="audio" mimeType="audio/mp4">
+                      <SegmentTemplate media="a$Number$.m4s" initialization="init.m4s" duration="2" timescale="1"/>
+                      <Representation id="a" bandwidth="64000" codecs="mp4a.40.2"/>
+                    </AdaptationSet>
+                  </Period>
+                </MPD>
+                """, contentType: "application/dash+xml")
+        for (path, reason) in [
+            ("/img/thumbs.m3u8", "image playlist cannot be played"), ("/audio/a.mpd", "no video track"),
+        ] {
+            let (player, recorder) = observedPlayer()
+            player.open(config: PlayerConfiguration(with: server.url(path)))
+            try await recorder.wait(for: .error, seconds: 10)
+            let fatal = try #require(recorder.errors.first { $0.severity == .fatal })
+            #expect(fatal.type == .sourceInvalid && fatal.message.contains(reason), "\(path): \(fatal)")
+            #expect(!server.requests.contains { $0.path.hasSuffix(".jpg") || $0.path.hasSuffix(".m4s") })
+        }
     }
 
     @Test("a live reload that is not a playlist gives a playlist_reload_failed warning; playback goes on")

@@ -44,9 +44,15 @@ public struct SegmentScheduler: Sendable, Hashable {
     @discardableResult
     public mutating func seek(to time: Double, in segments: [SegmentReference]) -> Double {
         last = nil
-        let index = segments.lastIndex(where: { $0.start <= time + 1e-6 }) ?? 0
-        bufferEnd = segments.indices.contains(index) ? segments[index].start : time
+        bufferEnd = Self.start(of: time, in: segments)
         return bufferEnd
+    }
+
+    /// The start of the segment that holds `time` (the first one before the list, the last one past it); `time`
+    /// itself when there are no segments.
+    static func start(of time: Double, in segments: [SegmentReference]) -> Double {
+        let index = segments.lastIndex(where: { $0.start <= time + 1e-6 }) ?? 0
+        return segments.indices.contains(index) ? segments[index].start : time
     }
 
     /// The next step for a playhead at `playhead`, given the current rendition's segments.

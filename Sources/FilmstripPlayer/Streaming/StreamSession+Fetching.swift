@@ -123,8 +123,8 @@ extension StreamSession {
         _ segment: SegmentReference, level: Int, newRun: Bool, in segments: [SegmentReference], _ loop: inout Loop
     ) async {
         let rendition = loop.opened.ladder.rendition(level, for: segment)
-        if let index = segments.firstIndex(of: segment), segments.indices.contains(index + 1) {
-            reporter.update { $0.next = (segment, segments[index + 1]) }
+        if let next = SegmentScheduler.firstIndex(endingAfter: segment.end, in: segments) {
+            reporter.update { $0.next = (segment, segments[next]) }
         }
         let started = clock.now()
         let result = await attempt(keyURL: segment.key?.uri) { [client, settings] in
@@ -136,9 +136,7 @@ extension StreamSession {
         switch result {
         case .success(let data):
             restored()
-            let seconds =
-                Double((clock.now() - started).components.attoseconds) / 1e18
-                + Double((clock.now() - started).components.seconds)
+            let seconds = (clock.now() - started).seconds
             loop.selector.arrived(from: level)
             loop.estimator.add(bytes: data.count, seconds: max(seconds, 1e-4))
             loop.scheduler.fetched(segment, rendition: "\(level)")
@@ -205,13 +203,8 @@ extension StreamSession {
             let listed = opened.ladder.levels[level].contains { $0.segments.references != nil }
             if listed || presentation.streamingProtocol == .dash { presentation = try await client.refresh() }
             let ladder = try RenditionLadder(presentation)
-            var merged = SegmentList(references: [], isLive: false, targetDuration: nil)
-            for rendition in ladder.levels[min(level, ladder.levels.count - 1)] {
-                let list = try await client.segmentList(of: rendition, in: presentation, reload: true)
-                merged.references += list.references
-                merged.isLive = merged.isLive || list.isLive
-                merged.targetDuration = list.targetDuration ?? merged.targetDuration
-            }
+            var merged = try await Self.segments(
+                of: ladder.levels[min(level, ladder.levels.count - 1)], in: presentation, client: client, reload: true)
             if presentation.streamingProtocol == .dash { merged.isLive = presentation.isLive }
             return (presentation, ladder, merged)
         }
@@ -225,7 +218,7 @@ extension StreamSession {
             if let target = list.targetDuration, presentation.streamingProtocol == .hls {
                 loop.opened.targetDuration = target
             }
-            var references = list.references.sorted { $0.start < $1.start }
+            var references = list.references
             if loop.opened.presentation.streamingProtocol == .hls {
                 references = loop.opened.placement.place(references)
             }

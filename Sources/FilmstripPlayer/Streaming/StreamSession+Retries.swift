@@ -54,7 +54,7 @@ extension StreamSession {
 
     /// Runs an opening step with retries; a failure is fatal.
     func withRetries<T: Sendable>(
-        what: String, _ operation: @Sendable () async throws -> T
+        _ operation: @Sendable () async throws -> T
     ) async throws(PlayerError) -> T {
         switch await attempt(keyURL: nil, operation) {
         case .success(let value):

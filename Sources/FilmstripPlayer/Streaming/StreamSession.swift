@@ -132,7 +132,7 @@ final class StreamSession: Sendable {
     }
 
     private func openAsync() async throws(PlayerError) -> StreamOpening {
-        let presentation = try await withRetries(what: "the manifest \(url.absoluteString)") { [client] in
+        let presentation = try await withRetries { [client] in
             try await client.presentation()
         }
         let ladder = try RenditionLadder(presentation)
@@ -170,15 +170,22 @@ final class StreamSession: Sendable {
             suggestedDelay: presentation.suggestedPresentationDelay)
     }
 
-    /// The segments of one level across every period, as the client lists them.
+    /// The segments of one level across every period, with retries.
     func loadSegments(
         _ level: Int, ladder: RenditionLadder, in presentation: Presentation, reload: Bool
     ) async throws(PlayerError) -> SegmentList {
+        try await withRetries { [client] in
+            try await Self.segments(of: ladder.levels[level], in: presentation, client: client, reload: reload)
+        }
+    }
+
+    /// The segments of one level's renditions (one per period), merged in presentation order.
+    static func segments(
+        of renditions: [Presentation.Rendition], in presentation: Presentation, client: StreamingClient, reload: Bool
+    ) async throws -> SegmentList {
         var merged = SegmentList(references: [], isLive: false, targetDuration: nil)
-        for rendition in ladder.levels[level] {
-            let list = try await withRetries(what: "the segments of rendition \(rendition.id)") { [client] in
-                try await client.segmentList(of: rendition, in: presentation, reload: reload)
-            }
+        for rendition in renditions {
+            let list = try await client.segmentList(of: rendition, in: presentation, reload: reload)
             merged.references += list.references
             merged.isLive = merged.isLive || list.isLive
             merged.targetDuration = list.targetDuration ?? merged.targetDuration
@@ -211,8 +218,7 @@ final class StreamSession: Sendable {
             shared.seekRequest = time
             shared.complete = false
             shared.failure = nil
-            var scheduler = SegmentScheduler(maxBuffer: settings.maxBuffer)
-            shared.bufferEnd = scheduler.seek(to: time, in: shared.segments)
+            shared.bufferEnd = SegmentScheduler.start(of: time, in: shared.segments)
             shared.playhead = shared.bufferEnd
             return shared.bufferEnd
         }
