@@ -46,10 +46,8 @@ public struct CmcdConfiguration: Sendable, Hashable {
 
 /// What a player plays and how (SPEC 4.2–4.6).
 public struct PlayerConfiguration: Sendable, Hashable {
-    /// The content: a file URL, a progressive http(s) video, or an HLS playlist.
+    /// The content: a file URL, a progressive http(s) video, an HLS playlist or a DASH MPD.
     public var url: URL
-    /// The preferred engine. Default ``PlayerEngine/filmstrip``.
-    public var preferredEngine: PlayerEngine = .filmstrip
     /// Live settings (used when the content is live).
     public var live = LiveConfiguration()
     /// State timeouts; `nil` disables all. Default: the SPEC 4.4 table.
