@@ -57,8 +57,11 @@ final class FrameFeeder: @unchecked Sendable {
         condition.withLock { seconds() }
     }
 
-    /// Whether the end was reached (nothing more will come until a seek).
+    /// Whether the end was reached and every frame taken (nothing more will come until a seek).
     var isEnded: Bool { condition.withLock { ended && queue.isEmpty } }
+
+    /// Whether the decoder reached the end: the rest of the content is queued.
+    var reachedEnd: Bool { condition.withLock { ended } }
 
     /// The next frame, if one is queued.
     func take() -> Taken {

@@ -24,6 +24,7 @@ public final class Player: Sendable {
         case pause
         case seek(Double)
         case rate(Double)
+        case mute(Bool)
         case stop
     }
 
@@ -40,18 +41,23 @@ public final class Player: Sendable {
         var state: PlayerState = .idle
         var stats: PlayerStats?
         var rate: Double = 1
+        var muted = false
         var seekable: [ClosedRange<Double>] = []
         /// The content of the last `load` or `open(config:)`.
         var content: PlayerConfiguration?
         var callbacks = Callbacks()
         var shutdown = false
-        /// The playback clock as the engine last set it: media time = media + (now - wall) * rate while running.
-        var clock = (wall: 0.0, media: 0.0, rate: 1.0, running: false, duration: 0.0)
+        /// The stream whose manifest the engine is loading, so that `stop()` can cancel it.
+        var opening: StreamSession?
+        /// The playback clock as the engine last published it.
+        var clock = PlaybackClock()
     }
 
     let shared = Mutex(Shared())
     let wakeUp = NSCondition()
     let ratePolicy: PlaybackRatePolicy
+    /// The player's clock: the engine's decisions and ``currentTime`` read it.
+    let clock = SessionClock(ContinuousClock())
     /// Network settings that apply to every player of the SDK (the player's configuration wins field by field).
     let sdkNetwork: NetworkConfiguration?
     /// Receives every error and warning too (the SDK-level `onError`).
@@ -76,6 +82,7 @@ public final class Player: Sendable {
 
     deinit {
         shared.withLock { $0.shutdown = true }
+        shared.withLock { $0.opening }?.stop()
         signal()
     }
 
@@ -110,11 +117,7 @@ public final class Player: Sendable {
 
     /// The playhead position in seconds, from the playback clock (it moves at the rate while playing).
     public var currentTime: Double {
-        let clock = shared.withLock { $0.clock }
-        guard clock.running else { return clock.media }
-        let now = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
-        let time = clock.media + (now - clock.wall) * clock.rate
-        return clock.duration > 0 ? min(time, clock.duration) : time
+        shared.withLock { $0.clock }.time(at: clock.now().seconds)
     }
 
     /// The ranges the playhead may be moved to (for a file: from 0 to the duration).
@@ -134,6 +137,16 @@ public final class Player: Sendable {
     public var playbackRate: Double {
         get { shared.withLock { $0.rate } }
         set { send(.rate(newValue)) }
+    }
+
+    /// Whether the player's audio is muted (set here, or by an autoplay under ``AutoplayPolicy/mutedOnly``);
+    /// reported in statistics as `audioMuted`. The player delivers no audio in this build.
+    public var isMuted: Bool {
+        get { shared.withLock { $0.muted } }
+        set {
+            shared.withLock { $0.muted = newValue }
+            send(.mute(newValue))
+        }
     }
 
     /// The URL of the content last given to ``load(config:)`` or ``open(config:)``, nil before.
@@ -163,8 +176,20 @@ public final class Player: Sendable {
     public func pause() { send(.pause) }
     /// Moves the playhead to `seconds`: the first frame at or after it is shown next.
     public func seek(_ seconds: Double) { send(.seek(seconds)) }
-    /// Releases the content: `-> stopping -> idle`.
-    public func stop() { send(.stop) }
+    /// Releases the content: `-> stopping -> idle`. A stream still loading its manifest is cancelled.
+    public func stop() {
+        shared.withLock { shared in
+            // Commands not yet carried out would act on content that is being released.
+            shared.commands.removeAll { command in
+                switch command {
+                case .rate, .mute: false
+                default: true
+                }
+            }
+            return shared.opening
+        }?.stop()
+        send(.stop)
+    }
 
     /// Hands an error to the player's and the SDK's `onError` (from any thread).
     func deliver(_ error: PlayerError) {
@@ -192,8 +217,9 @@ public final class Player: Sendable {
 final class EngineThread: Sendable {
     func start(_ player: Player) {
         weak let weakPlayer = player
+        let clock = player.clock
         let thread = Thread {
-            var engine = PlaybackEngine()
+            var engine = PlaybackEngine(clock: clock)
             engine.run { weakPlayer }
         }
         thread.name = "filmstrip.player"

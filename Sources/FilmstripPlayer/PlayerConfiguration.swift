@@ -62,6 +62,8 @@ public struct PlayerConfiguration: Sendable, Hashable {
     public var maxPrebufferTime: Double = 30
     /// Seconds to buffer before resuming after a stall. Default 2.
     public var minRebufferTime: Double = 2
+    /// Whether `open(autoplay: true)` may start playback. Default ``AutoplayPolicy/allowed``.
+    public var autoplayPolicy = AutoplayPolicy.allowed
     /// How HLS streams are fetched: retries, the missing-segment policy, adaptive bitrate.
     public var streaming = StreamingConfiguration()
 

@@ -34,6 +34,8 @@ public struct PlayerError: Error, Sendable, Hashable, CustomStringConvertible {
         case decodeFailed = "decode_failed"
         /// A stream segment failed after every retry and was skipped (warning).
         case segmentSkipped = "segment_skipped"
+        /// `open(autoplay: true)` was refused by the player's ``AutoplayPolicy``; the player waits paused (warning).
+        case autoplayRefused = "autoplay_refused"
         /// A live playlist could not be reloaded; it is retried (warning).
         case playlistReloadFailed = "playlist_reload_failed"
         /// A rendition switch was abandoned because the new rendition's playlist or first segment failed; playback

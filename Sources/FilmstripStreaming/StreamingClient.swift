@@ -59,6 +59,23 @@ public final class StreamingClient: Sendable {
     /// Requests made and body bytes received so far (disk reads count for local presentations).
     public var statistics: (requests: Int, bytes: Int) { fetcher.statistics }
 
+    /// Cancels every load in flight (manifest, playlists, indexes, init sections, keys) and forgets it, so those
+    /// waiting for one get a cancellation error at once and a later call loads afresh. For an owner that stops.
+    public func cancel() {
+        let running = state.withLock { state -> [any CancellableTask] in
+            var tasks: [any CancellableTask] = []
+            if let presentation = state.presentation { tasks.append(presentation) }
+            tasks += state.playlists.values.map { $0 as any CancellableTask }
+            tasks += state.indexes.values.map { $0 as any CancellableTask }
+            tasks += state.initialization.values.map { $0 as any CancellableTask }
+            tasks += state.keys.values.map { $0 as any CancellableTask }
+            if let clockOffset = state.clockOffset { tasks.append(clockOffset) }
+            state = State()
+            return tasks
+        }
+        for task in running { task.cancel() }
+    }
+
     // MARK: Manifest
 
     /// The presentation, loaded on first use and kept.
@@ -346,3 +363,10 @@ public struct SegmentList: Sendable {
 
 /// The transport shared by clients made without one.
 let sharedTransport = URLSessionDataLoader()
+
+/// A task of any result type, for cancelling a mixed set.
+protocol CancellableTask: Sendable {
+    func cancel()
+}
+
+extension Task: CancellableTask {}

@@ -37,6 +37,8 @@ final class StreamSession: Sendable {
         /// The current level's segments (for where a seek begins).
         var segments: [SegmentReference] = []
         var stopped = false
+        /// The task loading the manifest, while ``open()`` waits for it.
+        var opening: Task<Void, Never>?
         var connectionLost = false
         var statistics = Statistics(bytesLoaded: 0, segmentsLoaded: 0, rendition: 0)
     }
@@ -113,11 +115,12 @@ final class StreamSession: Sendable {
 
     // MARK: Opening
 
-    /// Loads the manifest (and the first level's segments). Blocks the calling thread (the engine's).
+    /// Loads the manifest (and the first level's segments). Blocks the calling thread (the engine's); ``stop()``
+    /// from another thread cancels it (then ``isStopped`` is true).
     func open() throws(PlayerError) -> StreamOpening {
         let result = Mutex<Result<StreamOpening, PlayerError>?>(nil)
         let done = DispatchSemaphore(value: 0)
-        Task {
+        let task = Task {
             let outcome: Result<StreamOpening, PlayerError>
             do throws(PlayerError) {
                 outcome = .success(try await openAsync())
@@ -127,7 +130,13 @@ final class StreamSession: Sendable {
             result.withLock { $0 = outcome }
             done.signal()
         }
+        let stopped = shared.withLock { shared in
+            shared.opening = task
+            return shared.stopped
+        }
+        if stopped { task.cancel() }
         done.wait()
+        shared.withLock { $0.opening = nil }
         return try result.withLock { $0! }.get()
     }
 
@@ -228,8 +237,16 @@ final class StreamSession: Sendable {
 
     func interrupt() { queue.interrupt() }
 
+    /// Whether ``stop()`` was called.
+    var isStopped: Bool { shared.withLock { $0.stopped } }
+
     func stop() {
-        shared.withLock { $0.stopped = true }
+        let opening = shared.withLock { shared in
+            shared.stopped = true
+            return shared.opening
+        }
+        opening?.cancel()
+        client.cancel()
         queue.stop()
         fetching.withLock { $0?.cancel() }
         wake.signal()

@@ -1,0 +1,141 @@
+import FilmstripLoading
+import FilmstripMedia
+import FilmstripStreaming
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Opening a source (a file, progressive http, an HLS or DASH presentation) and following a stream's window and
+/// live edge.
+extension PlaybackEngine {
+    mutating func load(_ configuration: PlayerConfiguration, _ player: Player) {
+        execute(machine.load(PlaybackMachine.Settings(configuration), at: now), player)
+        guard machine.state.kind == .opening else { return }
+        release()
+        self.configuration = configuration
+        live = nil
+        isLive = false
+        window = nil
+        var options = FrameExtractorOptions()
+        let network = NetworkConfiguration.merged(sdk: player.sdkNetwork, player: configuration.network)
+        options.loading.additionalHeaders = network.httpAdditionalHeaders ?? [:]
+        if let ms = network.timeoutIntervalForResourceMs {
+            options.loading.resourceTimeout = Double(ms) / 1000
+        }
+        // The player's own URL session, configured from the merged network settings.
+        let session = URLSessionConfiguration.ephemeral
+        session.urlCache = nil
+        network.apply(to: session)
+        let transport = URLSessionDataLoader(sessionConfiguration: session)
+        if !configuration.url.isFileURL { options.transport = transport }
+        let duration: Double
+        var start = 0.0
+        let ranges: [ClosedRange<Double>]
+        if ManifestDetection.isManifest(configuration.url) {
+            let settings = StreamSession.Settings(
+                streaming: configuration.streaming, maxBuffer: configuration.maxPrebufferTime,
+                keyTimeout: network.timeoutIntervalForDrmAcquisitionMs.map { Double($0) / 1000 },
+                waitsForConnectivity: network.waitsForConnectivity ?? true,
+                connectivityBudget: .seconds(options.loading.resourceTimeout))
+            guard
+                let opened = openStream(
+                    configuration, transport: transport, loading: options.loading, settings: settings, player)
+            else { return }
+            (duration, start) = opened
+            ranges = window.map { [$0] } ?? []
+        } else {
+            do {
+                let decoder = try VideoDecoder(url: configuration.url, options: options)
+                duration = decoder.duration
+                feeder = FrameFeeder(decoder: decoder, capacity: configuration.maxPrebufferTime)
+            } catch {
+                fail(error, player)
+                return
+            }
+            ranges = duration > 0 ? [0...duration] : []
+        }
+        publishSeekable(ranges, player)
+        execute(machine.opened(duration: duration, start: start, at: now), player)
+    }
+
+    /// Opens an HLS or DASH presentation (remote or local): the manifest, the start position (live: behind the edge
+    /// per ``LiveEdgeController/startPosition(window:targetDuration:suggestedDelay:)``), the fetcher and the decoder.
+    /// Returns the duration and the start, or `nil` after a failure (the player is then in `error`).
+    private mutating func openStream(
+        _ configuration: PlayerConfiguration, transport: any DataLoading, loading: LoadingConfiguration,
+        settings: StreamSession.Settings, _ player: Player
+    ) -> (duration: Double, start: Double)? {
+        weak let weakPlayer = player
+        let session = StreamSession(
+            url: configuration.url, transport: transport, loading: loading, settings: settings,
+            cmcd: configuration.cmcd, report: { error in weakPlayer?.deliver(error) })
+        // A stop() while the manifest loads cancels it (the queued stop then releases the player).
+        player.shared.withLock { $0.opening = session }
+        defer { player.shared.withLock { $0.opening = nil } }
+        let opening: StreamOpening
+        do {
+            opening = try session.open()
+        } catch {
+            if !session.isStopped { execute(machine.fail(error, at: now), player) }
+            return nil
+        }
+        stream = session
+        isLive = opening.isLive
+        window = opening.window
+        var start = opening.window.lowerBound
+        if opening.isLive {
+            let controller = LiveEdgeController(configuration: configuration.live)
+            start = controller.startPosition(
+                window: opening.window, targetDuration: opening.targetDuration, suggestedDelay: opening.suggestedDelay)
+            live = controller
+        }
+        start = session.start(at: start)
+        // The forward buffer is the fetched segments; decoded frames are kept for about a second ahead.
+        feeder = FrameFeeder(decoder: SegmentFrameSource(session: session), capacity: 1)
+        return (opening.duration, start)
+    }
+
+    /// Once per step while streaming: tells the fetcher where the playhead is, follows the window, and carries out
+    /// the live-edge controller's decisions.
+    mutating func followStream(_ player: Player) {
+        guard let stream else { return }
+        let kind = machine.state.kind
+        let current = machine.currentTime(at: now)
+        stream.update(playhead: current, rate: machine.clock.rate, startup: kind != .playing && kind != .paused)
+        if let failure = stream.buffered(from: current).failure {
+            execute(machine.fail(failure, at: now), player)
+            return
+        }
+        guard let latest = stream.window else { return }
+        if latest.isLive != isLive || latest.range != window {
+            isLive = latest.isLive
+            window = latest.range
+            if !isLive, machine.clock.duration == 0 { machine.setDuration(latest.range.upperBound) }
+            publishSeekable([latest.range], player)
+        }
+        guard isLive, var controller = live else { return }
+        let (decision, warning) = controller.observe(
+            position: current, window: latest.range, isPlaying: kind == .playing,
+            segmentDuration: latest.targetDuration)
+        live = controller
+        if let warning { player.deliver(warning) }
+        switch decision {
+        case .none:
+            break
+        case .setRate(let factor):
+            execute(machine.setCatchUp(factor, at: now), player)
+        case .seek(let target):
+            seek(to: target, player, byUser: false)
+        }
+    }
+
+    private func publishSeekable(_ ranges: [ClosedRange<Double>], _ player: Player) {
+        let callback = player.shared.withLock { shared in
+            shared.seekable = ranges
+            return shared.callbacks.onSeekableTimeRanges
+        }
+        callback?(ranges)
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+
+/// Whether `open(autoplay: true)` may start playback (SPEC 4.2), as a browser or an app's policy decides.
+public enum AutoplayPolicy: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Autoplay starts playback.
+    case allowed
+    /// Autoplay starts playback muted (``Player/isMuted`` becomes true, and statistics report `audioMuted`).
+    case mutedOnly = "muted_only"
+    /// Autoplay is refused: the player goes `play` -> `pausing`, shows the first frame and waits paused; an
+    /// `autoplay_refused` warning says why. An explicit ``Player/play()`` still plays.
+    case denied
+}
+
+extension PlaybackMachine {
+    /// What the executor carries out.
+    public enum Action: Sendable, Hashable {
+        /// The state changed: publish it and call `onState`.
+        case changed(previous: PlayerState, current: PlayerState)
+        /// Deliver a warning or an error to `onError`.
+        case report(PlayerError)
+        /// Position the source: the next frame is the first at or after the time.
+        case seekSource(Double)
+        /// Show the frame the executor holds (its time was given in ``Buffer/frame``), then let it go.
+        case present
+        /// Let the held frame go without showing it (it is late).
+        case drop
+        /// The forward buffer ran dry while playing (a stream fetches the next segment at once).
+        case starved
+        /// Release the source (decoder, fetcher).
+        case release
+        /// Publish statistics (``statistics(at:)`` plus what the executor measures).
+        case publishStatistics
+        /// The playback clock changed: publish ``clock``.
+        case clockChanged
+        /// Nothing to do before `until` (clock seconds) unless a command arrives.
+        case wait(until: Double)
+        /// Wait until `seconds` are buffered ahead, the source ends or `until` passes, whichever is first.
+        case awaitBuffer(seconds: Double, until: Double)
+    }
+
+    /// What the buffers hold, as the executor sees it at a step.
+    public struct Buffer: Sendable, Hashable {
+        /// The time of the next decoded frame the executor holds, if any.
+        public var frame: Double?
+        /// Whether the source has nothing more to decode (the end of the content, until a seek).
+        public var ended: Bool
+        /// Seconds buffered ahead (decoded frames for files; fetched segments, once a frame is decoded, for streams).
+        public var seconds: Double
+        /// Whether the rest of the content is buffered, however short it is.
+        public var complete: Bool
+
+        /// Creates an observation.
+        public init(frame: Double?, ended: Bool = false, seconds: Double = 0, complete: Bool = false) {
+            self.frame = frame
+            self.ended = ended
+            self.seconds = seconds
+            self.complete = complete || ended
+        }
+    }
+
+    /// The settings the decisions use.
+    public struct Settings: Sendable, Hashable {
+        /// Seconds buffered before playback starts.
+        public var minPrebufferTime: Double
+        /// Seconds buffered before playback resumes after a stall.
+        public var minRebufferTime: Double
+        /// The most the forward buffer holds: thresholds above it are lowered to it (at least 0.5 s).
+        public var maxPrebufferTime: Double
+        /// Whether autoplay may start playback.
+        public var autoplay: AutoplayPolicy
+        /// State timeouts; `nil` disables them.
+        public var stateTimeouts: StateTimeoutConfiguration?
+
+        /// The defaults of ``PlayerConfiguration``.
+        public init() {
+            self.init(PlayerConfiguration(with: URL(fileURLWithPath: "/")))
+        }
+
+        /// Settings from a player configuration.
+        public init(_ configuration: PlayerConfiguration) {
+            minPrebufferTime = configuration.minPrebufferTime
+            minRebufferTime = configuration.minRebufferTime
+            maxPrebufferTime = configuration.maxPrebufferTime
+            autoplay = configuration.autoplayPolicy
+            stateTimeouts = configuration.stateTimeouts
+        }
+
+        /// A start or resume threshold, capped by what the forward buffer may hold, so a small buffer never waits
+        /// for more than it can keep.
+        func threshold(rebuffering: Bool) -> Double {
+            min(rebuffering ? minRebufferTime : minPrebufferTime, max(0.5, maxPrebufferTime))
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import FilmstripPlayer
+import FilmstripTesting
+import Foundation
+import Testing
+
+/// The less travelled edges of the state graph (SPEC 4.1), end to end on real players.
+@Suite("Player state graph edges")
+struct PlayerEdgeTests {
+    @Test("autoplay denied: play -> pausing, the first frame shown, paused with a warning; play() plays")
+    func autoplayDenied() async throws {
+        let player = Player()
+        let recorder = PlayerRecorder()
+        recorder.observe(player)
+        var configuration = PlayerConfiguration(with: try MediaFixtures.shortCounter())
+        configuration.autoplayPolicy = .denied
+        player.open(config: configuration)
+        try await recorder.wait(for: .paused)
+        #expect(recorder.states == [.opening, .ready, .play, .pausing, .buffering, .paused])
+        #expect(recorder.errors.map(\.type) == [.autoplayRefused])
+        #expect(recorder.frames.map(\.frame) == [0])
+        player.play()
+        try await recorder.wait(for: .ended)
+        #expect(recorder.frames.count > 10)
+    }
+
+    @Test("autoplay muted only: plays, and the player and its statistics say muted")
+    func autoplayMuted() async throws {
+        let player = Player()
+        let recorder = PlayerRecorder()
+        recorder.observe(player, frames: false)
+        var configuration = PlayerConfiguration(with: try MediaFixtures.shortCounter())
+        configuration.autoplayPolicy = .mutedOnly
+        #expect(!player.isMuted)
+        player.open(config: configuration)
+        try await recorder.wait(for: .ended)
+        #expect(player.isMuted)
+        #expect(player.getStats()?.audioMuted == true)
+        #expect(recorder.errors.isEmpty)
+    }
+
+    @Test("ended -> seeking back into the content, paused on the target; then ended -> opening new content")
+    func fromEnded() async throws {
+        let player = Player()
+        let recorder = PlayerRecorder()
+        recorder.observe(player)
+        player.open(config: PlayerConfiguration(with: try MediaFixtures.shortCounter()))
+        try await recorder.wait(for: .ended)
+        let shown = recorder.frames.count
+        player.seek(1)
+        #expect(try await eventually(10) { player.state == .paused })
+        #expect(Array(recorder.states.drop { $0 != .ended }.prefix(2)) == [.ended, .seeking])
+        let landed = try #require(recorder.frames.last)
+        #expect(recorder.frames.count == shown + 1 && landed.frame == 25, "\(landed)")
+        #expect(player.currentTime == 1)
+        // New content from the paused player needs a stop; from ended it opens directly.
+        player.play()
+        #expect(try await eventually(10) { recorder.states.filter { $0 == .ended }.count == 2 })
+        let before = recorder.states.count
+        player.open(config: PlayerConfiguration(with: try MediaFixtures.tinyCounter()))
+        #expect(try await eventually(10) { recorder.states[before...].contains(.playing) })
+        #expect(Array(recorder.states[before...].prefix(4)) == [.opening, .ready, .play, .playing])
+        // The new content (40 s) plays to its own end.
+        player.seek(39.5)
+        #expect(try await eventually(10) { recorder.states.filter { $0 == .ended }.count == 3 }, "\(recorder.states)")
+        #expect(player.contentURL == (try MediaFixtures.tinyCounter()))
+        #expect(recorder.errors.isEmpty)
+    }
+
+    @Test("a seek while buffering: seeking from buffering, then playback from the target")
+    func seekWhileBuffering() async throws {
+        let server = try LoopbackServer()
+        let master = try StreamFixtures.serveLadder(on: server)
+        // Segments trickle in, so the player sits in buffering at the start.
+        server.throttle(prefix: "/vod/v0/", bytesPerSecond: 5_000)
+        let player = Player()
+        let recorder = PlayerRecorder()
+        recorder.observe(player)
+        var configuration = PlayerConfiguration(with: master)
+        configuration.streaming.adaptiveBitrate = false
+        player.open(config: configuration)
+        try await recorder.wait(for: .buffering)
+        player.seek(8)
+        #expect(try await eventually(10) { recorder.states.contains(.seeking) })
+        server.throttle(prefix: "/vod/v0/", bytesPerSecond: nil)
+        #expect(try await eventually(20) { recorder.states.last == .playing })
+        let states = recorder.states
+        let seeking = try #require(states.firstIndex(of: .seeking))
+        #expect(states[seeking - 1] == .buffering, "\(states)")
+        #expect(!states[..<seeking].contains(.playing))
+        let first = try #require(recorder.frames.first { $0.time >= 7.9 })
+        #expect(abs(first.time - 8) < 0.05, "first frame after the seek at \(first.time)")
+        player.stop()
+    }
+
+    @Test("stop while the manifest loads: opening -> stopping -> idle at once, no error, the request cancelled")
+    func stopWhileOpening() async throws {
+        let server = try LoopbackServer()
+        let master = try StreamFixtures.serveLadder(on: server)
+        server.fail("/vod/master.m3u8", with: [.delay(30)])
+        let player = Player()
+        let recorder = PlayerRecorder()
+        recorder.observe(player)
+        player.open(config: PlayerConfiguration(with: master))
+        try await recorder.wait(for: .opening)
+        #expect(try await eventually(10) { server.requestCount("/vod/master.m3u8") == 1 })
+        let asked = Date()
+        player.stop()
+        #expect(try await eventually(5) { player.state == .idle })
+        #expect(Date().timeIntervalSince(asked) < 5)
+        #expect(recorder.states == [.opening, .stopping, .idle])
+        #expect(recorder.errors.isEmpty, "\(recorder.errors)")
+        #expect(server.requestCount("/vod/v0/index.m3u8") == 0)
+    }
+}
