@@ -17,7 +17,10 @@ public struct LiveConfiguration: Sendable, Hashable, Codable {
     /// to the target; drift already there when playback starts (a slow start) is a jump to the target instead.
     /// `PlayerStats/liveLatency` reports where the player is.
     public var liveEdgeLatencyMs: Int?
-    /// Start playback with a short buffer to reach the edge sooner. Default `false`.
+    /// Start live playback as soon as possible. Default `false`. The first segment is the one the start rule picks
+    /// (the newest that keeps the configured distance from the edge), fetched from the lowest rendition (the
+    /// smallest first fetch; adaptive bitrate climbs from there), and playback starts once that one segment is in
+    /// rather than after `minPrebufferTime`. `PlayerStats/startupTimeSaved` reports the time saved.
     public var optimizeLiveStartup = false
     /// Seconds before the start of the seekable window that still count as inside it. Default 3.
     public var behindLiveWindowTolerance: Double = 3

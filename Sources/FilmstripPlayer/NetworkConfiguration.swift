@@ -20,7 +20,9 @@ public struct NetworkConfiguration: Sendable, Hashable {
     /// Whether requests wait for connectivity instead of failing at once. On Filmstrip's engine (default `true`) a
     /// request to an unreachable server is retried, with pauses of up to 2 s, for up to the resource timeout; with
     /// `false` an unreachable server is an ordinary failed attempt (retried `segmentRetries` times). Either way the
-    /// loss and the return of connectivity are reported as warnings.
+    /// loss and the return of connectivity are reported as warnings. A file or progressive download (read by FFmpeg
+    /// as it plays) does not wait: an unreachable server is reported as the connectivity warning, then as a fatal
+    /// `source_unavailable`.
     public var waitsForConnectivity: Bool?
 
     /// Creates a configuration; unset fields fall back to the SDK-wide configuration, then to the defaults.

@@ -18,6 +18,7 @@ extension PlaybackEngine {
         live = nil
         isLive = false
         window = nil
+        startupSaving = nil
         var options = FrameExtractorOptions()
         let network = NetworkConfiguration.merged(sdk: player.sdkNetwork, player: configuration.network)
         options.loading.additionalHeaders = network.httpAdditionalHeaders ?? [:]
@@ -32,18 +33,20 @@ extension PlaybackEngine {
         if !configuration.url.isFileURL { options.transport = transport }
         let duration: Double
         var start = 0.0
+        var startupBuffer: Double?
         let ranges: [ClosedRange<Double>]
         if ManifestDetection.isManifest(configuration.url) {
             let settings = StreamSession.Settings(
                 streaming: configuration.streaming, maxBuffer: configuration.maxPrebufferTime,
                 keyTimeout: network.timeoutIntervalForDrmAcquisitionMs.map { Double($0) / 1000 },
                 waitsForConnectivity: network.waitsForConnectivity ?? true,
-                connectivityBudget: .seconds(options.loading.resourceTimeout))
+                connectivityBudget: .seconds(options.loading.resourceTimeout),
+                optimizeLiveStartup: configuration.live.optimizeLiveStartup)
             guard
                 let opened = openStream(
                     configuration, transport: transport, loading: options.loading, settings: settings, player)
             else { return }
-            (duration, start) = opened
+            (duration, start, startupBuffer) = opened
             ranges = window.map { [$0] } ?? []
         } else {
             do {
@@ -57,16 +60,17 @@ extension PlaybackEngine {
             ranges = duration > 0 ? [0...duration] : []
         }
         publishSeekable(ranges, player)
-        execute(machine.opened(duration: duration, start: start, at: now), player)
+        execute(machine.opened(duration: duration, start: start, startupBuffer: startupBuffer, at: now), player)
     }
 
     /// Opens an HLS or DASH presentation (remote or local): the manifest, the start position (live: behind the edge
     /// per ``LiveEdgeController/startPosition(window:targetDuration:suggestedDelay:)``), the fetcher and the decoder.
-    /// Returns the duration and the start, or `nil` after a failure (the player is then in `error`).
+    /// Returns the duration, the start and (an optimized live start) the buffer to start with, or `nil` after a
+    /// failure (the player is then in `error`).
     private mutating func openStream(
         _ configuration: PlayerConfiguration, transport: any DataLoading, loading: LoadingConfiguration,
         settings: StreamSession.Settings, _ player: Player
-    ) -> (duration: Double, start: Double)? {
+    ) -> (duration: Double, start: Double, startupBuffer: Double?)? {
         weak let weakPlayer = player
         let session = StreamSession(
             url: configuration.url, transport: transport, loading: loading, settings: settings,
@@ -92,9 +96,19 @@ extension PlaybackEngine {
             live = controller
         }
         start = session.start(at: start)
+        var startupBuffer: Double?
+        if opening.isLive, configuration.live.optimizeLiveStartup {
+            // Start once the first segment is in: the newest the start rule allows, from the lowest level.
+            let index = SegmentScheduler.firstIndex(endingAfter: start, in: opening.segments)
+            let first = index.map { opening.segments[$0].duration } ?? opening.targetDuration
+            startupBuffer = first
+            startupSaving = StartupSaving(
+                opening: opening, configured: configuration.streaming.startRendition,
+                prebuffer: PlaybackMachine.Settings(configuration).threshold(rebuffering: false), startupBuffer: first)
+        }
         // The forward buffer is the fetched segments; decoded frames are kept for about a second ahead.
         feeder = FrameFeeder(decoder: SegmentFrameSource(session: session), capacity: 1)
-        return (opening.duration, start)
+        return (opening.duration, start, startupBuffer)
     }
 
     /// Once per step while streaming: tells the fetcher where the playhead is, follows the window, and carries out
@@ -137,5 +151,31 @@ extension PlaybackEngine {
             return shared.callbacks.onSeekableTimeRanges
         }
         callback?(ranges)
+    }
+}
+
+/// What an optimized live start saves (``LiveConfiguration/optimizeLiveStartup``), estimated from the bits each start
+/// fetches before its first frame and the throughput measured.
+struct StartupSaving: Sendable {
+    /// A usual start: the start threshold's worth of segments at the configured level.
+    var usualBits: Double
+    /// This start: one segment at the level it started from (the lowest).
+    var optimizedBits: Double
+    /// The estimate, once made.
+    var seconds: Double?
+
+    init(opening: StreamOpening, configured: Int, prebuffer: Double, startupBuffer: Double) {
+        let bandwidths = opening.bandwidths.map(Double.init)
+        let usual = bandwidths.indices.contains(configured) ? bandwidths[configured] : bandwidths.first ?? 0
+        usualBits = usual * prebuffer
+        optimizedBits = (bandwidths.indices.contains(opening.level) ? bandwidths[opening.level] : 0) * startupBuffer
+    }
+
+    /// Makes the estimate at `throughput` (bits per second), once.
+    mutating func estimate(throughput: Double?) -> Double? {
+        if seconds == nil, let throughput, throughput > 0 {
+            seconds = max(0, usualBits - optimizedBits) / throughput
+        }
+        return seconds
     }
 }

@@ -1,4 +1,5 @@
 import FilmstripImaging
+import FilmstripLoading
 import FilmstripMedia
 import Foundation
 
@@ -17,6 +18,8 @@ struct PlaybackEngine {
     var live: LiveEdgeController?
     var isLive = false
     var window: ClosedRange<Double>?
+    /// An optimized live start's saving, estimated at its first frame.
+    var startupSaving: StartupSaving?
 
     init(clock: SessionClock) {
         self.clock = clock
@@ -42,8 +45,11 @@ struct PlaybackEngine {
 
     private mutating func handle(_ command: Player.Command, _ player: Player) {
         switch command {
-        case .load(let configuration):
+        case .load(let configuration, let autoplay):
             load(configuration, player)
+            if let autoplay, machine.state.kind == .ready {
+                handle(.open(autoplay: autoplay), player)
+            }
         case .open(let autoplay):
             let wasMuted = machine.muted
             execute(machine.open(autoplay: autoplay, at: now), player)
@@ -185,8 +191,17 @@ struct PlaybackEngine {
         player.wakeUp.unlock()
     }
 
-    /// A decoder or source failure: fatal, with the cause kept.
+    /// A decoder or source failure: fatal, with the cause kept. A file or progressive source whose server cannot be
+    /// reached also reports the lost connectivity first, as a stream's requests do.
     mutating func fail(_ error: any Error, _ player: Player) {
+        if let loading = (error as? MediaError)?.underlying as? LoadingError,
+            loading.kind == .transport || loading.kind == .timedOut
+        {
+            player.deliver(
+                PlayerError(
+                    .internetConnectionUnavailable, severity: .warning, "the server cannot be reached: \(loading)",
+                    underlying: loading))
+        }
         execute(machine.fail(Self.playerError(error), at: now), player)
     }
 
@@ -217,6 +232,9 @@ struct PlaybackEngine {
             stats.rendition = network.rendition
             stats.isLive = isLive
             if isLive, let window { stats.liveLatency = max(0, window.upperBound - stats.position) }
+            if stats.startupTime != nil {
+                stats.startupTimeSaved = startupSaving?.estimate(throughput: network.bandwidthEstimate)
+            }
         } else {
             stats.bufferLength = feeder?.bufferedSeconds ?? 0
         }

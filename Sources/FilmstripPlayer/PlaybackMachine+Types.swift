@@ -92,3 +92,31 @@ extension PlaybackMachine {
         }
     }
 }
+
+extension PlaybackMachine {
+    // MARK: Statistics
+
+    /// The statistics the machine knows at `now`: state, position, rate, frames presented and dropped, startup
+    /// time and stalls. The executor adds what it measures (decoded frames, bytes, buffer, network).
+    public func statistics(at now: Double) -> PlayerStats {
+        var stats = PlayerStats(
+            state: state.kind, position: currentTime(at: now), duration: clock.duration, playbackRate: rate,
+            audioMuted: muted || rate < 0 || rate > 2, decodedFrames: 0, presentedFrames: counters.presented,
+            droppedFrames: counters.dropped, bytesRead: 0, startupTime: counters.startupTime)
+        stats.rebufferCount = counters.rebuffers
+        stats.rebufferTime = counters.rebufferTime + (counters.stallStarted.map { now - $0 } ?? 0)
+        return stats
+    }
+
+    /// The playhead at `now`: the clock while playing, else the last position.
+    public func currentTime(at now: Double) -> Double {
+        clock.running ? clock.time(at: now) : position
+    }
+
+    /// The clock to publish: running while playing, else stopped at the playhead.
+    public var publishedClock: PlaybackClock {
+        var published = clock
+        if !published.running { published.media = position }
+        return published
+    }
+}

@@ -7,7 +7,7 @@
 ///
 /// ```swift
 /// var machine = PlaybackMachine(settings: .init(configuration))
-/// execute(machine.load(at: now))               // -> opening
+/// execute(machine.load(settings, at: now))     // -> opening
 /// execute(machine.opened(duration: 60, at: now))
 /// execute(machine.open(autoplay: true, at: now))
 /// while running { execute(machine.step(buffer, at: clock.now)) }
@@ -36,16 +36,18 @@ public struct PlaybackMachine: Sendable {
     public private(set) var catchUp = 1.0
 
     private var timeouts: StateTimeoutController
-    private var position = 0.0
+    private(set) var position = 0.0
     /// After a seek or a paused open: the first frame is shown as soon as it is decoded.
     private var needsFirstFrame = false
     /// Whether the current buffering is a stall during playback (resumed at `minRebufferTime`).
     private var rebuffering = false
     private var entered = 0.0
+    /// The buffer the first start waits for, when shorter than `minPrebufferTime` (cleared once playing).
+    private var startupBuffer: Double?
     private var hasPresentedSinceAnchor = false
-    private var counters = Counters()
+    private(set) var counters = Counters()
 
-    private struct Counters: Sendable {
+    struct Counters: Sendable {
         var presented = 0
         var dropped = 0
         var rebuffers = 0
@@ -83,13 +85,18 @@ public struct PlaybackMachine: Sendable {
         clock.rate = rate
         needsFirstFrame = false
         rebuffering = false
+        startupBuffer = nil
         return move(.opening, at: now)
     }
 
-    /// The source is open: `ready`, with the duration (0 when unknown or live) and the position to start from.
-    public mutating func opened(duration: Double, start: Double = 0, at now: Double) -> [Action] {
+    /// The source is open: `ready`, with the duration (0 when unknown or live), the position to start from and,
+    /// for an optimized live start, the buffer the first start waits for instead of `minPrebufferTime`.
+    public mutating func opened(
+        duration: Double, start: Double = 0, startupBuffer: Double? = nil, at now: Double
+    ) -> [Action] {
         clock.duration = duration
         position = start
+        self.startupBuffer = startupBuffer
         return move(.ready, at: now) + [.publishStatistics]
     }
 
@@ -253,8 +260,9 @@ public struct PlaybackMachine: Sendable {
     /// In `play`: start once the start threshold is buffered (or the rest of the content is); else, after
     /// ``startGrace``, `buffering`.
     private mutating func starting(_ buffer: Buffer, at now: Double) -> [Action] {
-        let threshold = settings.threshold(rebuffering: false)
+        let threshold = threshold(rebuffering: false)
         if buffer.seconds >= threshold || buffer.complete {
+            startupBuffer = nil
             endStall(at: now)
             anchor(at: buffer.frame ?? position, now: now)
             return move(.playing, at: now)
@@ -279,7 +287,7 @@ public struct PlaybackMachine: Sendable {
                 return [.awaitBuffer(seconds: 0.04, until: now + 0.05)]
             }
         }
-        let threshold = settings.threshold(rebuffering: rebuffering)
+        let threshold = threshold(rebuffering: rebuffering)
         guard buffer.seconds >= threshold || buffer.complete else {
             return actions + [.awaitBuffer(seconds: threshold, until: now + 0.05)]
         }
@@ -312,33 +320,14 @@ public struct PlaybackMachine: Sendable {
         return present(frame, at: now)
     }
 
-    // MARK: Statistics
-
-    /// The statistics the machine knows at `now`: state, position, rate, frames presented and dropped, startup
-    /// time and stalls. The executor adds what it measures (decoded frames, bytes, buffer, network).
-    public func statistics(at now: Double) -> PlayerStats {
-        var stats = PlayerStats(
-            state: state.kind, position: currentTime(at: now), duration: clock.duration, playbackRate: rate,
-            audioMuted: muted || rate < 0 || rate > 2, decodedFrames: 0, presentedFrames: counters.presented,
-            droppedFrames: counters.dropped, bytesRead: 0, startupTime: counters.startupTime)
-        stats.rebufferCount = counters.rebuffers
-        stats.rebufferTime = counters.rebufferTime + (counters.stallStarted.map { now - $0 } ?? 0)
-        return stats
-    }
-
-    /// The playhead at `now`: the clock while playing, else the last position.
-    public func currentTime(at now: Double) -> Double {
-        clock.running ? clock.time(at: now) : position
-    }
-
-    /// The clock to publish: running while playing, else stopped at the playhead.
-    public var publishedClock: PlaybackClock {
-        var published = clock
-        if !published.running { published.media = position }
-        return published
-    }
-
     // MARK: Internals
+
+    /// The start or resume threshold; the first start of an optimized live start waits for its first segment only.
+    private func threshold(rebuffering: Bool) -> Double {
+        let threshold = settings.threshold(rebuffering: rebuffering)
+        guard !rebuffering, let startupBuffer else { return threshold }
+        return min(threshold, startupBuffer)
+    }
 
     private mutating func showFirstFrameThenWait(at now: Double) -> [Action] {
         needsFirstFrame = true

@@ -18,7 +18,8 @@ import Synchronization
 /// callbacks (`onState`, `onError`, `onStats`, `onSeekableTimeRanges`) and the attached output.
 public final class Player: Sendable {
     enum Command: Sendable {
-        case load(PlayerConfiguration)
+        /// Loads content; with `autoplay`, opens it too once it is ready (a failed load leaves nothing to open).
+        case load(PlayerConfiguration, autoplay: Bool?)
         case open(autoplay: Bool)
         case play
         case pause
@@ -161,14 +162,13 @@ public final class Player: Sendable {
 
     /// Prepares content: `idle -> opening -> ready`.
     public func load(config: PlayerConfiguration) {
-        send(.load(config))
+        send(.load(config, autoplay: nil))
     }
     /// Opens the loaded content; with `autoplay`, playback starts when ready.
     public func open(autoplay: Bool) { send(.open(autoplay: autoplay)) }
     /// Loads and opens `config` with autoplay.
     public func open(config: PlayerConfiguration) {
-        send(.load(config))
-        send(.open(autoplay: true))
+        send(.load(config, autoplay: true))
     }
     /// Starts or resumes playback.
     public func play() { send(.play) }
@@ -200,7 +200,7 @@ public final class Player: Sendable {
     private func send(_ command: Command) {
         shared.withLock {
             // The content is recorded with its command, so `currentContent` follows the order the engine sees.
-            if case .load(let config) = command { $0.content = config }
+            if case .load(let config, _) = command { $0.content = config }
             $0.commands.append(command)
         }
         signal()

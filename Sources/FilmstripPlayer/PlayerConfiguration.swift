@@ -129,8 +129,8 @@ public struct StreamingConfiguration: Sendable, Hashable {
     public var missingSegmentPolicy = MissingSegmentPolicy.skip
     /// Whether to switch renditions by the measured bandwidth. Default true; false stays on ``startRendition``.
     public var adaptiveBitrate = true
-    /// The rendition to start with, as an index into the master playlist's variants. Default 0, the first listed
-    /// (RFC 8216 recommends starting there).
+    /// The rendition to start with, as an index into the renditions ordered by bandwidth. Default 0, the lowest
+    /// (the first segment comes soonest).
     public var startRendition = 0
 
     /// The defaults.

@@ -28,6 +28,10 @@ public struct PlayerStats: Sendable, Hashable, Codable {
     public var bytesRead: Int
     /// Seconds from `open` to the first frame, once known.
     public var startupTime: Double?
+    /// Live with ``LiveConfiguration/optimizeLiveStartup``: the startup time it saved, in seconds, estimated at the
+    /// first frame as the bits a usual start would have fetched first (`minPrebufferTime` at the start rendition)
+    /// less those this start fetched (one segment of the lowest rendition), at the measured throughput.
+    public var startupTimeSaved: Double?
     /// Seconds of frames decoded ahead of the playhead.
     public var bufferLength: Double = 0
     /// Stalls during playback (the forward buffer ran dry).
@@ -40,7 +44,7 @@ public struct PlayerStats: Sendable, Hashable, Codable {
     public var bandwidthEstimate: Double?
     /// Streams: segments fetched.
     public var segmentsLoaded: Int = 0
-    /// Streams: the rendition playing, as an index into the master playlist's variants.
+    /// Streams: the rendition playing, as an index into the renditions ordered by bandwidth (0: the lowest).
     public var rendition: Int?
     /// Whether the content is live.
     public var isLive = false

@@ -188,6 +188,27 @@ struct PlayerEngineTests {
         }
     }
 
+    @Test("a progressive source whose server is gone: a connectivity warning, then a fatal source_unavailable")
+    func unreachable() async throws {
+        let server = try LoopbackServer()
+        let url = server.url("/clip.mp4")
+        server.stop()
+        let player = Player()
+        let recorder = PlayerRecorder()
+        recorder.observe(player)
+        player.open(config: PlayerConfiguration(with: url))
+        try await recorder.wait(for: .error)
+        #expect(recorder.errors.map(\.type) == [.internetConnectionUnavailable, .sourceUnavailable])
+        // A 404 is an answer, not a lost connection.
+        let answering = try LoopbackServer()
+        let other = Player()
+        let quiet = PlayerRecorder()
+        quiet.observe(other)
+        other.open(config: PlayerConfiguration(with: answering.url("/missing.mp4")))
+        try await quiet.wait(for: .error)
+        #expect(quiet.errors.map(\.type) == [.sourceUnavailable])
+    }
+
     @Test("progressive MP4 over http plays too")
     func remote() async throws {
         let server = try LoopbackServer()
@@ -228,7 +249,7 @@ struct PlayerBufferTests {
             return states[stall...].contains(.playing)
         }
         while !stalledAndResumed(), Date() < deadline { try await Task.sleep(nanoseconds: 50_000_000) }
-        #expect(stalledAndResumed(), "states: \(recorder.states)")
+        #expect(stalledAndResumed(), "states: \(recorder.states) \(recorder.errors)")
         for _ in 0..<150 where (player.getStats()?.rebufferCount ?? 0) == 0 {
             try await Task.sleep(nanoseconds: 10_000_000)
         }

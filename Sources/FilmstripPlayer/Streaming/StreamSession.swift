@@ -15,6 +15,11 @@ struct StreamOpening: Sendable {
     var targetDuration: Double
     /// A DASH MPD's `suggestedPresentationDelay`.
     var suggestedDelay: Double?
+    /// The bandwidth of each level (lowest first) and the level the first segment comes from.
+    var bandwidths: [Int] = []
+    var level = 0
+    /// The segments the opening listed (for where a live start begins).
+    var segments: [SegmentReference] = []
 }
 
 /// The network half of the engine for HLS and DASH: it opens the presentation through a ``StreamingClient``, then a
@@ -58,6 +63,8 @@ final class StreamSession: Sendable {
         var keyTimeout: Double?
         var waitsForConnectivity: Bool
         var connectivityBudget: Duration
+        /// Live: the first segment comes from the lowest level (``LiveConfiguration/optimizeLiveStartup``).
+        var optimizeLiveStartup = false
     }
 
     let url: URL
@@ -145,11 +152,17 @@ final class StreamSession: Sendable {
             try await client.presentation()
         }
         let ladder = try RenditionLadder(presentation)
-        let level =
+        let configured =
             ladder.levels.indices.contains(settings.streaming.startRendition)
             ? settings.streaming.startRendition : 0
+        // An optimized live start fetches its first segment from the lowest level: the smallest first fetch.
+        var level = settings.optimizeLiveStartup ? 0 : configured
         var placement = LiveSegmentPlacement()
-        let list = try await loadSegments(level, ladder: ladder, in: presentation, reload: false)
+        var list = try await loadSegments(level, ladder: ladder, in: presentation, reload: false)
+        if level != configured, !(presentation.isLive || list.isLive) {
+            level = configured
+            list = try await loadSegments(level, ladder: ladder, in: presentation, reload: false)
+        }
         let isLive = presentation.isLive || list.isLive
         let segments =
             isLive && presentation.streamingProtocol == .hls ? placement.place(list.references) : list.references
@@ -176,7 +189,8 @@ final class StreamSession: Sendable {
         return StreamOpening(
             isLive: isLive, duration: isLive ? 0 : (presentation.duration ?? last.end - first.start),
             window: first.start...last.end, targetDuration: target,
-            suggestedDelay: presentation.suggestedPresentationDelay)
+            suggestedDelay: presentation.suggestedPresentationDelay, bandwidths: ladder.bandwidths, level: level,
+            segments: segments)
     }
 
     /// The segments of one level across every period, with retries.
