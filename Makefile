@@ -18,7 +18,7 @@ demo: deps
 # The checked-in .swift-format (4 spaces, 120 columns), every warning an error; Package.swift declares exactly
 # what each target imports.
 lint:
-	$(SWIFT) format lint --strict --recursive Sources Tests Benchmarks Package.swift
+	$(SWIFT) format lint --strict --recursive Sources Tests Benchmarks Examples Package.swift
 	@python3 Scripts/check-imports.py
 
 test: deps lint

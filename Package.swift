@@ -121,6 +121,8 @@ let package = Package(
             dependencies: ["Filmstrip", "FilmstripMedia", "FilmstripTesting"],
             path: "Benchmarks/FilmstripBench"
         ),
+        // The usage of a typical streaming app, compiled with the package and run by ReferenceUsageTests.
+        .target(name: "ReferenceUsage", dependencies: ["Filmstrip"], path: "Examples/ReferenceUsage"),
         // Conformance data is read from the source tree by the tests (see its README), not bundled.
         .testTarget(name: "FilmstripFormatsTests", dependencies: ["FilmstripFormats"], exclude: ["Conformance"]),
         .testTarget(name: "FilmstripImagingTests", dependencies: ["FilmstripImaging", "FilmstripTesting"]),
@@ -138,6 +140,7 @@ let package = Package(
                 "FilmstripPlayer",
                 "FilmstripStreaming",
                 "FilmstripTesting",
+                "ReferenceUsage",
             ]
         ),
         .testTarget(

@@ -41,7 +41,7 @@ final class FrameFeeder: @unchecked Sendable {
     private var seekRequest: Double?
     private var generation = 0
     private var stopped = false
-    private let capacity: Double
+    private var capacity: Double
 
     /// Starts decoding ahead, keeping up to `capacity` seconds of frames.
     init(decoder: any FrameSource, capacity: Double) {
@@ -85,6 +85,14 @@ final class FrameFeeder: @unchecked Sendable {
                 if !condition.wait(until: deadline) { break }
             }
             return seconds() >= target || ended || failure != nil
+        }
+    }
+
+    /// Keeps up to `seconds` of frames from now on.
+    func setCapacity(_ seconds: Double) {
+        condition.withLock {
+            capacity = max(0.5, seconds)
+            condition.broadcast()
         }
     }
 

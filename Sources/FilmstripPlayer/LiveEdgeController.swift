@@ -19,8 +19,8 @@ public struct LiveEdgeController: Sendable, Hashable {
         case seek(to: Double)
     }
 
-    /// The configuration.
-    public let configuration: LiveConfiguration
+    /// The configuration (``reconfigure(_:)`` changes it while playing).
+    public private(set) var configuration: LiveConfiguration
     /// Whether catching up by speed-up is in progress.
     public private(set) var catchingUp = false
     /// Whether the user's seek suspended catching up.
@@ -33,6 +33,11 @@ public struct LiveEdgeController: Sendable, Hashable {
 
     /// Creates a controller.
     public init(configuration: LiveConfiguration) {
+        self.configuration = configuration
+    }
+
+    /// New settings from now on; where catching up stands is kept.
+    public mutating func reconfigure(_ configuration: LiveConfiguration) {
         self.configuration = configuration
     }
 

@@ -46,7 +46,7 @@ struct PlaybackEngine {
     private mutating func handle(_ command: Player.Command, _ player: Player) {
         switch command {
         case .load(let configuration, let autoplay):
-            load(configuration, player)
+            load(player.shared.withLock { $0.overrides }.applied(to: configuration), player)
             if let autoplay, machine.state.kind == .ready {
                 handle(.open(autoplay: autoplay), player)
             }
@@ -69,6 +69,17 @@ struct PlaybackEngine {
         case .mute(let muted):
             machine.setMuted(muted)
             player.shared.withLock { $0.muted = muted }
+        case .reconfigure:
+            guard let loaded = configuration else { return }
+            let updated = player.shared.withLock { $0.overrides }.applied(to: loaded)
+            configuration = updated
+            machine.reconfigure(PlaybackMachine.Settings(updated))
+            live?.reconfigure(updated.live)
+            if let stream {
+                stream.setMaxBuffer(updated.maxPrebufferTime)
+            } else {
+                feeder?.setCapacity(updated.maxPrebufferTime)
+            }
         case .stop:
             execute(machine.stop(at: now), player)
         }

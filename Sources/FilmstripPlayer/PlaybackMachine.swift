@@ -195,6 +195,13 @@ public struct PlaybackMachine: Sendable {
         return reanchor(at: now)
     }
 
+    /// New buffer settings (``Player/minPrebufferTime`` and the like) from now on.
+    public mutating func reconfigure(_ settings: Settings) {
+        self.settings.minPrebufferTime = settings.minPrebufferTime
+        self.settings.minRebufferTime = settings.minRebufferTime
+        self.settings.maxPrebufferTime = settings.maxPrebufferTime
+    }
+
     /// The content's duration, once a stream learns it.
     public mutating func setDuration(_ duration: Double) { clock.duration = duration }
 

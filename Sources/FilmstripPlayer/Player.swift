@@ -26,6 +26,8 @@ public final class Player: Sendable {
         case seek(Double)
         case rate(Double)
         case mute(Bool)
+        /// The player-level settings changed.
+        case reconfigure
         case stop
     }
 
@@ -43,6 +45,8 @@ public final class Player: Sendable {
         var stats: PlayerStats?
         var rate: Double = 1
         var muted = false
+        /// Settings set on the player itself; they win over each configuration's.
+        var overrides = PlayerOverrides()
         var seekable: [ClosedRange<Double>] = []
         /// The content of the last `load` or `open(config:)`.
         var content: PlayerConfiguration?
@@ -182,7 +186,7 @@ public final class Player: Sendable {
             // Commands not yet carried out would act on content that is being released.
             shared.commands.removeAll { command in
                 switch command {
-                case .rate, .mute: false
+                case .rate, .mute, .reconfigure: false
                 default: true
                 }
             }
@@ -197,7 +201,7 @@ public final class Player: Sendable {
         sdkErrors?(error)
     }
 
-    private func send(_ command: Command) {
+    func send(_ command: Command) {
         shared.withLock {
             // The content is recorded with its command, so `currentContent` follows the order the engine sees.
             if case .load(let config, _) = command { $0.content = config }

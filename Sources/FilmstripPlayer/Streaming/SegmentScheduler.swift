@@ -29,7 +29,9 @@ public struct SegmentScheduler: Sendable, Hashable {
     }
 
     /// Seconds the forward buffer may hold ahead of the playhead.
-    public let maxBuffer: Double
+    public var maxBuffer: Double {
+        didSet { maxBuffer = max(1, maxBuffer) }
+    }
     /// The end of what is queued, on the presentation timeline.
     public private(set) var bufferEnd = 0.0
     private var last: (rendition: String, segment: SegmentReference)?

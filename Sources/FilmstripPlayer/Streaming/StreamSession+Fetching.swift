@@ -34,11 +34,12 @@ extension StreamSession {
             loop.refresh = schedule
         }
         while !Task.isCancelled {
-            let (seek, generation, playhead, stopped) = shared.withLock { shared in
+            let (seek, generation, playhead, stopped, maxBuffer) = shared.withLock { shared in
                 defer { shared.seekRequest = nil }
-                return (shared.seekRequest, shared.generation, shared.playhead, shared.stopped)
+                return (shared.seekRequest, shared.generation, shared.playhead, shared.stopped, shared.maxBuffer)
             }
             if stopped { return }
+            if let maxBuffer { loop.scheduler.maxBuffer = maxBuffer }
             if let seek {
                 loop.generation = generation
                 loop.finished = false

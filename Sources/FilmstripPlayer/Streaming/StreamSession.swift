@@ -42,6 +42,8 @@ final class StreamSession: Sendable {
         /// The current level's segments (for where a seek begins).
         var segments: [SegmentReference] = []
         var stopped = false
+        /// The forward buffer's bound (``Player/maxPrebufferTime`` may change it while playing).
+        var maxBuffer: Double?
         /// The task loading the manifest, while ``open()`` waits for it.
         var opening: Task<Void, Never>?
         var connectionLost = false
@@ -250,6 +252,12 @@ final class StreamSession: Sendable {
     }
 
     func interrupt() { queue.interrupt() }
+
+    /// Bounds the forward buffer from now on.
+    func setMaxBuffer(_ seconds: Double) {
+        shared.withLock { $0.maxBuffer = seconds }
+        wake.signal()
+    }
 
     /// Whether ``stop()`` was called.
     var isStopped: Bool { shared.withLock { $0.stopped } }
