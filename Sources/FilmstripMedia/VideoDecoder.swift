@@ -48,10 +48,18 @@ public final class VideoDecoder {
     private var skipBefore: Double?
 
     /// Opens `url` (a file or an http(s) video; over HTTP with bounded Range requests). Blocks while opening.
-    public init(url: URL, options: FrameExtractorOptions = FrameExtractorOptions()) throws {
-        input = try MediaInput(url: url, network: options.network, cancellation: flag)
+    ///
+    /// With `previous` (a decoder no longer in use), its codec decoder is taken over, flushed, when `url`'s video
+    /// has the same codec, size and codec extradata; ``reusedDecoder`` tells. `previous` cannot decode afterwards.
+    public init(
+        url: URL, options: FrameExtractorOptions = FrameExtractorOptions(), reusing previous: VideoDecoder? = nil
+    ) throws {
+        input = try MediaInput(url: url, network: options.network, cancellation: flag, reusing: previous?.input)
         flag.begin(1)
     }
+
+    /// Whether the codec decoder was taken over from the `previous` decoder given at creation.
+    public var reusedDecoder: Bool { input.reusedDecoder }
 
     /// Duration in seconds (0 when unknown).
     public var duration: Double { input.duration }

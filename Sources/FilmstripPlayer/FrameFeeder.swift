@@ -41,6 +41,8 @@ final class FrameFeeder: @unchecked Sendable {
     private var seekRequest: Double?
     private var generation = 0
     private var stopped = false
+    /// Whether the thread has left its loop (it touches the decoder no more).
+    private var finished = false
     private var capacity: Double
 
     /// Starts decoding ahead, keeping up to `capacity` seconds of frames.
@@ -121,6 +123,15 @@ final class FrameFeeder: @unchecked Sendable {
         decoder.cancel()
     }
 
+    /// Stops the thread, waits until it no longer touches the decoder, and returns the decoder.
+    func stopAndWait() -> any FrameSource {
+        stop()
+        condition.withLock {
+            while !finished { condition.wait() }
+        }
+        return decoder
+    }
+
     var framesDecoded: Int { decoder.framesDecoded }
     var bytesRead: Int { decoder.bytesRead }
 
@@ -159,6 +170,8 @@ final class FrameFeeder: @unchecked Sendable {
             }
             condition.broadcast()
         }
+        finished = true
+        condition.broadcast()
         condition.unlock()
     }
 }

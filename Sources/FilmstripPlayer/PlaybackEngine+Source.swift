@@ -13,6 +13,8 @@ extension PlaybackEngine {
     mutating func load(_ configuration: PlayerConfiguration, _ player: Player) {
         execute(machine.load(PlaybackMachine.Settings(configuration), at: now), player)
         guard machine.state.kind == .opening else { return }
+        // A file decoder of the previous content may serve the next one (same codec parameters).
+        let previous = stream == nil ? feeder?.stopAndWait() as? VideoDecoder : nil
         release()
         self.configuration = configuration
         live = nil
@@ -50,7 +52,8 @@ extension PlaybackEngine {
             ranges = window.map { [$0] } ?? []
         } else {
             do {
-                let decoder = try VideoDecoder(url: configuration.url, options: options)
+                let decoder = try VideoDecoder(url: configuration.url, options: options, reusing: previous)
+                if !decoder.reusedDecoder { decodersCreated += 1 }
                 duration = decoder.duration
                 feeder = FrameFeeder(decoder: decoder, capacity: configuration.maxPrebufferTime)
             } catch {

@@ -18,6 +18,9 @@ struct PlaybackEngine {
     var live: LiveEdgeController?
     var isLive = false
     var window: ClosedRange<Double>?
+    /// File and progressive decoders this player created (content with the codec parameters of the previous one
+    /// reuses its decoder).
+    var decodersCreated = 0
     /// An optimized live start's saving, estimated at its first frame.
     var startupSaving: StartupSaving?
 
@@ -233,6 +236,7 @@ struct PlaybackEngine {
         let now = self.now
         var stats = machine.statistics(at: now)
         stats.decodedFrames = feeder?.framesDecoded ?? 0
+        stats.decodersCreated = decodersCreated
         stats.bytesRead = feeder?.bytesRead ?? 0
         if let stream {
             stats.bufferLength = stream.buffered(from: stats.position).seconds

@@ -20,6 +20,9 @@ public struct PlayerStats: Sendable, Hashable, Codable {
     public var audioMuted: Bool
     /// Frames decoded.
     public var decodedFrames: Int
+    /// Video decoders this player has created for files and progressive sources since it was made: new content
+    /// whose codec parameters (codec, size, extradata) match the previous content's reuses its decoder.
+    public var decodersCreated = 0
     /// Frames shown (or, headless, whose time came).
     public var presentedFrames: Int
     /// Frames dropped because they were late.

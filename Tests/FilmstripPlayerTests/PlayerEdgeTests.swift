@@ -38,7 +38,7 @@ struct PlayerEdgeTests {
         #expect(recorder.errors.isEmpty)
     }
 
-    @Test("ended -> seeking back into the content, paused on the target; then ended -> opening new content")
+    @Test("ended -> seeking back, paused on the target; ended -> new content, reusing the decoder when it can")
     func fromEnded() async throws {
         let player = Player()
         let recorder = PlayerRecorder()
@@ -55,14 +55,23 @@ struct PlayerEdgeTests {
         // New content from the paused player needs a stop; from ended it opens directly.
         player.play()
         #expect(try await eventually(10) { recorder.states.filter { $0 == .ended }.count == 2 })
+        #expect(player.getStats()?.decodersCreated == 1)
+        // The same video again: its decoder is reused (flushed), and playback starts from its first frame.
+        let framesBefore = recorder.frames.count
+        player.open(config: PlayerConfiguration(with: try MediaFixtures.shortCounter()))
+        #expect(try await eventually(10) { recorder.states.filter { $0 == .ended }.count == 3 })
+        #expect(recorder.frames.dropFirst(framesBefore).first?.frame == 0)
+        #expect(player.getStats()?.decodersCreated == 1)
+        // Different codec parameters (64x48): a new decoder.
         let before = recorder.states.count
         player.open(config: PlayerConfiguration(with: try MediaFixtures.tinyCounter()))
         #expect(try await eventually(10) { recorder.states[before...].contains(.playing) })
         #expect(Array(recorder.states[before...].prefix(4)) == [.opening, .ready, .play, .playing])
         // The new content (40 s) plays to its own end.
         player.seek(39.5)
-        #expect(try await eventually(10) { recorder.states.filter { $0 == .ended }.count == 3 }, "\(recorder.states)")
+        #expect(try await eventually(10) { recorder.states.filter { $0 == .ended }.count == 4 }, "\(recorder.states)")
         #expect(player.contentURL == (try MediaFixtures.tinyCounter()))
+        #expect(player.getStats()?.decodersCreated == 2)
         #expect(recorder.errors.isEmpty)
     }
 

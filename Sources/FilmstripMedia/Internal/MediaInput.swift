@@ -41,13 +41,18 @@ final class MediaInput {
     private(set) var quarterTurns: Int
     /// Whether the demuxer has an exact keyframe index (MP4/MOV, MKV), so a backward seek lands on the keyframe.
     private(set) var hasIndex: Bool
+    /// Whether the decoder was taken over from a previous input instead of created.
+    private(set) var reusedDecoder = false
 
     /// Opens `url`; with `stream`, the bytes come from it instead (a forward-only stream such as HLS segments, with
     /// `url` naming it in errors); with `memory`, from those bytes (one segment and its initialisation data), and
     /// nothing else may be opened.
+    ///
+    /// With `reusing`, the decoder of that input (no longer in use) is taken over when the new stream's codec
+    /// parameters match it (codec, size and extradata), instead of creating one.
     init(
         url: URL, network: MediaNetwork, cancellation: CancellationFlag, stream byteStream: ByteStream? = nil,
-        memory: Data? = nil
+        memory: Data? = nil, reusing previous: MediaInput? = nil
     )
         throws(MediaError)
     {
@@ -138,18 +143,25 @@ final class MediaInput {
         for i in 0..<Int(opened.pointee.nb_streams) where i != Int(index) {
             opened.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL
         }
-        guard let codecContext = avcodec_alloc_context3(decoder) else {
-            throw MediaError(.unsupportedCodec, "cannot create a decoder", url: url)
-        }
-        codec = codecContext
-        avcodec_parameters_to_context(codecContext, stream.pointee.codecpar)
-        codecContext.pointee.thread_count = 1
-        codecContext.pointee.pkt_timebase = stream.pointee.time_base
-        let openedCodec = avcodec_open2(codecContext, decoder, nil)
-        guard openedCodec >= 0 else {
-            throw MediaError(
-                .unsupportedCodec, "cannot open the \(String(cString: decoder.pointee.name)) decoder", url: url,
-                ffmpegCode: openedCodec)
+        if let reused = previous?.takeDecoder(matching: stream.pointee.codecpar) {
+            codec = reused
+            reusedDecoder = true
+            avcodec_flush_buffers(reused)
+            reused.pointee.pkt_timebase = stream.pointee.time_base
+        } else {
+            guard let codecContext = avcodec_alloc_context3(decoder) else {
+                throw MediaError(.unsupportedCodec, "cannot create a decoder", url: url)
+            }
+            codec = codecContext
+            avcodec_parameters_to_context(codecContext, stream.pointee.codecpar)
+            codecContext.pointee.thread_count = 1
+            codecContext.pointee.pkt_timebase = stream.pointee.time_base
+            let openedCodec = avcodec_open2(codecContext, decoder, nil)
+            guard openedCodec >= 0 else {
+                throw MediaError(
+                    .unsupportedCodec, "cannot open the \(String(cString: decoder.pointee.name)) decoder", url: url,
+                    ffmpegCode: openedCodec)
+            }
         }
         packet = av_packet_alloc()
         frame = av_frame_alloc()
@@ -164,6 +176,28 @@ final class MediaInput {
         let counterClockwise = fs_stream_display_rotation(stream)
         quarterTurns = ((Int((-counterClockwise / 90).rounded()) % 4) + 4) % 4
         hasIndex = avformat_index_get_entries_count(stream) > 0
+    }
+
+    /// Hands this input's decoder over when it was opened for the same codec, size and extradata as `parameters`;
+    /// this input cannot decode afterwards.
+    private func takeDecoder(
+        matching parameters: UnsafeMutablePointer<AVCodecParameters>
+    ) -> UnsafeMutablePointer<
+        AVCodecContext
+    >? {
+        guard let codec else { return nil }
+        let context = codec.pointee
+        let wanted = parameters.pointee
+        guard context.codec_id == wanted.codec_id, context.width == wanted.width, context.height == wanted.height,
+            context.extradata_size == wanted.extradata_size
+        else { return nil }
+        if context.extradata_size > 0 {
+            guard let a = context.extradata, let b = wanted.extradata,
+                memcmp(a, b, Int(context.extradata_size)) == 0
+            else { return nil }
+        }
+        self.codec = nil
+        return codec
     }
 
     deinit {
