@@ -14,6 +14,8 @@ struct MediaNetwork: Sendable {
 /// opens over http(s), go through ``HTTPRangeSource`` (bounded `Range` requests on Filmstrip's loader), so bytes
 /// are counted and requests carry the configured headers and timeouts. A remote input may not open local files.
 final class MediaInput {
+    typealias CodecContext = UnsafeMutablePointer<AVCodecContext>
+
     let url: URL
     let isRemote: Bool
     let cancellation: CancellationFlag
@@ -180,11 +182,7 @@ final class MediaInput {
 
     /// Hands this input's decoder over when it was opened for the same codec, size and extradata as `parameters`;
     /// this input cannot decode afterwards.
-    private func takeDecoder(
-        matching parameters: UnsafeMutablePointer<AVCodecParameters>
-    ) -> UnsafeMutablePointer<
-        AVCodecContext
-    >? {
+    private func takeDecoder(matching parameters: UnsafeMutablePointer<AVCodecParameters>) -> CodecContext? {
         guard let codec else { return nil }
         let context = codec.pointee
         let wanted = parameters.pointee
