@@ -6,21 +6,52 @@ import Foundation
     import Glibc
 #endif
 
-/// The HLS engine: playlist parsing against Python's m3u8, CPU per minute of 720p playback against
-/// `ffmpeg -re -i URL -f null -`, and startup time to the first frame, all over a loopback server in this process.
+/// The streaming player: playlist parsing against Python's m3u8, CPU per minute of 720p playback (HLS and DASH)
+/// against `ffmpeg -re -i URL -f null -`, and startup time to the first frame (VOD HLS and DASH; live with and
+/// without `optimizeLiveStartup`), all over a loopback server in this process.
 enum StreamBenchmark {
     static func run(mediaDirectory: URL, filmstrip: String) throws {
-        print("HLS streaming")
+        print("HLS and DASH streaming")
         try parse()
         let server = try LoopbackServer()
-        let stream = try make720p(in: mediaDirectory)
-        for file in try FileManager.default.contentsOfDirectory(at: stream, includingPropertiesForKeys: nil) {
-            server.serve("/720p/\(file.lastPathComponent)", body: Array(try Data(contentsOf: file)))
+        for (prefix, stream) in [
+            ("/720p", try make720p(in: mediaDirectory)), ("/720p-dash", try make720pDASH(in: mediaDirectory)),
+        ] {
+            for file in try FileManager.default.contentsOfDirectory(at: stream, includingPropertiesForKeys: nil) {
+                server.serve("\(prefix)/\(file.lastPathComponent)", body: Array(try Data(contentsOf: file)))
+            }
         }
-        let url = server.url("/720p/index.m3u8")
-        try startup(url)
-        try cpu(url, filmstrip: filmstrip)
+        let hls = server.url("/720p/index.m3u8")
+        let dash = server.url("/720p-dash/manifest.mpd")
+        print("  Startup to first frame (loopback, default 2 s min prebuffer), median of 7:")
+        try startup("VOD HLS, 720p", PlayerConfiguration(with: hls))
+        try startup("VOD DASH, 720p", PlayerConfiguration(with: dash))
+        let live = try liveLadder(on: server)
+        var usual = PlayerConfiguration(with: live)
+        usual.streaming.startRendition = 1
+        var optimized = usual
+        optimized.live.optimizeLiveStartup = true
+        // Live over a 2 Mbit/s link, where what a start fetches first shows.
+        server.limitLink(bytesPerSecond: 250_000)
+        try startup("live HLS (2 Mbit/s link)", usual)
+        try startup("live HLS, optimizeLiveStartup", optimized)
+        server.limitLink(bytesPerSecond: nil)
+        try cpu(hls, label: "HLS", filmstrip: filmstrip)
+        try cpu(dash, label: "DASH", filmstrip: filmstrip)
         print("")
+    }
+
+    /// A live master over two simulated live streams (320x180 at about 200 kbit/s in 1 s segments, declared as
+    /// such).
+    static func liveLadder(on server: LoopbackServer) throws -> URL {
+        _ = try SimulatedLiveStream(server: server, prefix: "/live/hi")
+        _ = try SimulatedLiveStream(server: server, prefix: "/live/lo")
+        server.serve(
+            "/live/master.m3u8",
+            text: "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=210000\nhi/live.m3u8\n"
+                + "#EXT-X-STREAM-INF:BANDWIDTH=200000\nlo/live.m3u8\n",
+            contentType: "application/vnd.apple.mpegurl")
+        return server.url("/live/master.m3u8")
     }
 
     // MARK: Parse
@@ -93,28 +124,54 @@ enum StreamBenchmark {
         return stream
     }
 
-    /// Seconds from `open` to the first frame (the player's own startup-time statistic), median of 7.
-    static func startup(_ url: URL) throws {
+    /// Seconds from `open` to the first frame (the player's own startup-time statistic), median of 7; with the
+    /// saving an optimized live start reports.
+    static func startup(_ label: String, _ configuration: PlayerConfiguration) throws {
         var times: [Double] = []
+        var saved: [Double] = []
         for _ in 0..<7 {
             let player = Player()
             let first = DispatchSemaphore(value: 0)
             player.onState = { _, state in if state.kind == .playing { first.signal() } }
-            player.open(config: PlayerConfiguration(with: url))
+            player.open(config: configuration)
             guard first.wait(timeout: .now() + 20) == .success else { throw BenchError("the stream did not start") }
             Thread.sleep(forTimeInterval: 1.1)  // the next statistics carry the startup time
-            guard let startup = player.getStats()?.startupTime else { throw BenchError("no startup time") }
+            guard let stats = player.getStats(), let startup = stats.startupTime else {
+                throw BenchError("no startup time")
+            }
             times.append(startup)
+            if let estimate = stats.startupTimeSaved { saved.append(estimate) }
             player.stop()
         }
+        let estimate = saved.isEmpty ? "" : "  (startupTimeSaved: \(format(median(saved) * 1000, 1)) ms)"
         print(
-            "  Startup to first frame (loopback, 720p, 2 s min prebuffer): \(format(median(times) * 1000, 0)) ms median of 7"
+            "    \(label.padding(toLength: 40, withPad: " ", startingAt: 0)) \(format(median(times) * 1000, 0)) ms\(estimate)"
         )
+    }
+
+    /// The same 60 s of 720p as ``make720p(in:)``, packaged by the `ffmpeg` CLI as DASH ($Number$, 2 s segments).
+    static func make720pDASH(in directory: URL) throws -> URL {
+        let stream = directory.appendingPathComponent("dash-720p", isDirectory: true)
+        let manifest = stream.appendingPathComponent("manifest.mpd")
+        if FileManager.default.fileExists(atPath: manifest.path) { return stream }
+        print("  making dash-720p (once; kept in \(directory.path)) …")
+        let partial = directory.appendingPathComponent(".dash-720p-partial", isDirectory: true)
+        try? FileManager.default.removeItem(at: partial)
+        try FileManager.default.createDirectory(at: partial, withIntermediateDirectories: true)
+        try MediaFixtures.run(
+            [
+                "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=1280x720:r=25:d=60",
+                "-c:v", "libx264", "-preset", "veryfast", "-b:v", "3000k", "-maxrate", "3000k", "-bufsize", "6000k",
+                "-g", "50", "-keyint_min", "50", "-sc_threshold", "0", "-pix_fmt", "yuv420p", "-f", "dash",
+                "-seg_duration", "2", "-use_template", "1", "-use_timeline", "0", "manifest.mpd",
+            ], in: partial)
+        try FileManager.default.moveItem(at: partial, to: stream)
+        return stream
     }
 
     /// CPU seconds (user + system) per minute of playback at rate 1, for this engine and for ffmpeg reading the same
     /// stream in real time, each a child process playing 30 s.
-    static func cpu(_ url: URL, filmstrip: String) throws {
+    static func cpu(_ url: URL, label: String, filmstrip: String) throws {
         let seconds = 30.0
         let ours = try childCPU([
             filmstrip, "play", url.absoluteString, "--autoplay", "--duration", "\(Int(seconds))",
@@ -124,7 +181,7 @@ enum StreamBenchmark {
             "-f", "null", "-",
         ])
         let scale = 60 / seconds
-        print("  CPU per minute of 720p playback at rate 1 (\(Int(seconds)) s played, scaled to 60):")
+        print("  CPU per minute of 720p \(label) playback at rate 1 (\(Int(seconds)) s played, scaled to 60):")
         print("    Filmstrip     \(format(ours * scale, 2)) CPU s/min")
         print("    ffmpeg -re    \(format(reference * scale, 2)) CPU s/min")
         print("    ratio         \(format(reference / ours, 2))x (ffmpeg CPU / Filmstrip CPU)")
