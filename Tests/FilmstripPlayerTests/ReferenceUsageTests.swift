@@ -74,7 +74,7 @@ struct ReferenceUsageTests {
         #expect(player.chaseLiveEdgeHLSSegmentDuration == 10 && player.chaseLiveEdgeSpeedupRatio == 1.1)
         #expect(player.minPrebufferTime == 6 && player.maxPrebufferTime == 60 && player.minRebufferTime == 12)
         // 6 s of start buffer would need segments that do not exist yet; the optimized start needs one.
-        #expect(try await eventually(5) { player.state == .playing }, "\(player.state)")
+        #expect(try await eventually(30) { player.state == .playing }, "\(player.state)")
         let stats = try #require(player.getStats())
         #expect(stats.isLive)
         // The latency target (3 s) sets where playback starts; liveEdgeDelay applies when there is none.
