@@ -219,7 +219,9 @@ struct PlayerEngineTests {
         player.playbackRate = 4
         player.open(config: PlayerConfiguration(with: server.url("/short.mp4")))
         try await recorder.wait(for: .ended)
-        #expect(withoutStalls(recorder.states) == [.opening, .ready, .play, .playing, .ended], "\(recorder.states) \(recorder.errors)")
+        #expect(
+            withoutStalls(recorder.states) == [.opening, .ready, .play, .playing, .ended],
+            "\(recorder.states) \(recorder.errors)")
         #expect((player.getStats()?.bytesRead ?? 0) > 0)
     }
 }
