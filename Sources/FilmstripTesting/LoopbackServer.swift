@@ -82,6 +82,8 @@ public final class LoopbackServer: Sendable {
         var bytesSent: [String: Int] = [:]
         var throttles: [String: Int] = [:]
         var listener: Int32 = -1
+        /// Signalled when the accept thread has closed `listener` (after a shutdown).
+        var listenerClosed: DispatchSemaphore?
         var reachable = true
         /// A link shared by every response: bytes per second, and when it is next free (monotonic seconds).
         var linkRate: Int?
@@ -129,7 +131,13 @@ public final class LoopbackServer: Sendable {
     }
 
     private func startAccepting(_ fd: Int32) {
-        let thread = Thread { [self] in acceptLoop(fd) }
+        let closed = DispatchSemaphore(value: 0)
+        state.withLock { $0.listenerClosed = closed }
+        let thread = Thread { [self] in
+            acceptLoop(fd)
+            close(fd)
+            closed.signal()
+        }
         thread.name = "LoopbackServer.accept"
         thread.start()
     }
@@ -178,15 +186,14 @@ public final class LoopbackServer: Sendable {
     /// Takes the server off the network (`false`: the listening socket and every connection close, so clients get
     /// "connection refused") or back on it, on the same port, with the same resources.
     public func setReachable(_ reachable: Bool) throws {
-        let (wasReachable, listener, open) = state.withLock { s -> (Bool, Int32, Set<Int32>) in
+        let (wasReachable, listener) = state.withLock { s -> (Bool, Int32) in
             defer { s.reachable = reachable }
-            return (s.reachable, s.listener, s.connections)
+            if s.reachable, !reachable { Self.shutDown(s.connections) }
+            return (s.reachable, s.listener)
         }
         guard wasReachable != reachable else { return }
         if !reachable {
-            shutdown(listener, Int32(SHUT_RDWR))
-            close(listener)
-            for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
+            closeListener(listener)
             return
         }
         let (fd, _) = try Self.openListener(port: port)
@@ -225,28 +232,46 @@ public final class LoopbackServer: Sendable {
 
     /// Stops listening and closes every open connection. Later requests fail to connect.
     public func stop() {
-        let (wasStopped, open, listener, reachable) = state.withLock { s -> (Bool, Set<Int32>, Int32, Bool) in
+        let (wasStopped, listener, reachable) = state.withLock { s -> (Bool, Int32, Bool) in
             defer { s.stopped = true }
-            return (s.stopped, s.connections, s.listener, s.reachable)
+            if !s.stopped { Self.shutDown(s.connections) }
+            return (s.stopped, s.listener, s.reachable)
         }
         guard !wasStopped else { return }
-        if reachable {
-            shutdown(listener, Int32(SHUT_RDWR))
-            close(listener)
-        }
-        for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
+        if reachable { closeListener(listener) }
+    }
+
+    /// Stops the accept thread, which closes the listening descriptor itself: closing it here could close a number
+    /// the process has given to another socket by the time that thread calls `accept` again.
+    private func closeListener(_ listener: Int32) {
+        shutdown(listener, Int32(SHUT_RDWR))
+        state.withLock { $0.listenerClosed }?.wait()
+    }
+
+    /// Shuts connections down. Called with the state locked: a connection's thread leaves the set (under the lock)
+    /// before it closes its descriptor, so every descriptor here is still this server's, never a number the process
+    /// has since given to another socket.
+    private static func shutDown(_ connections: Set<Int32>) {
+        for fd in connections { shutdown(fd, Int32(SHUT_RDWR)) }
     }
 
     private static func normalize(_ path: String) -> String { path.hasPrefix("/") ? path : "/" + path }
 
     // MARK: Serving
 
+    /// Accepts until the listener is shut down (the caller then closes it). Connections that arrive while the
+    /// server is stopping are closed.
     private func acceptLoop(_ listener: Int32) {
         while true {
             let client = accept(listener, nil, nil)
             if client < 0 {
-                if errno == EINTR { continue }
-                return
+                switch errno {
+                case EINTR, ECONNABORTED: continue
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
+                    usleep(10_000)
+                    continue
+                default: return  // EINVAL: shut down
+                }
             }
             let accepted = state.withLock { s -> Bool in
                 guard !s.stopped, s.reachable else { return false }
@@ -255,7 +280,7 @@ public final class LoopbackServer: Sendable {
             }
             guard accepted else {
                 close(client)
-                return
+                continue
             }
             var one: Int32 = 1
             setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
