@@ -30,7 +30,7 @@ extension PlaybackMachine {
         case release
         /// Publish statistics (``statistics(at:)`` plus what the executor measures).
         case publishStatistics
-        /// The playback clock changed: publish ``clock``.
+        /// The playback clock changed without a state change: publish ``publishedClock``.
         case clockChanged
         /// Nothing to do before `until` (clock seconds) unless a command arrives.
         case wait(until: Double)

@@ -380,7 +380,8 @@ public struct PlaybackMachine: Sendable {
             // Leaving `playing` freezes the playhead where the clock had it.
             if clock.running, current.kind != .playing { position = clock.time(at: now) }
             clock.running = current.kind == .playing
-            var actions: [Action] = [.changed(previous: previous, current: current), .clockChanged]
+            // `changed` publishes the clock with the state.
+            var actions: [Action] = [.changed(previous: previous, current: current)]
             // Statistics as of the change, so the last ones after `ended`, `paused` or `error` are complete.
             if current.kind != .playing, current.kind != .opening, current.kind != .idle {
                 actions.append(.publishStatistics)

@@ -46,67 +46,68 @@ struct PlayerOverrides: Sendable, Hashable {
 extension Player {
     /// Initial distance behind the live edge, seconds (``LiveConfiguration/liveEdgeDelay``).
     public var liveEdgeDelay: Double {
-        get { effective.live.liveEdgeDelay }
-        set { override { $0.liveEdgeDelay = newValue } }
+        get { setting(\.live.liveEdgeDelay) }
+        set { override(\.liveEdgeDelay, newValue) }
     }
 
     /// How the player catches up with the live edge (``LiveConfiguration/chaseLiveEdge``).
     public var chaseLiveEdge: LiveConfiguration.Chase {
-        get { effective.live.chaseLiveEdge }
-        set { override { $0.chaseLiveEdge = newValue } }
+        get { setting(\.live.chaseLiveEdge) }
+        set { override(\.chaseLiveEdge, newValue) }
     }
 
     /// The largest tolerated distance from the edge before catching up, seconds.
     public var chaseLiveEdgeCatchupThreshold: Double {
-        get { effective.live.chaseLiveEdgeCatchupThreshold }
-        set { override { $0.chaseLiveEdgeCatchupThreshold = newValue } }
+        get { setting(\.live.chaseLiveEdgeCatchupThreshold) }
+        set { override(\.chaseLiveEdgeCatchupThreshold, newValue) }
     }
 
     /// The distance from the edge catching up settles at, seconds.
     public var chaseLiveEdgeCutoffThreshold: Double {
-        get { effective.live.chaseLiveEdgeCutoffThreshold }
-        set { override { $0.chaseLiveEdgeCutoffThreshold = newValue } }
+        get { setting(\.live.chaseLiveEdgeCutoffThreshold) }
+        set { override(\.chaseLiveEdgeCutoffThreshold, newValue) }
     }
 
     /// The segment-duration hint for ``LiveConfiguration/Chase/skipFrames``, seconds (0: none).
     public var chaseLiveEdgeHLSSegmentDuration: Double {
-        get { effective.live.chaseLiveEdgeHLSSegmentDuration }
-        set { override { $0.chaseLiveEdgeHLSSegmentDuration = newValue } }
+        get { setting(\.live.chaseLiveEdgeHLSSegmentDuration) }
+        set { override(\.chaseLiveEdgeHLSSegmentDuration, newValue) }
     }
 
     /// The playback rate while catching up with ``LiveConfiguration/Chase/speedupPlayback``.
     public var chaseLiveEdgeSpeedupRatio: Double {
-        get { effective.live.chaseLiveEdgeSpeedupRatio }
-        set { override { $0.chaseLiveEdgeSpeedupRatio = newValue } }
+        get { setting(\.live.chaseLiveEdgeSpeedupRatio) }
+        set { override(\.chaseLiveEdgeSpeedupRatio, newValue) }
     }
 
     /// Seconds buffered before playback starts (``PlayerConfiguration/minPrebufferTime``).
     public var minPrebufferTime: Double {
-        get { effective.minPrebufferTime }
-        set { override { $0.minPrebufferTime = newValue } }
+        get { setting(\.minPrebufferTime) }
+        set { override(\.minPrebufferTime, newValue) }
     }
 
     /// Seconds buffered ahead at most (``PlayerConfiguration/maxPrebufferTime``).
     public var maxPrebufferTime: Double {
-        get { effective.maxPrebufferTime }
-        set { override { $0.maxPrebufferTime = newValue } }
+        get { setting(\.maxPrebufferTime) }
+        set { override(\.maxPrebufferTime, newValue) }
     }
 
     /// Seconds buffered before playback resumes after a stall (``PlayerConfiguration/minRebufferTime``).
     public var minRebufferTime: Double {
-        get { effective.minRebufferTime }
-        set { override { $0.minRebufferTime = newValue } }
+        get { setting(\.minRebufferTime) }
+        set { override(\.minRebufferTime, newValue) }
     }
 
-    /// The current configuration (or the defaults) with the player's settings.
-    private var effective: PlayerConfiguration {
+    /// A setting of the current configuration (or the defaults) with the player's settings applied.
+    private func setting<Value>(_ path: KeyPath<PlayerConfiguration, Value>) -> Value {
         shared.withLock { shared in
             shared.overrides.applied(to: shared.content ?? PlayerConfiguration(with: URL(fileURLWithPath: "/")))
-        }
+        }[keyPath: path]
     }
 
-    private func override(_ change: (inout PlayerOverrides) -> Void) {
-        shared.withLock { change(&$0.overrides) }
+    /// Sets a player-level setting and has the engine apply it.
+    private func override<Value>(_ path: WritableKeyPath<PlayerOverrides, Value?>, _ value: Value) {
+        shared.withLock { $0.overrides[keyPath: path] = value }
         send(.reconfigure)
     }
 }
