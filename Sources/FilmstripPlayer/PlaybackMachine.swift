@@ -97,7 +97,7 @@ public struct PlaybackMachine: Sendable {
         clock.duration = duration
         position = start
         self.startupBuffer = startupBuffer
-        return move(.ready, at: now) + [.publishStatistics]
+        return move(.ready, at: now)
     }
 
     /// `open(autoplay:)`: with autoplay (and the policy's consent), `play`; without, the first frame is shown and the
@@ -384,6 +384,7 @@ public struct PlaybackMachine: Sendable {
             var actions: [Action] = [.changed(previous: previous, current: current)]
             // Statistics as of the change, so the last ones after `ended`, `paused` or `error` are complete.
             if current.kind != .playing, current.kind != .opening, current.kind != .idle {
+                counters.lastStatistics = now
                 actions.append(.publishStatistics)
             }
             return actions
