@@ -81,10 +81,11 @@ final class FrameFeeder: @unchecked Sendable {
     /// Waits up to `seconds` until `seconds` of frames are queued, or the end or a failure.
     @discardableResult
     func waitForBuffer(_ target: Double, timeout: Double) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: timeout)
+        // The deadline is monotonic; each wait is short, so a system clock set back cannot stretch it.
+        let deadline = DispatchTime.now() + timeout
         return condition.withLock {
-            while seconds() < target, !ended, failure == nil, !stopped {
-                if !condition.wait(until: deadline) { break }
+            while seconds() < target, !ended, failure == nil, !stopped, DispatchTime.now() < deadline {
+                _ = condition.wait(until: Date(timeIntervalSinceNow: 0.02))
             }
             return seconds() >= target || ended || failure != nil
         }

@@ -198,11 +198,11 @@ struct PlaybackEngine {
     private func wait(_ player: Player, until deadline: Double) {
         let seconds = deadline - now
         guard seconds > 0 else { return }
-        player.wakeUp.lock()
+        // A command sent after this check signals the semaphore, so the wait ends at once; extra signals only cost
+        // a spurious step.
         if player.shared.withLock({ $0.commands.isEmpty && !$0.shutdown }) {
-            _ = player.wakeUp.wait(until: Date(timeIntervalSinceNow: seconds))
+            _ = player.wakeUp.wait(timeout: .now() + seconds)
         }
-        player.wakeUp.unlock()
     }
 
     /// A decoder or source failure: fatal, with the cause kept. A file or progressive source whose server cannot be

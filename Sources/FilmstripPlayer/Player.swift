@@ -59,7 +59,9 @@ public final class Player: Sendable {
     }
 
     let shared = Mutex(Shared())
-    let wakeUp = NSCondition()
+    /// Signalled on every command; the engine waits on it with a monotonic deadline (a wall-clock wait would stretch
+    /// when the system clock is set back).
+    let wakeUp = DispatchSemaphore(value: 0)
     let ratePolicy: PlaybackRatePolicy
     /// The player's clock: the engine's decisions and ``currentTime`` read it.
     let clock = SessionClock(ContinuousClock())
@@ -211,9 +213,7 @@ public final class Player: Sendable {
     }
 
     func signal() {
-        wakeUp.lock()
-        wakeUp.broadcast()
-        wakeUp.unlock()
+        wakeUp.signal()
     }
 }
 

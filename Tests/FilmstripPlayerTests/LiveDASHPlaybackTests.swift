@@ -100,9 +100,8 @@ struct LiveLatencyTests {
         #expect(controller.observe(position: 71, window: 0...101, isPlaying: true).decision == .none)
     }
 
-    /// On an idle machine the two settle 4 s apart (within a segment). Under heavy load (the fresh-clone CI run
-    /// encodes its test media at the same time) stalls compress the gap, so the bounds here are what holds under load;
-    /// without the setting both would sit at the MPD's 3 s delay.
+    /// The two settle 4 s apart (within a segment); under heavy load a stall may put a player further back for a while,
+    /// until the catch-up brings it to its target. Without the setting both would sit at the MPD's 3 s delay.
     @Test("a higher latency target plays further behind the edge (6000 vs 10000 ms), as the stats report")
     func twoPlayers() async throws {
         let server = try LoopbackServer()
@@ -118,17 +117,24 @@ struct LiveLatencyTests {
             player.open(config: configuration)
             try await recorder.wait(for: .playing, seconds: 20)
             // The window grows a segment (1 s) at a time, so the distance to its end moves within a segment of the
-            // target; stats come once a second, so average a few. A slow start (a loaded machine) is taken back.
-            try await Task.sleep(nanoseconds: 3_000_000_000)
-            var samples: [Double] = []
-            for _ in 0..<20 {
-                try await Task.sleep(nanoseconds: 100_000_000)
-                if let latency = player.getStats()?.liveLatency { samples.append(latency) }
+            // target; stats come once a second, so average a second's worth. A slow start (a loaded machine) is
+            // caught up: wait (up to 30 s) until the average settles near the target.
+            let wanted = Double(target) / 1000
+            var average = 0.0
+            for _ in 0..<30 {
+                var samples: [Double] = []
+                for _ in 0..<10 {
+                    try await Task.sleep(nanoseconds: 100_000_000)
+                    if let latency = player.getStats()?.liveLatency { samples.append(latency) }
+                }
+                average = samples.reduce(0, +) / Double(max(1, samples.count))
+                if abs(average - wanted) <= 1.5 { break }
             }
-            latencies.append(samples.reduce(0, +) / Double(max(1, samples.count)))
+            latencies.append(average)
             player.stop()
         }
-        #expect(latencies[0] >= 4.9 && latencies[0] <= 9, "\(latencies)")
-        #expect(latencies[1] >= 8.5 && latencies[1] - latencies[0] >= 1, "\(latencies)")
+        // Drift within the controller's band (a segment or two) past the target is tolerated by design.
+        #expect(abs(latencies[0] - 6) <= 2.5 && abs(latencies[1] - 10) <= 2.5, "\(latencies)")
+        #expect(latencies[1] - latencies[0] >= 2, "\(latencies)")
     }
 }

@@ -87,7 +87,7 @@ struct PlayerEdgeTests {
         var configuration = PlayerConfiguration(with: master)
         configuration.streaming.adaptiveBitrate = false
         player.open(config: configuration)
-        try await recorder.wait(for: .buffering)
+        try await recorder.wait(for: .buffering, seconds: 30)
         player.seek(8)
         #expect(try await eventually(10) { recorder.states.contains(.seeking) })
         server.throttle(prefix: "/vod/v0/", bytesPerSecond: nil)
