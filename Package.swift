@@ -42,7 +42,10 @@ let package = Package(
             name: "CFFmpeg",
             pkgConfig: "libavformat",
             providers: [
-                .apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"]), .brew(["ffmpeg"]),
+                .apt([
+                    "libavformat-dev", "libavcodec-dev", "libswscale-dev", "libswresample-dev", "libavfilter-dev",
+                    "libavutil-dev",
+                ]), .brew(["ffmpeg"]),
             ]
         ),
         .target(name: "FilmstripFormats"),

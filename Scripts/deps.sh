@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what Filmstrip needs and is missing: pkg-config, libjpeg-turbo (TurboJPEG API), libpng and FFmpeg
-# (libavformat, libavcodec, libswscale, libavutil) headers, the ffmpeg CLI, and Chromium with its driver (page
+# (libavformat, libavcodec, libswscale, libswresample, libavfilter, libavutil) headers, the ffmpeg CLI, and Chromium with its driver (page
 # tests).
 # Debian/Ubuntu use apt-get (with sudo when not root); macOS uses Homebrew. Prints nothing when all is present.
 # Python's m3u8 and mpegdash check what Filmstrip writes; with --bench, webvtt-py is installed too (a benchmark
@@ -18,7 +18,7 @@ Linux)
     command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
     pkg-config --exists libturbojpeg 2>/dev/null || missing+=(libturbojpeg0-dev)
     pkg-config --exists libpng 2>/dev/null || missing+=(libpng-dev)
-    for library in libavformat libavcodec libswscale libavutil; do
+    for library in libavformat libavcodec libswscale libswresample libavfilter libavutil; do
         pkg-config --exists "$library" 2>/dev/null || missing+=("$library-dev")
     done
     # The ffmpeg CLI makes test media and is the reference in the benchmarks.

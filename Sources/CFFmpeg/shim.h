@@ -8,6 +8,14 @@
 #include <libavcodec/avcodec.h>
 #include <libswscale/swscale.h>
 #include <libavutil/avutil.h>
+#include <libavutil/channel_layout.h>
+#include <libavutil/samplefmt.h>
+#include <libswresample/swresample.h>
+#include <libavfilter/avfilter.h>
+#include <libavfilter/buffersink.h>
+#include <libavfilter/buffersrc.h>
+#include <stdio.h>
+#include <string.h>
 #include <libavutil/display.h>
 #include <libavutil/error.h>
 #include <libavutil/imgutils.h>
@@ -94,4 +102,120 @@ static inline int64_t fs_index_keyframe_timestamp(const AVStream *stream, int i)
     if (!entry || !(entry->flags & AVINDEX_KEYFRAME)) return INT64_MIN;
     return entry->timestamp;
 }
+/* A resampler from an audio frame's format (layout, sample format, rate) to interleaved float at `out_rate` with
+   `out_channels` (the default layout for that count); NULL when FFmpeg refuses the conversion. */
+static inline SwrContext *fs_swr_for_frame(const AVFrame *frame, int out_rate, int out_channels) {
+    AVChannelLayout out, in;
+    av_channel_layout_default(&out, out_channels);
+    if (frame->ch_layout.order != AV_CHANNEL_ORDER_UNSPEC && frame->ch_layout.nb_channels > 0) {
+        if (av_channel_layout_copy(&in, &frame->ch_layout) < 0) return NULL;
+    } else {
+        av_channel_layout_default(&in, frame->ch_layout.nb_channels > 0 ? frame->ch_layout.nb_channels : 1);
+    }
+    SwrContext *swr = NULL;
+    int result = swr_alloc_set_opts2(&swr, &out, AV_SAMPLE_FMT_FLT, out_rate, &in, (enum AVSampleFormat)frame->format,
+                                     frame->sample_rate, 0, NULL);
+    av_channel_layout_uninit(&in);
+    av_channel_layout_uninit(&out);
+    if (result < 0 || swr_init(swr) < 0) {
+        swr_free(&swr);
+        return NULL;
+    }
+    return swr;
+}
+
+/* Converts a frame (NULL: drains) into `out` (interleaved float, room for `capacity` samples per channel); returns
+   the samples per channel written, or a negative error. */
+static inline int fs_swr_convert_frame(SwrContext *swr, float *out, int capacity, const AVFrame *frame) {
+    uint8_t *planes[1] = {(uint8_t *)out};
+    return swr_convert(swr, planes, capacity, frame ? (const uint8_t *const *)frame->extended_data : NULL,
+                       frame ? frame->nb_samples : 0);
+}
+
+/* A filter graph `abuffer -> atempo -> aformat -> abuffersink` for interleaved float at `sample_rate` with
+   `channels` (default layout): changes the tempo by `tempo` (1/16...2; below 0.5 as a chain of halvings) and keeps
+   the pitch. NULL on failure. */
+static inline AVFilterGraph *fs_tempo_graph(int sample_rate, int channels, double tempo, AVFilterContext **source,
+                                            AVFilterContext **sink) {
+    AVFilterGraph *graph = avfilter_graph_alloc();
+    if (!graph) return NULL;
+    AVChannelLayout layout;
+    av_channel_layout_default(&layout, channels);
+    char name[64];
+    av_channel_layout_describe(&layout, name, sizeof name);
+    char args[256];
+    snprintf(args, sizeof args, "sample_rate=%d:sample_fmt=flt:channel_layout=%s:time_base=1/%d", sample_rate, name,
+             sample_rate);
+    /* One atempo goes down to 0.5: slower tempos chain halvings first. */
+    char chain[512] = "";
+    while (tempo < 0.5 - 1e-9 && strlen(chain) < 400) {
+        strcat(chain, "atempo=0.5,");
+        tempo /= 0.5;
+    }
+    size_t used = strlen(chain);
+    snprintf(chain + used, sizeof chain - used, "atempo=%.6f,aformat=sample_fmts=flt:channel_layouts=%s", tempo, name);
+    AVFilterInOut *outputs = avfilter_inout_alloc(), *inputs = avfilter_inout_alloc();
+    int result = -1;
+    if (outputs && inputs &&
+        avfilter_graph_create_filter(source, avfilter_get_by_name("abuffer"), "in", args, NULL, graph) >= 0 &&
+        avfilter_graph_create_filter(sink, avfilter_get_by_name("abuffersink"), "out", NULL, NULL, graph) >= 0) {
+        outputs->name = av_strdup("in");
+        outputs->filter_ctx = *source;
+        outputs->pad_idx = 0;
+        outputs->next = NULL;
+        inputs->name = av_strdup("out");
+        inputs->filter_ctx = *sink;
+        inputs->pad_idx = 0;
+        inputs->next = NULL;
+        result = avfilter_graph_parse_ptr(graph, chain, &inputs, &outputs, NULL);
+        if (result >= 0) result = avfilter_graph_config(graph, NULL);
+    }
+    avfilter_inout_free(&inputs);
+    avfilter_inout_free(&outputs);
+    if (result < 0) {
+        avfilter_graph_free(&graph);
+        return NULL;
+    }
+    return graph;
+}
+
+/* Feeds `frames` interleaved float frames (NULL: the end) to a tempo graph's source. */
+static inline int fs_tempo_push(AVFilterContext *source, const float *samples, int frames, int channels,
+                                int sample_rate, int64_t pts) {
+    if (!samples) return av_buffersrc_add_frame(source, NULL);
+    AVFrame *frame = av_frame_alloc();
+    if (!frame) return AVERROR(ENOMEM);
+    frame->nb_samples = frames;
+    frame->format = AV_SAMPLE_FMT_FLT;
+    frame->sample_rate = sample_rate;
+    frame->pts = pts;
+    av_channel_layout_default(&frame->ch_layout, channels);
+    int result = av_frame_get_buffer(frame, 0);
+    if (result >= 0) {
+        memcpy(frame->data[0], samples, (size_t)frames * (size_t)channels * sizeof(float));
+        result = av_buffersrc_add_frame(source, frame);
+    }
+    av_frame_free(&frame);
+    return result;
+}
+
+/* The next filtered frame's interleaved samples copied into `out` (room for `capacity` frames); the frames copied,
+   0 when none is ready, negative on error. A frame larger than `capacity` is cut. */
+static inline int fs_tempo_pull(AVFilterContext *sink, float *out, int capacity, int channels) {
+    AVFrame *frame = av_frame_alloc();
+    if (!frame) return AVERROR(ENOMEM);
+    int result = av_buffersink_get_frame(sink, frame);
+    if (result == AVERROR(EAGAIN) || result == AVERROR_EOF) {
+        av_frame_free(&frame);
+        return 0;
+    }
+    if (result >= 0) {
+        int frames = frame->nb_samples < capacity ? frame->nb_samples : capacity;
+        memcpy(out, frame->data[0], (size_t)frames * (size_t)channels * sizeof(float));
+        result = frames;
+    }
+    av_frame_free(&frame);
+    return result;
+}
+
 #endif

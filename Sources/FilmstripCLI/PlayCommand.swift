@@ -16,6 +16,7 @@ struct PlayCommand: AsyncParsableCommand {
 
             Examples:
               filmstrip play movie.mp4 --autoplay --rate 2 --seek 30@1 --duration 5 --json
+              filmstrip play movie.mp4 --autoplay --rate 1.5 --audio-out played.wav
               filmstrip play https://example.com/live/master.m3u8 --autoplay --cmcd query --session-id s1 \
                 --header "Authorization: Bearer t" --live-edge-delay 6 --chase speedup --duration 60
             """
@@ -79,6 +80,12 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-prebuffer"), help: "Seconds to buffer ahead at most (default 30).")
     var maxPrebuffer: Double?
 
+    @Option(
+        name: .customLong("audio-out"),
+        help:
+            "Write the audio played to this WAV file (48 kHz stereo, 16-bit): silence while muted or at rates above 2.")
+    var audioOut: String?
+
     enum CmcdMode: String, ExpressibleByArgument, CaseIterable {
         case headers, query
     }
@@ -125,6 +132,9 @@ struct PlayCommand: AsyncParsableCommand {
         let started = Date()
         let output = EventPrinter(json: json, started: started)
         let player = Player()
+        let audio = try audioOut.map { try WAVFileOutput(url: URL(fileURLWithPath: $0)) }
+        defer { audio?.close() }
+        if let audio { player.attach(audio: audio) }
         let fatal = Mutex(false)
         player.onState = { previous, state in
             output.emit(
@@ -156,6 +166,9 @@ struct PlayCommand: AsyncParsableCommand {
                     ("bandwidth_estimate", stats.bandwidthEstimate.map { .int(Int($0)) } ?? .null),
                     ("segments", .int(stats.segmentsLoaded)), ("live", .bool(stats.isLive)),
                     ("live_latency", stats.liveLatency.map { .double(round3($0)) } ?? .null),
+                    ("audio_played", .double(round3(stats.audioPlayed))),
+                    ("audio_silence", .double(round3(stats.audioSilence))),
+                    ("av_drift", stats.avDrift.map { .double(round3($0)) } ?? .null),
                 ],
                 text: String(
                     format: "position %.3f / %.3f s, rate %g, %d frames shown, %d dropped, buffer %.1f s",

@@ -51,12 +51,27 @@ public final class VideoDecoder {
     ///
     /// With `previous` (a decoder no longer in use), its codec decoder is taken over, flushed, when `url`'s video
     /// has the same codec, size and codec extradata; ``reusedDecoder`` tells. `previous` cannot decode afterwards.
+    ///
+    /// With `audio`, the audio stream that goes with the video is decoded too, converted to that format; take it
+    /// with ``takeAudio()`` as frames are read.
     public init(
-        url: URL, options: FrameExtractorOptions = FrameExtractorOptions(), reusing previous: VideoDecoder? = nil
+        url: URL, options: FrameExtractorOptions = FrameExtractorOptions(), reusing previous: VideoDecoder? = nil,
+        audio: AudioFormat? = nil
     ) throws {
-        input = try MediaInput(url: url, network: options.network, cancellation: flag, reusing: previous?.input)
+        input = try MediaInput(
+            url: url, network: options.network, cancellation: flag, reusing: previous?.input, audio: audio)
         flag.begin(1)
     }
+
+    /// Whether audio is decoded beside the video (asked for, present and decodable).
+    public var hasAudio: Bool { input.hasAudio }
+
+    /// Why the input's audio is not decoded, when it has audio FFmpeg cannot decode.
+    public var audioProblem: MediaError? { input.audioProblem }
+
+    /// The audio decoded while reading frames so far, in presentation order, handed over once. After a seek, audio
+    /// before the seek target is included (from the keyframe on); trim it as needed.
+    public func takeAudio() -> [AudioBuffer] { input.takeAudio() }
 
     /// Whether the codec decoder was taken over from the `previous` decoder given at creation.
     public var reusedDecoder: Bool { input.reusedDecoder }
@@ -114,10 +129,30 @@ public final class StreamDecoder {
     /// Opens the stream, reading from `read` until the video stream is known (blocks). `read` fills the buffer and
     /// returns the count, 0 at the end of the stream, and throws to fail the decoder. `label` names the stream in
     /// errors.
-    public init(label: URL, read: @escaping @Sendable (UnsafeMutableRawBufferPointer) throws -> Int) throws {
+    ///
+    /// With `audio`, the stream's audio is decoded too (see ``VideoDecoder/init(url:options:reusing:audio:)``).
+    public init(
+        label: URL, audio: AudioFormat? = nil, read: @escaping @Sendable (UnsafeMutableRawBufferPointer) throws -> Int
+    ) throws {
         let network = MediaNetwork(transport: URLSessionDataLoader(), configuration: LoadingConfiguration())
-        input = try MediaInput(url: label, network: network, cancellation: flag, stream: ByteStream(read: read))
+        input = try MediaInput(
+            url: label, network: network, cancellation: flag, stream: ByteStream(read: read), audio: audio)
         flag.begin(1)
+    }
+
+    /// Whether audio is decoded beside the video.
+    public var hasAudio: Bool { input.hasAudio }
+
+    /// Why the stream's audio is not decoded, when it has audio FFmpeg cannot decode.
+    public var audioProblem: MediaError? { input.audioProblem }
+
+    /// The audio decoded so far, placed on the timeline like the frames (``timeOffset`` added), handed over once.
+    public func takeAudio() -> [AudioBuffer] {
+        input.takeAudio().map { buffer in
+            var placed = buffer
+            placed.time += timeOffset
+            return placed
+        }
     }
 
     /// The display size (after sample aspect ratio and rotation).

@@ -14,10 +14,17 @@ protocol FrameSource: AnyObject {
     func cancel()
     var framesDecoded: Int { get }
     var bytesRead: Int { get }
+    /// The audio decoded with the frames so far, on the same timeline, handed over once.
+    func takeAudio() -> [AudioBuffer]
+    /// Whether audio is being decoded with the frames (feeder thread).
+    var decodesAudio: Bool { get }
+    /// Why the source's audio is not decoded, when it has audio FFmpeg cannot decode (any thread).
+    var audioProblem: MediaError? { get }
 }
 
 extension VideoDecoder: FrameSource {
     func interrupt() {}
+    var decodesAudio: Bool { hasAudio }
 }
 
 /// Decodes ahead on its own thread into a queue bounded by media time (the forward buffer).
@@ -36,6 +43,10 @@ final class FrameFeeder: @unchecked Sendable {
     private let decoder: any FrameSource
     private let condition = NSCondition()
     private var queue: [DecodedVideoFrame] = []
+    /// Audio decoded with the queued frames (and before them), in presentation order.
+    private var audio: [AudioBuffer] = []
+    /// Whether the source gives audio.
+    private var audioSeen = false
     private var ended = false
     private var failure: (any Error)?
     private var seekRequest: Double?
@@ -78,6 +89,21 @@ final class FrameFeeder: @unchecked Sendable {
         }
     }
 
+    /// The queued audio that starts before `time`, in order (whole buffers; the caller trims).
+    func takeAudio(before time: Double) -> [AudioBuffer] {
+        condition.withLock {
+            let count = audio.prefix { $0.time < time }.count
+            guard count > 0 else { return [] }
+            defer { audio.removeFirst(count) }
+            return Array(audio.prefix(count))
+        }
+    }
+
+    /// Seconds of audio queued past `time`.
+    func audioQueued(after time: Double) -> Double {
+        condition.withLock { max(0, (audio.last?.end ?? time) - time) }
+    }
+
     /// Waits up to `seconds` until `seconds` of frames are queued, or the end or a failure.
     @discardableResult
     func waitForBuffer(_ target: Double, timeout: Double) -> Bool {
@@ -103,6 +129,7 @@ final class FrameFeeder: @unchecked Sendable {
     func seek(to time: Double) {
         condition.withLock {
             queue.removeAll()
+            audio.removeAll()
             ended = false
             failure = nil
             generation += 1
@@ -135,6 +162,18 @@ final class FrameFeeder: @unchecked Sendable {
 
     var framesDecoded: Int { decoder.framesDecoded }
     var bytesRead: Int { decoder.bytesRead }
+    var audioProblem: MediaError? { decoder.audioProblem }
+
+    /// Whether the audio queued reaches the last queued frame (or the content has no audio). Containers that store a
+    /// fragment's video before its audio (fragmented MP4) need frames decoded past the capacity until the audio
+    /// that goes with them is read, up to a bound.
+    private func audioCaughtUp() -> Bool {
+        guard audioSeen, let last = queue.last else { return true }
+        return (audio.last?.end ?? 0) >= last.time || seconds() >= capacity + Self.audioLead
+    }
+
+    /// How far beyond the capacity frames are decoded to reach the audio that goes with them.
+    static let audioLead = 6.0
 
     private func seconds() -> Double {
         guard let first = queue.first, let last = queue.last else { return 0 }
@@ -155,15 +194,18 @@ final class FrameFeeder: @unchecked Sendable {
                 if let error, generation == self.generation { failure = error }
                 continue
             }
-            if ended || failure != nil || (queue.count >= 2 && seconds() >= capacity) {
+            if ended || failure != nil || (queue.count >= 2 && seconds() >= capacity && audioCaughtUp()) {
                 condition.wait()
                 continue
             }
             let generation = self.generation
             condition.unlock()
             let result = Result { try decoder.nextFrame() }
+            let decodedAudio = decoder.takeAudio()
             condition.lock()
             guard generation == self.generation, !stopped else { continue }
+            audio += decodedAudio
+            if !decodedAudio.isEmpty || decoder.decodesAudio { audioSeen = true }
             switch result {
             case .success(let frame?): queue.append(frame)
             case .success(nil): ended = true

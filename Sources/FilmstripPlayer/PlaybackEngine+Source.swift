@@ -21,6 +21,9 @@ extension PlaybackEngine {
         isLive = false
         window = nil
         startupSaving = nil
+        audio = player.shared.withLock { $0.callbacks.audioOutput }.map(AudioRenderer.init)
+        audioChecked = false
+        drift = (nil, nil)
         var options = FrameExtractorOptions()
         let network = NetworkConfiguration.merged(sdk: player.sdkNetwork, player: configuration.network)
         options.loading.additionalHeaders = network.httpAdditionalHeaders ?? [:]
@@ -52,7 +55,8 @@ extension PlaybackEngine {
             ranges = window.map { [$0] } ?? []
         } else {
             do {
-                let decoder = try VideoDecoder(url: configuration.url, options: options, reusing: previous)
+                let decoder = try VideoDecoder(
+                    url: configuration.url, options: options, reusing: previous, audio: audio?.format)
                 if !decoder.reusedDecoder { decodersCreated += 1 }
                 duration = decoder.duration
                 feeder = FrameFeeder(decoder: decoder, capacity: configuration.maxPrebufferTime)
@@ -110,7 +114,7 @@ extension PlaybackEngine {
                 prebuffer: PlaybackMachine.Settings(configuration).threshold(rebuffering: false), startupBuffer: first)
         }
         // The forward buffer is the fetched segments; decoded frames are kept for about a second ahead.
-        feeder = FrameFeeder(decoder: SegmentFrameSource(session: session), capacity: 1)
+        feeder = FrameFeeder(decoder: SegmentFrameSource(session: session, audio: audio?.format), capacity: 1)
         return (opening.duration, start, startupBuffer)
     }
 

@@ -23,6 +23,10 @@ struct PlaybackEngine {
     var decodersCreated = 0
     /// An optimized live start's saving, estimated at its first frame.
     var startupSaving: StartupSaving?
+    /// The audio output's renderer (with an output attached at load), and the picture's distance from the sound.
+    var audio: AudioRenderer?
+    var audioChecked = false
+    var drift: (last: Double?, largest: Double?)
 
     init(clock: SessionClock) {
         self.clock = clock
@@ -105,8 +109,43 @@ struct PlaybackEngine {
 
     private mutating func step(_ player: Player) {
         if stream != nil { followStream(player) }
+        renderAudio(player)
         guard let buffer = observe(player) else { return }
         execute(machine.step(buffer, at: now), player)
+    }
+
+    /// Hands the audio due by the playback clock to the output; with an output that holds audio unheard, keeps the
+    /// playback clock on the audio clock. Reports audio that cannot be decoded, once per content.
+    private mutating func renderAudio(_ player: Player) {
+        guard var renderer = audio, let feeder else { return }
+        if !audioChecked, let problem = feeder.audioProblem {
+            audioChecked = true
+            player.deliver(
+                PlayerError(
+                    .audioUnavailable, severity: .warning, "the audio cannot be played: \(problem.message)",
+                    underlying: problem))
+        }
+        let rate = machine.clock.rate
+        if machine.state.kind == .ended {
+            // The audio up to the end, once.
+            renderer.finish(at: machine.clock.time(at: now), rate: rate, muted: machine.muted) {
+                feeder.takeAudio(before: $0)
+            }
+            audio = renderer
+            return
+        }
+        guard machine.state.kind == .playing, machine.clock.running else { return }
+        let time = machine.currentTime(at: now)
+        let lead = max(0, min(1, renderer.output.preferredLead))
+        renderer.render(until: time + lead, start: machine.clock.media, rate: rate, muted: machine.muted) {
+            feeder.takeAudio(before: $0)
+        }
+        audio = renderer
+        if renderer.output.latency > 0, let cursor = renderer.cursor, cursor >= time + lead - 0.002,
+            let heard = renderer.heard(rate: rate)
+        {
+            execute(machine.follow(audioClock: heard, at: now), player)
+        }
     }
 
     /// What the buffers hold: takes the next decoded frame into `pending` when there is none. `nil` after a
@@ -152,6 +191,7 @@ struct PlaybackEngine {
                 player.deliver(error)
             case .seekSource(let time):
                 pending = nil
+                audio?.flush()
                 feeder?.seek(to: time)
             case .present:
                 present(player)
@@ -167,7 +207,9 @@ struct PlaybackEngine {
                 let clock = machine.publishedClock
                 player.shared.withLock { $0.clock = clock }
             case .wait(let deadline):
-                wait(player, until: deadline)
+                // While audio plays, it is handed over every audio period.
+                let playing = audio != nil && machine.state.kind == .playing
+                wait(player, until: playing ? min(deadline, now + AudioRenderer.period) : deadline)
             case .awaitBuffer(let seconds, let deadline):
                 if stream == nil, let feeder {
                     feeder.waitForBuffer(seconds, timeout: deadline - now)
@@ -182,11 +224,17 @@ struct PlaybackEngine {
     private mutating func present(_ player: Player) {
         guard let frame = pending else { return }
         pending = nil
+        if let heard = audio?.heard(rate: machine.clock.rate) {
+            let distance = frame.time - heard
+            drift.last = distance
+            if abs(distance) > abs(drift.largest ?? 0) { drift.largest = distance }
+        }
         guard let output = player.shared.withLock({ $0.callbacks.output }) else { return }
         if let image = try? frame.image() { output.display(image, at: frame.time) }
     }
 
     mutating func release() {
+        audio?.flush()
         feeder?.stop()
         feeder = nil
         stream?.stop()
@@ -238,6 +286,12 @@ struct PlaybackEngine {
         stats.decodedFrames = feeder?.framesDecoded ?? 0
         stats.decodersCreated = decodersCreated
         stats.bytesRead = feeder?.bytesRead ?? 0
+        if let audio {
+            stats.audioPlayed = audio.played
+            stats.audioSilence = audio.silence
+            stats.avDrift = drift.last
+            stats.maxAVDrift = drift.largest
+        }
         if let stream {
             stats.bufferLength = stream.buffered(from: stats.position).seconds
             let network = stream.statistics

@@ -120,3 +120,13 @@ extension PlaybackMachine {
         return published
     }
 }
+
+extension PlaybackMachine {
+    /// With audio, the audio clock is the master: while playing, a playback clock more than `tolerance` from
+    /// `audioTime` (the media time being heard) is re-anchored to it, so the picture follows the sound.
+    public mutating func follow(audioClock audioTime: Double, at now: Double, tolerance: Double = 0.02) -> [Action] {
+        guard state.kind == .playing, clock.running, abs(clock.time(at: now) - audioTime) > tolerance else { return [] }
+        anchor(at: audioTime, now: now)
+        return [.clockChanged]
+    }
+}

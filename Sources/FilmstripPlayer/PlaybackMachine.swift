@@ -350,7 +350,7 @@ public struct PlaybackMachine: Sendable {
         return [.present]
     }
 
-    private mutating func anchor(at media: Double, now: Double) {
+    mutating func anchor(at media: Double, now: Double) {
         clock.wall = now
         clock.media = media
         clock.rate = rate * catchUp

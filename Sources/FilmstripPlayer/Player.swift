@@ -37,6 +37,7 @@ public final class Player: Sendable {
         var onStats: (@Sendable (PlayerStats) -> Void)?
         var onSeekableTimeRanges: (@Sendable ([ClosedRange<Double>]) -> Void)?
         weak var output: (any VideoOutput)?
+        weak var audioOutput: (any AudioOutput)?
     }
 
     struct Shared {
@@ -139,6 +140,13 @@ public final class Player: Sendable {
         shared.withLock { $0.callbacks.output = output }
     }
 
+    /// Sends the audio the player plays to `output` (held weakly), in the output's format, from the next content
+    /// loaded on. With audio present, the audio clock is the master: frames are presented against it (see
+    /// ``PlayerStats/avDrift``). Without an audio output, audio is not decoded.
+    public func attach(audio output: any AudioOutput) {
+        shared.withLock { $0.callbacks.audioOutput = output }
+    }
+
     /// The playback rate (1 is normal). Values outside the engine's range are clamped and reported as warnings;
     /// audio would be muted below 0 and above 2.
     public var playbackRate: Double {
@@ -147,7 +155,7 @@ public final class Player: Sendable {
     }
 
     /// Whether the player's audio is muted (set here, or by an autoplay under ``AutoplayPolicy/mutedOnly``);
-    /// reported in statistics as `audioMuted`. The player delivers no audio in this build.
+    /// reported in statistics as `audioMuted`. Muted, the audio output gets silence as long as the time played.
     public var isMuted: Bool {
         get { shared.withLock { $0.muted } }
         set {

@@ -41,6 +41,8 @@ public struct PlayerError: Error, Sendable, Hashable, CustomStringConvertible {
         /// A rendition switch was abandoned because the new rendition's playlist or first segment failed; playback
         /// goes on in the rendition it had (warning).
         case renditionSwitchFailed = "rendition_switch_failed"
+        /// The content's audio cannot be decoded (no decoder for its codec); the video plays without it (warning).
+        case audioUnavailable = "audio_unavailable"
 
         /// The timeout type of a state.
         public static func stateTimeout(_ state: PlayerState.Kind) -> ErrorType {

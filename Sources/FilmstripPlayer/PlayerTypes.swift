@@ -53,4 +53,13 @@ public struct PlayerStats: Sendable, Hashable, Codable {
     public var isLive = false
     /// Live: seconds between the playhead and the live edge (the end of the newest segment).
     public var liveLatency: Double?
+    /// With an audio output: seconds of audio handed to it (its length in wall-clock time).
+    public var audioPlayed: Double = 0
+    /// Of ``audioPlayed``, the seconds of silence given while muted or at a rate outside 0.5...2.
+    public var audioSilence: Double = 0
+    /// With audio: the last presented frame's time minus the audio clock when it was presented (positive: the
+    /// picture ahead of the sound), seconds.
+    public var avDrift: Double?
+    /// With audio: the largest ``avDrift`` in magnitude since the content was opened.
+    public var maxAVDrift: Double?
 }

@@ -31,9 +31,9 @@ public enum MediaFixtures {
         return a + c * 6 + d * 36
     }
 
-    private static let counterSource =
+    static let counterSource =
         "nullsrc=s=320x240:r=25:d=10,format=rgb24,geq=r='20+mod(N,6)*40':g='20+mod(floor(N/6),6)*40':b='20+mod(floor(N/36),7)*33'"
-    private static let h264 = [
+    static let h264 = [
         "-c:v", "libx264", "-preset", "veryfast", "-g", "50", "-keyint_min", "50",
         "-sc_threshold", "0", "-bf", "2", "-pix_fmt", "yuv420p",
     ]
@@ -176,6 +176,8 @@ public enum MediaFixtures {
             large, { try hdrPattern(transfer: "smpte2084") },
             { try StreamFixtures.makeLadder()[0].playlist }, { try StreamFixtures.makeLiveSegments()[0] },
             StreamFixtures.makeEncrypted, { try StreamLayouts.file(.b) },
+            AudioFixtures.flashesAndBeeps, { try AudioFixtures.muxedHLS(fmp4: true) },
+            { try AudioFixtures.muxedHLS(fmp4: false) }, AudioFixtures.undecodableAudio,
         ]
         let failures = Mutex<[String]>([])
         DispatchQueue.concurrentPerform(iterations: makers.count) { i in
@@ -228,8 +230,7 @@ public enum MediaFixtures {
         for byte in (arguments.joined(separator: "\u{1}")).utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         let url = URL(fileURLWithPath: name)
         let stem = url.deletingPathExtension().lastPathComponent + "-" + String(hash, radix: 16)
-        let file = try root().appendingPathComponent(name).deletingLastPathComponent()
-            .appendingPathComponent(stem).appendingPathExtension(url.pathExtension)
+        let file = try directory(for: name).appendingPathComponent(stem).appendingPathExtension(url.pathExtension)
         let result: Result<URL, FixtureError>
         if FileManager.default.fileExists(atPath: file.path) {
             result = .success(file)

@@ -122,7 +122,13 @@ public enum StreamLayouts {
     @discardableResult
     public static func serve(_ layout: StreamLayout, on server: LoopbackServer, prefix: String? = nil) throws -> URL {
         let prefix = prefix ?? "/\(layout.rawValue)"
-        let root = try directory(layout).standardizedFileURL
+        try serveDirectory(try directory(layout), on: server, prefix: prefix)
+        return server.url(prefix + "/" + layout.manifest)
+    }
+
+    /// Serves every file under `root` at `prefix` + its relative path, with the content type its extension names.
+    public static func serveDirectory(_ root: URL, on server: LoopbackServer, prefix: String) throws {
+        let root = root.standardizedFileURL
         let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)
         while let file = enumerator?.nextObject() as? URL {
             var isDirectory: ObjCBool = false
@@ -138,7 +144,6 @@ public enum StreamLayouts {
             }
             server.serve(prefix + relative, body: Array(try Data(contentsOf: file)), contentType: type)
         }
-        return server.url(prefix + "/" + layout.manifest)
     }
 
     /// Makes every layout, and the live DASH source (in parallel).

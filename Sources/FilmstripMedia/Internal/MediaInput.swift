@@ -45,6 +45,14 @@ final class MediaInput {
     private(set) var hasIndex: Bool
     /// Whether the decoder was taken over from a previous input instead of created.
     private(set) var reusedDecoder = false
+    /// The audio stream decoded beside the video (when asked for and decodable).
+    private var audioIndex: Int32 = -1
+    private var audioDecoder: AudioTrackDecoder?
+    /// Why an audio stream the input has is not decoded (no decoder for its codec).
+    private(set) var audioProblem: MediaError?
+    /// Audio decoded while reading video packets, not yet taken.
+    private var pendingAudio: [AudioBuffer] = []
+    private var audioDrained = false
 
     /// Opens `url`; with `stream`, the bytes come from it instead (a forward-only stream such as HLS segments, with
     /// `url` naming it in errors); with `memory`, from those bytes (one segment and its initialisation data), and
@@ -54,7 +62,7 @@ final class MediaInput {
     /// parameters match it (codec, size and extradata), instead of creating one.
     init(
         url: URL, network: MediaNetwork, cancellation: CancellationFlag, stream byteStream: ByteStream? = nil,
-        memory: Data? = nil, reusing previous: MediaInput? = nil
+        memory: Data? = nil, reusing previous: MediaInput? = nil, audio: AudioFormat? = nil
     )
         throws(MediaError)
     {
@@ -178,6 +186,31 @@ final class MediaInput {
         let counterClockwise = fs_stream_display_rotation(stream)
         quarterTurns = ((Int((-counterClockwise / 90).rounded()) % 4) + 4) % 4
         hasIndex = avformat_index_get_entries_count(stream) > 0
+        if let audio { openAudio(in: opened, format: audio) }
+    }
+
+    /// Finds the audio stream that goes with the video and opens a decoder for it; an audio stream without a
+    /// decoder is noted in ``audioProblem`` (the video plays on).
+    private func openAudio(in context: UnsafeMutablePointer<AVFormatContext>, format: AudioFormat) {
+        let index = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, streamIndex, nil, 0)
+        guard index >= 0, let audioStream = context.pointee.streams[Int(index)] else { return }
+        do {
+            audioDecoder = try AudioTrackDecoder(
+                stream: audioStream, output: format, origin: mediaSeconds(startTimestamp), url: url)
+            audioIndex = index
+            audioStream.pointee.discard = AVDISCARD_DEFAULT
+        } catch {
+            audioProblem = error
+        }
+    }
+
+    /// Whether an audio stream is decoded beside the video.
+    var hasAudio: Bool { audioDecoder != nil }
+
+    /// The audio decoded so far (in presentation order), handed over once.
+    func takeAudio() -> [AudioBuffer] {
+        defer { pendingAudio.removeAll(keepingCapacity: true) }
+        return pendingAudio
     }
 
     /// Hands this input's decoder over when it was opened for the same codec, size and extradata as `parameters`;
@@ -368,9 +401,18 @@ final class MediaInput {
             try checkCancelled()
             av_packet_unref(packet)
             let result = av_read_frame(format, packet)
-            if result == fs_averror_eof() { return false }
+            if result == fs_averror_eof() {
+                if let audioDecoder, !audioDrained {
+                    audioDrained = true
+                    pendingAudio += audioDecoder.decode(nil)
+                }
+                return false
+            }
             if result < 0 { throw readFailure(result) }
             if packet!.pointee.stream_index == streamIndex { return true }
+            if packet!.pointee.stream_index == audioIndex, let audioDecoder {
+                pendingAudio += audioDecoder.decode(packet)
+            }
         }
     }
 
@@ -405,6 +447,9 @@ final class MediaInput {
         if result < 0 { throw readFailure(result) }
         avcodec_flush_buffers(codec)
         draining = false
+        audioDecoder?.flush()
+        pendingAudio.removeAll()
+        audioDrained = false
     }
 
     /// The key packet at or before `t`. When `t` is before the first keyframe, the first keyframe.

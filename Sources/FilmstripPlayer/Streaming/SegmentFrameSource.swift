@@ -16,13 +16,29 @@ final class SegmentFrameSource: FrameSource, @unchecked Sendable {
     private var alignStart: Double?
     private let decoded = Atomic<Int>(0)
     private var decodedByCurrent = 0
+    /// The format to decode audio to (`nil`: video only).
+    private let audioFormat: AudioFormat?
+    /// Whether the current run's decoder decodes audio.
+    private(set) var decodesAudio = false
+    /// Audio of decoders already closed (a run's end), until taken.
+    private var audioLeft: [AudioBuffer] = []
+    /// Why a run's audio could not be decoded (the first such run's).
+    private let firstAudioProblem = Mutex<MediaError?>(nil)
+    var audioProblem: MediaError? { firstAudioProblem.withLock { $0 } }
 
-    init(session: StreamSession) {
+    init(session: StreamSession, audio: AudioFormat? = nil) {
         self.session = session
+        audioFormat = audio
+    }
+
+    func takeAudio() -> [AudioBuffer] {
+        defer { audioLeft.removeAll() }
+        return audioLeft + (decoder?.takeAudio() ?? [])
     }
 
     func seek(to time: Double) throws {
         closeDecoder()
+        audioLeft.removeAll()
         session.seek(to: time)
         skipBefore = time
     }
@@ -37,9 +53,11 @@ final class SegmentFrameSource: FrameSource, @unchecked Sendable {
                 case .run(let id, let start, let timing):
                     run = id
                     let queue = session.queue
-                    let opened = try StreamDecoder(label: session.url) { buffer in
+                    let opened = try StreamDecoder(label: session.url, audio: audioFormat) { buffer in
                         try queue.read(run: id, into: buffer)
                     }
+                    decodesAudio = opened.hasAudio
+                    if let problem = opened.audioProblem { firstAudioProblem.withLock { $0 = $0 ?? problem } }
                     switch timing {
                     case .mediaTime(let offset):
                         // DASH: the media timestamps are the timeline, shifted by the period's offset.
@@ -54,6 +72,7 @@ final class SegmentFrameSource: FrameSource, @unchecked Sendable {
             }
             guard let decoder else { continue }
             guard var frame = try decoder.nextFrame() else {
+                audioLeft += decoder.takeAudio()
                 session.queue.finish(run: run)
                 closeDecoder()
                 continue

@@ -1,0 +1,74 @@
+public import Foundation
+
+/// Test media with sound, made with the `ffmpeg` CLI at test time and cached like ``MediaFixtures``: counter videos
+/// with a sine tone (its frequency tells which track plays), streams with muxed audio, and a clip whose flashes and
+/// beeps coincide.
+public enum AudioFixtures {
+    /// The English tone (Hz).
+    public static let english = 660.0
+    /// The French tone (Hz).
+    public static let french = 880.0
+
+    /// The 10 s counter video (see ``MediaFixtures/counter()``) with a 660 Hz stereo AAC tone, MP4.
+    public static func toneCounter() throws -> URL {
+        try MediaFixtures.make(
+            "audio/tone-counter.mp4",
+            ["-f", "lavfi", "-i", MediaFixtures.counterSource, "-f", "lavfi", "-i", Self.sine(english, seconds: 10)]
+                + MediaFixtures.h264 + [
+                    "-c:a", "aac", "-b:a", "96k", "-ac", "2", "-shortest", "-movflags", "+faststart",
+                ])
+    }
+
+    /// 6 s, 160x120 at 25 fps: black, with one white frame at each whole second from 1 to 5; the audio is silent but
+    /// for a 40 ms 1 kHz beep starting at the same instants (48 kHz AAC, stereo).
+    public static func flashesAndBeeps() throws -> URL {
+        let flash = "lt(mod(t\\,1)\\,0.04)*gte(t\\,1)"
+        return try MediaFixtures.make(
+            "audio/flash-beep.mp4",
+            [
+                "-f", "lavfi", "-i",
+                "color=c=black:s=160x120:r=25:d=6,drawbox=x=0:y=0:w=iw:h=ih:color=white:t=fill:enable='\(flash)'",
+                "-f", "lavfi", "-i", "aevalsrc='if(\(flash)\\,0.8*sin(2*PI*1000*t)\\,0)':s=48000:d=6",
+            ] + MediaFixtures.h264 + ["-c:a", "aac", "-b:a", "128k", "-ac", "2", "-movflags", "+faststart"])
+    }
+
+    /// ``toneCounter()`` with its audio sample entry renamed to a codec nobody decodes (`mp4a` -> `xa4a`, and the
+    /// `esds` object type 0x40 -> 0xFF, "none"): the video plays, the audio cannot.
+    public static func undecodableAudio() throws -> URL {
+        let source = try toneCounter()
+        let target = try MediaFixtures.directory(for: "audio/undecodable.mp4").appendingPathComponent(
+            "undecodable-esds-" + source.deletingPathExtension().lastPathComponent + ".mp4")
+        if FileManager.default.fileExists(atPath: target.path) { return target }
+        var data = try Data(contentsOf: source)
+        guard let range = data.range(of: Data("mp4a".utf8)) else { throw FixtureError("no mp4a sample entry") }
+        data.replaceSubrange(range, with: Data("xa4a".utf8))
+        // The DecoderConfigDescriptor (tag 4, a four-byte length as ffmpeg writes it), then the object type.
+        guard let esds = data.range(of: Data("esds".utf8), in: range.upperBound..<data.endIndex),
+            let config = data.range(of: Data([4, 0x80, 0x80, 0x80]), in: esds.upperBound..<data.endIndex)
+        else { throw FixtureError("no esds decoder configuration") }
+        data[config.upperBound + 1] = 0xFF
+        try data.write(to: target, options: .atomic)
+        return target
+    }
+
+    /// ``toneCounter()`` as HLS with audio and video muxed in each segment: fMP4 (`fmp4/index.m3u8`) or one TS file
+    /// with byte ranges (`single/index.m3u8`). Returns the directory.
+    public static func muxedHLS(fmp4: Bool) throws -> URL {
+        let source = try toneCounter()
+        let name = fmp4 ? "audio/hls-fmp4" : "audio/hls-single-ts"
+        let options =
+            fmp4
+            ? ["-hls_segment_type", "fmp4", "-hls_fmp4_init_filename", "init.mp4"]
+            : ["-hls_flags", "single_file"]
+        let arguments =
+            ["-i", source.path, "-c", "copy", "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod"] + options
+            + ["index.m3u8"]
+        return try MediaFixtures.makeDirectory(name, recipe: [(source.lastPathComponent, arguments)]) { directory in
+            try MediaFixtures.run(["-hide_banner", "-loglevel", "error", "-y"] + arguments, in: directory)
+        }
+    }
+
+    static func sine(_ frequency: Double, seconds: Double) -> String {
+        "sine=frequency=\(Int(frequency)):sample_rate=48000:duration=\(Int(seconds))"
+    }
+}
