@@ -86,6 +86,12 @@ struct PlayCommand: AsyncParsableCommand {
             "Write the audio played to this WAV file (48 kHz stereo, 16-bit): silence while muted or at rates above 2.")
     var audioOut: String?
 
+    @Option(
+        name: .customLong("audio-language"),
+        help: "The audio language to play, a BCP 47 tag (fr, en-US; eng matches en), among a stream's audio renditions."
+    )
+    var audioLanguage: String?
+
     enum CmcdMode: String, ExpressibleByArgument, CaseIterable {
         case headers, query
     }
@@ -120,6 +126,7 @@ struct PlayCommand: AsyncParsableCommand {
         if let chase { configuration.live.chaseLiveEdge = chase.mode }
         if let minPrebuffer { configuration.minPrebufferTime = minPrebuffer }
         if let maxPrebuffer { configuration.maxPrebufferTime = maxPrebuffer }
+        configuration.preferredAudioLanguage = audioLanguage
         return configuration
     }
 
@@ -135,6 +142,27 @@ struct PlayCommand: AsyncParsableCommand {
         let audio = try audioOut.map { try WAVFileOutput(url: URL(fileURLWithPath: $0)) }
         defer { audio?.close() }
         if let audio { player.attach(audio: audio) }
+        player.onAudioTracks = { tracks in
+            guard !tracks.isEmpty else { return }
+            output.emit(
+                "audio_tracks",
+                [
+                    (
+                        "tracks",
+                        .array(
+                            tracks.map { track in
+                                .object([
+                                    ("language", track.language.map { .string($0) } ?? .null),
+                                    ("name", track.name.map { .string($0) } ?? .null),
+                                    ("selected", .bool(track.isSelected)),
+                                ])
+                            })
+                    )
+                ],
+                text: "audio: "
+                    + tracks.map { "\($0.language ?? "und")\($0.isSelected ? " (playing)" : "")" }.joined(
+                        separator: ", "))
+        }
         let fatal = Mutex(false)
         player.onState = { previous, state in
             output.emit(

@@ -38,6 +38,11 @@ struct AudioRenderer {
         output.flush()
     }
 
+    /// Drops the audio taken and not yet due (another track plays); the cursor stays.
+    mutating func dropHeld() {
+        held = []
+    }
+
     /// The media time the listener hears: what was handed over (up to the playback clock, see ``render``), less
     /// what the output holds unheard; `nil` before playback starts.
     func heard(rate: Double) -> Double? {

@@ -18,12 +18,21 @@ protocol FrameSource: AnyObject {
     func takeAudio() -> [AudioBuffer]
     /// Whether audio is being decoded with the frames (feeder thread).
     var decodesAudio: Bool { get }
+    /// Another audio track plays: what was decoded of the previous one is dropped (any thread).
+    func restartAudio()
+    /// Audio decoded apart from the frames (a stream's separate audio renditions), handed over once (any thread).
+    func takeSeparateAudio() -> [AudioBuffer]
+    /// Whether audio comes apart from the frames (any thread).
+    var hasSeparateAudio: Bool { get }
     /// Why the source's audio is not decoded, when it has audio FFmpeg cannot decode (any thread).
     var audioProblem: MediaError? { get }
 }
 
 extension VideoDecoder: FrameSource {
     func interrupt() {}
+    func restartAudio() {}
+    func takeSeparateAudio() -> [AudioBuffer] { [] }
+    var hasSeparateAudio: Bool { false }
     var decodesAudio: Bool { hasAudio }
 }
 
@@ -91,7 +100,9 @@ final class FrameFeeder: @unchecked Sendable {
 
     /// The queued audio that starts before `time`, in order (whole buffers; the caller trims).
     func takeAudio(before time: Double) -> [AudioBuffer] {
-        condition.withLock {
+        let separate = decoder.takeSeparateAudio()
+        return condition.withLock {
+            audio += separate
             let count = audio.prefix { $0.time < time }.count
             guard count > 0 else { return [] }
             defer { audio.removeFirst(count) }
@@ -99,10 +110,25 @@ final class FrameFeeder: @unchecked Sendable {
         }
     }
 
+    /// Drops the queued audio and restarts the source's (another audio track plays).
+    func restartAudio() {
+        condition.withLock {
+            audio.removeAll()
+            decoder.restartAudio()
+        }
+    }
+
     /// Seconds of audio queued past `time`.
     func audioQueued(after time: Double) -> Double {
-        condition.withLock { max(0, (audio.last?.end ?? time) - time) }
+        let separate = decoder.takeSeparateAudio()
+        return condition.withLock {
+            audio += separate
+            return max(0, (audio.last?.end ?? time) - time)
+        }
     }
+
+    /// Whether the source gives audio (known once its first frames are decoded).
+    var expectsAudio: Bool { decoder.hasSeparateAudio || condition.withLock { audioSeen } }
 
     /// Waits up to `seconds` until `seconds` of frames are queued, or the end or a failure.
     @discardableResult

@@ -13,6 +13,7 @@ extension PlaybackEngine {
     mutating func load(_ configuration: PlayerConfiguration, _ player: Player) {
         execute(machine.load(PlaybackMachine.Settings(configuration), at: now), player)
         guard machine.state.kind == .opening else { return }
+        publishAudioTracks(player)
         // A file decoder of the previous content may serve the next one (same codec parameters).
         let previous = stream == nil ? feeder?.stopAndWait() as? VideoDecoder : nil
         release()
@@ -23,6 +24,7 @@ extension PlaybackEngine {
         startupSaving = nil
         audio = player.shared.withLock { $0.callbacks.audioOutput }.map(AudioRenderer.init)
         audioChecked = false
+        audioWait = (nil, false)
         drift = (nil, nil)
         var options = FrameExtractorOptions()
         let network = NetworkConfiguration.merged(sdk: player.sdkNetwork, player: configuration.network)
@@ -46,7 +48,8 @@ extension PlaybackEngine {
                 keyTimeout: network.timeoutIntervalForDrmAcquisitionMs.map { Double($0) / 1000 },
                 waitsForConnectivity: network.waitsForConnectivity ?? true,
                 connectivityBudget: .seconds(options.loading.resourceTimeout),
-                optimizeLiveStartup: configuration.live.optimizeLiveStartup)
+                optimizeLiveStartup: configuration.live.optimizeLiveStartup,
+                preferredAudioLanguage: configuration.preferredAudioLanguage, fetchesAudio: audio != nil)
             guard
                 let opened = openStream(
                     configuration, transport: transport, loading: options.loading, settings: settings, player)
@@ -67,6 +70,7 @@ extension PlaybackEngine {
             ranges = duration > 0 ? [0...duration] : []
         }
         publishSeekable(ranges, player)
+        publishAudioTracks(player)
         execute(machine.opened(duration: duration, start: start, startupBuffer: startupBuffer, at: now), player)
     }
 
@@ -150,6 +154,32 @@ extension PlaybackEngine {
         case .seek(let target):
             seek(to: target, player, byUser: false)
         }
+    }
+
+    /// The stream's audio tracks (empty for files and muxed audio), with the one playing marked.
+    func publishAudioTracks(_ player: Player) {
+        let tracks = stream?.audioTracks.map { listed in
+            listed.tracks.enumerated().map { index, track in
+                AudioTrack(track, index: index, selected: index == listed.selected)
+            }
+        }
+        let callback = player.shared.withLock { shared in
+            shared.audioTracks = tracks ?? []
+            return shared.callbacks.onAudioTracks
+        }
+        callback?(tracks ?? [])
+    }
+
+    /// Plays another audio track from the playhead on: the audio queued ahead is dropped.
+    mutating func selectAudio(_ index: Int, _ player: Player) {
+        guard let stream, let listed = stream.audioTracks, listed.tracks.indices.contains(index),
+            index != listed.selected
+        else { return }
+        // The lane's decoder first: what it decodes from the runs queued until now is the previous track's.
+        feeder?.restartAudio()
+        stream.selectAudio(index)
+        audio?.dropHeld()
+        publishAudioTracks(player)
     }
 
     private func publishSeekable(_ ranges: [ClosedRange<Double>], _ player: Player) {

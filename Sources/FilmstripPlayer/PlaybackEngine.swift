@@ -26,6 +26,10 @@ struct PlaybackEngine {
     /// The audio output's renderer (with an output attached at load), and the picture's distance from the sound.
     var audio: AudioRenderer?
     var audioChecked = false
+    /// Since when (clock seconds) a start waits for its audio; the wait ends when audio comes or after
+    /// ``audioStartWait`` (the content then plays with what audio it has).
+    var audioWait: (since: Double?, over: Bool) = (nil, false)
+    static let audioStartWait = 8.0
     var drift: (last: Double?, largest: Double?)
 
     init(clock: SessionClock) {
@@ -76,6 +80,8 @@ struct PlaybackEngine {
         case .mute(let muted):
             machine.setMuted(muted)
             player.shared.withLock { $0.muted = muted }
+        case .selectAudio(let index):
+            selectAudio(index, player)
         case .reconfigure:
             guard let loaded = configuration else { return }
             let updated = player.shared.withLock { $0.overrides }.applied(to: loaded)
@@ -162,6 +168,9 @@ struct PlaybackEngine {
             }
         }
         let frame = pending?.time
+        if awaitsAudio(for: frame ?? machine.currentTime(at: now), feeder) {
+            return PlaybackMachine.Buffer(frame: frame, seconds: 0)
+        }
         guard let stream else {
             return PlaybackMachine.Buffer(
                 frame: frame, ended: feeder.isEnded, seconds: feeder.bufferedSeconds, complete: feeder.reachedEnd)
@@ -172,6 +181,24 @@ struct PlaybackEngine {
         return PlaybackMachine.Buffer(
             frame: frame, ended: feeder.isEnded, seconds: decoded ? fetched.seconds : 0,
             complete: decoded && fetched.complete)
+    }
+
+    /// Whether a start (after a load or a seek) still waits for the audio of its first moments: with audio expected,
+    /// playback starts once it is decoded, so the sound begins with the picture.
+    private mutating func awaitsAudio(for time: Double, _ feeder: FrameFeeder) -> Bool {
+        guard let audio, audio.cursor == nil, !audioWait.over, feeder.expectsAudio, !feeder.reachedEnd,
+            feeder.audioProblem == nil
+        else {
+            return false
+        }
+        if feeder.audioQueued(after: time) >= 0.1 {
+            audioWait = (nil, true)
+            return false
+        }
+        let since = audioWait.since ?? now
+        audioWait.since = since
+        if now - since >= Self.audioStartWait { audioWait = (nil, true) }
+        return !audioWait.over
     }
 
     // MARK: Actions
@@ -192,6 +219,7 @@ struct PlaybackEngine {
             case .seekSource(let time):
                 pending = nil
                 audio?.flush()
+                audioWait = (nil, false)
                 feeder?.seek(to: time)
             case .present:
                 present(player)

@@ -26,6 +26,8 @@ public final class Player: Sendable {
         case seek(Double)
         case rate(Double)
         case mute(Bool)
+        /// Plays another audio track (an index into ``Player/audioTracks``).
+        case selectAudio(Int)
         /// The player-level settings changed.
         case reconfigure
         case stop
@@ -38,6 +40,7 @@ public final class Player: Sendable {
         var onSeekableTimeRanges: (@Sendable ([ClosedRange<Double>]) -> Void)?
         weak var output: (any VideoOutput)?
         weak var audioOutput: (any AudioOutput)?
+        var onAudioTracks: (@Sendable ([AudioTrack]) -> Void)?
     }
 
     struct Shared {
@@ -57,6 +60,7 @@ public final class Player: Sendable {
         var opening: StreamSession?
         /// The playback clock as the engine last published it.
         var clock = PlaybackClock()
+        var audioTracks: [AudioTrack] = []
     }
 
     let shared = Mutex(Shared())

@@ -64,6 +64,10 @@ public struct PlayerConfiguration: Sendable, Hashable {
     public var minRebufferTime: Double = 2
     /// Whether `open(autoplay: true)` may start playback. Default ``AutoplayPolicy/allowed``.
     public var autoplayPolicy = AutoplayPolicy.allowed
+    /// The audio language to play (a BCP 47 tag such as `fr` or `en-US`; `eng` also matches `en`), chosen among a
+    /// stream's audio renditions; without a match, the default track (HLS `DEFAULT=YES`, DASH Role `main`), else an
+    /// `AUTOSELECT` one, else the first. See ``AudioTrackSelection``.
+    public var preferredAudioLanguage: String?
     /// How HLS streams are fetched: retries, the missing-segment policy, adaptive bitrate.
     public var streaming = StreamingConfiguration()
 

@@ -68,6 +68,29 @@ public enum AudioFixtures {
         }
     }
 
+    /// The 10 s counter video with two audio AdaptationSets, English (660 Hz, Role main) and French (880 Hz), as DASH
+    /// written by the `ffmpeg` CLI: `SegmentTemplate` segments, or on demand (one file per representation with a
+    /// global `sidx`, `SegmentBase@indexRange`). Returns the directory (`manifest.mpd`).
+    public static func dashTwoLanguages(onDemand: Bool) throws -> URL {
+        let video = try MediaFixtures.counter()
+        let name = onDemand ? "audio/dash-ondemand" : "audio/dash-template"
+        let layout =
+            onDemand
+            ? ["-single_file", "1", "-global_sidx", "1", "-use_template", "0", "-use_timeline", "0"]
+            : ["-use_template", "1", "-use_timeline", "1"]
+        let arguments =
+            [
+                "-i", video.path, "-f", "lavfi", "-i", sine(english, seconds: 10), "-f", "lavfi", "-i",
+                sine(french, seconds: 10), "-map", "0:v", "-map", "1:a", "-map", "2:a", "-c:v", "copy", "-c:a", "aac",
+                "-b:a", "96k", "-ac", "2", "-metadata:s:a:0", "language=eng", "-metadata:s:a:1", "language=fra",
+                "-adaptation_sets", "id=0,streams=0 id=1,streams=1 id=2,streams=2", "-seg_duration", "2", "-f",
+                "dash",
+            ] + layout + ["manifest.mpd"]
+        return try MediaFixtures.makeDirectory(name, recipe: [(video.lastPathComponent, arguments)]) { directory in
+            try MediaFixtures.run(["-hide_banner", "-loglevel", "error", "-y"] + arguments, in: directory)
+        }
+    }
+
     static func sine(_ frequency: Double, seconds: Double) -> String {
         "sine=frequency=\(Int(frequency)):sample_rate=48000:duration=\(Int(seconds))"
     }

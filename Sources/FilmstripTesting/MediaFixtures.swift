@@ -178,6 +178,8 @@ public enum MediaFixtures {
             StreamFixtures.makeEncrypted, { try StreamLayouts.file(.b) },
             AudioFixtures.flashesAndBeeps, { try AudioFixtures.muxedHLS(fmp4: true) },
             { try AudioFixtures.muxedHLS(fmp4: false) }, AudioFixtures.undecodableAudio,
+            { try AudioFixtures.dashTwoLanguages(onDemand: false) },
+            { try AudioFixtures.dashTwoLanguages(onDemand: true) },
         ]
         let failures = Mutex<[String]>([])
         DispatchQueue.concurrentPerform(iterations: makers.count) { i in

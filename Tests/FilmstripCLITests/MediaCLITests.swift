@@ -145,6 +145,33 @@ struct PlayCLITests {
         #expect(ended.t >= 0.9 && ended.t < 5, "2 s at rate 2 ended at \(ended.t) s")
     }
 
+    @Test("play --audio-out writes the audio played; --audio-language fr picks the French rendition")
+    func playAudioOut() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let master = try StreamLayouts.serve(.hlsVariants, on: server)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        for language in ["en", "fr"] {
+            let wav = directory.url.appendingPathComponent("\(language).wav")
+            let result = try await filmstrip(
+                "play", master.absoluteString, "--autoplay", "--seek", "7", "--audio-out", wav.path,
+                "--audio-language", language, "--json")
+            #expect(result.status == 0, "\(result.stderr)")
+            let events = try events(result)
+            let tracks = try #require(events.first { $0.event == "audio_tracks" })
+            #expect("\(tracks.fields["tracks"] ?? "")".contains("fra"))
+            let played = try AudioAnalysis.readWAV(wav)
+            // From 7 s to the end: 3 s.
+            #expect(abs(played.duration - 3) < 0.15, "\(played.duration) s")
+            let frequency = AudioAnalysis.dominantFrequency(played.samples, sampleRate: played.sampleRate)
+            let wanted = language == "fr" ? AudioFixtures.french : AudioFixtures.english
+            #expect(abs(frequency - wanted) < 3, "\(language): \(frequency) Hz")
+            let stats = try #require(events.last { $0.event == "stats" })
+            #expect(abs((stats.fields["audio_played"] as? Double ?? 0) - played.duration) < 0.01)
+        }
+    }
+
     @Test("--seek T@AT and --duration; a fatal error exits non-zero")
     func seekAndDuration() async throws {
         let result = try await filmstrip(

@@ -184,7 +184,9 @@ struct AudioSyncTests {
         for (flash, beep) in zip(flashes, beeps) {
             #expect(abs(flash - beep) <= 0.04, "flash at \(flash) s, beep at \(beep) s")
         }
-        #expect(abs(try #require(stats.maxAVDrift)) <= 0.04, "\(stats)")
+        // Any frame is shown within the lateness the machine tolerates before it drops one (a loaded machine can
+        // present a frame that late); the flashes above are the sync measure.
+        #expect(abs(try #require(stats.maxAVDrift)) <= PlaybackMachine.lateness + 0.01, "\(stats)")
     }
 
     @Test("an output that plays slower than the clock holds the audio back, and the picture follows the sound")

@@ -11,6 +11,7 @@ final class SegmentFrameSource: FrameSource, @unchecked Sendable {
     let session: StreamSession
     private var decoder: StreamDecoder?
     private var run = 0
+    private var runSequence = 0
     private var skipBefore: Double?
     /// Where the current run's first frame goes, until it is decoded (HLS runs).
     private var alignStart: Double?
@@ -18,17 +19,28 @@ final class SegmentFrameSource: FrameSource, @unchecked Sendable {
     private var decodedByCurrent = 0
     /// The format to decode audio to (`nil`: video only).
     private let audioFormat: AudioFormat?
-    /// Whether the current run's decoder decodes audio.
-    private(set) var decodesAudio = false
+    /// Whether the current run's decoder decodes the audio muxed with the video.
+    var decodesAudio: Bool { runDecodesAudio }
+    private var runDecodesAudio = false
     /// Audio of decoders already closed (a run's end), until taken.
     private var audioLeft: [AudioBuffer] = []
     /// Why a run's audio could not be decoded (the first such run's).
     private let firstAudioProblem = Mutex<MediaError?>(nil)
-    var audioProblem: MediaError? { firstAudioProblem.withLock { $0 } }
+    var audioProblem: MediaError? { firstAudioProblem.withLock { $0 } ?? lane?.problem }
+
+    /// The separate audio's decoder, when the presentation has separate audio (the video's muxed audio is then not
+    /// decoded).
+    private let lane: AudioLaneDecoder?
 
     init(session: StreamSession, audio: AudioFormat? = nil) {
         self.session = session
-        audioFormat = audio
+        if let audio, session.audioTracks != nil {
+            lane = AudioLaneDecoder(session: session, format: audio)
+            audioFormat = nil
+        } else {
+            lane = nil
+            audioFormat = audio
+        }
     }
 
     func takeAudio() -> [AudioBuffer] {
@@ -36,9 +48,17 @@ final class SegmentFrameSource: FrameSource, @unchecked Sendable {
         return audioLeft + (decoder?.takeAudio() ?? [])
     }
 
+    func takeSeparateAudio() -> [AudioBuffer] { lane?.take() ?? [] }
+
+    var hasSeparateAudio: Bool { lane != nil }
+
+    /// A track switch: the audio decoded so far is dropped.
+    func restartAudio() { lane?.restart() }
+
     func seek(to time: Double) throws {
         closeDecoder()
         audioLeft.removeAll()
+        lane?.restart()
         session.seek(to: time)
         skipBefore = time
     }
@@ -50,13 +70,14 @@ final class SegmentFrameSource: FrameSource, @unchecked Sendable {
                 case .end: return nil
                 case .interrupted: throw SegmentQueue.Interrupted()
                 case .failed(let error): throw error
-                case .run(let id, let start, let timing):
+                case .run(let id, let start, let timing, let sequence):
                     run = id
+                    runSequence = sequence
                     let queue = session.queue
                     let opened = try StreamDecoder(label: session.url, audio: audioFormat) { buffer in
                         try queue.read(run: id, into: buffer)
                     }
-                    decodesAudio = opened.hasAudio
+                    runDecodesAudio = opened.hasAudio
                     if let problem = opened.audioProblem { firstAudioProblem.withLock { $0 = $0 ?? problem } }
                     switch timing {
                     case .mediaTime(let offset):
@@ -81,8 +102,12 @@ final class SegmentFrameSource: FrameSource, @unchecked Sendable {
                 decoder.timeOffset = start - frame.time
                 frame = frame.shifted(by: decoder.timeOffset)
                 alignStart = nil
+                // Renditions share the media clock: the audio lane places its runs with the same offset.
+                session.audioTimeline.publish(
+                    offset: decoder.timeOffset - decoder.startSeconds, sequence: runSequence)
             }
             decoded.add(1, ordering: .relaxed)
+            lane?.videoDecoded(upTo: frame.time)
             if let skip = skipBefore {
                 if frame.time < skip - 1e-6 { continue }
                 skipBefore = nil
@@ -99,6 +124,7 @@ final class SegmentFrameSource: FrameSource, @unchecked Sendable {
     func interrupt() { session.interrupt() }
 
     func cancel() {
+        lane?.stop()
         session.stop()
     }
 

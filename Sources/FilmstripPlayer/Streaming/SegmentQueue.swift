@@ -10,7 +10,9 @@ import Foundation
 final class SegmentQueue: @unchecked Sendable {
     /// What the decoder gets when it asks for the next run.
     enum RunStart: Sendable {
-        case run(id: Int, start: Double, timing: SegmentReference.Timing)
+        /// A run: its id, its first segment's start, how its timestamps map onto the timeline, and its
+        /// discontinuity sequence.
+        case run(id: Int, start: Double, timing: SegmentReference.Timing, sequence: Int)
         case end
         case interrupted
         case failed(PlayerError)
@@ -23,6 +25,7 @@ final class SegmentQueue: @unchecked Sendable {
         var run: Int
         var runStart: Double
         var timing: SegmentReference.Timing
+        var sequence: Int
         var data: Data
         var offset = 0
     }
@@ -32,6 +35,7 @@ final class SegmentQueue: @unchecked Sendable {
     private var runCounter = 0
     private var runStart = 0.0
     private var runTiming = SegmentReference.Timing.segmentStart
+    private var runSequence = 0
     private var finishedRun = 0
     private var complete = false
     private var interrupted = false
@@ -46,11 +50,16 @@ final class SegmentQueue: @unchecked Sendable {
                 runCounter += 1
                 runStart = segment.start
                 runTiming = segment.timing
+                runSequence = segment.discontinuitySequence
             }
-            chunks.append(Chunk(run: runCounter, runStart: runStart, timing: runTiming, data: data))
+            chunks.append(
+                Chunk(run: runCounter, runStart: runStart, timing: runTiming, sequence: runSequence, data: data))
             condition.broadcast()
         }
     }
+
+    /// The id of the newest run appended (0 before any).
+    var newestRun: Int { condition.withLock { runCounter } }
 
     /// Forgets what is queued (a seek): the decoder's next run is the next one appended.
     func reset() {
@@ -103,7 +112,9 @@ final class SegmentQueue: @unchecked Sendable {
             while true {
                 if interrupted || stopped { return .interrupted }
                 while let first = chunks.first, first.run <= finishedRun { chunks.removeFirst() }
-                if let first = chunks.first { return .run(id: first.run, start: first.runStart, timing: first.timing) }
+                if let first = chunks.first {
+                    return .run(id: first.run, start: first.runStart, timing: first.timing, sequence: first.sequence)
+                }
                 if let failure { return .failed(failure) }
                 if complete { return .end }
                 condition.wait()

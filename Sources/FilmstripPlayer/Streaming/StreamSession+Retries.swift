@@ -17,15 +17,18 @@ struct AttemptFailure: Error, Sendable {
 extension StreamSession {
     /// Runs `operation`, trying again per a ``RetrySchedule`` (waiting on the session's clock, woken early by a seek
     /// or a stop, which abandon it). An unreachable server is reported once as a connectivity warning. `once` tries
-    /// a single time (a live reload, whose schedule is its retry).
+    /// a single time (a live reload, whose schedule is its retry). `audio` requests belong to the audio lane: its
+    /// restarts abandon them, and they wait on its own wake-up signal (one waiter per signal).
     func attempt<T: Sendable>(
-        keyURL: URL?, once: Bool = false, _ operation: @Sendable () async throws -> T
+        keyURL: URL?, once: Bool = false, audio: Bool = false, _ operation: @Sendable () async throws -> T
     ) async -> Result<T, AttemptFailure> {
+        let wake = audio ? audioWake : self.wake
+        let current = { [self] in audio ? audioState.withLock { $0.generation } : shared.withLock { $0.generation } }
         var schedule = RetrySchedule(
             retries: once ? 0 : settings.streaming.segmentRetries,
             waitsForConnectivity: !once && settings.waitsForConnectivity,
             connectivityBudget: settings.connectivityBudget)
-        let generation = shared.withLock { $0.generation }
+        let generation = current()
         while true {
             let failure: AttemptFailure
             do {
@@ -33,7 +36,7 @@ extension StreamSession {
             } catch {
                 failure = Self.classify(error, keyURL: keyURL, keyTimeout: settings.keyTimeout)
             }
-            let abandoned = shared.withLock { $0.stopped || $0.generation != generation } || Task.isCancelled
+            let abandoned = isStopped || current() != generation || Task.isCancelled
             if abandoned || failure.permanent { return .failure(failure) }
             if failure.connectivity, let underlying = failure.underlying { lost(underlying) }
             switch schedule.failed(failure.connectivity ? .connectivity : .other) {
@@ -42,7 +45,7 @@ extension StreamSession {
                 let until = clock.now() + pause
                 while clock.now() < until {
                     await wake.wait(for: until - clock.now(), on: clock)
-                    if shared.withLock({ $0.stopped || $0.generation != generation }) || Task.isCancelled {
+                    if isStopped || current() != generation || Task.isCancelled {
                         return .failure(failure)
                     }
                 }

@@ -67,10 +67,20 @@ final class StreamSession: Sendable {
         var connectivityBudget: Duration
         /// Live: the first segment comes from the lowest level (``LiveConfiguration/optimizeLiveStartup``).
         var optimizeLiveStartup = false
+        /// The audio language to choose (``PlayerConfiguration/preferredAudioLanguage``).
+        var preferredAudioLanguage: String?
+        /// Whether separate audio is fetched (an audio output is attached); the tracks are listed either way.
+        var fetchesAudio = false
     }
 
     let url: URL
     let queue = SegmentQueue()
+    /// The separate audio's lane (see `AudioLane.swift`): its bytes, wake-ups, placement and selection.
+    let audioQueue = SegmentQueue()
+    let audioWake = WakeSignal()
+    let audioTimeline = AudioTimeline()
+    let audioState = Mutex(AudioLaneState())
+    private let audioFetching = Mutex<Task<Void, Never>?>(nil)
     let client: StreamingClient
     let reporter: CmcdReporter
     let settings: Settings
@@ -92,6 +102,8 @@ final class StreamSession: Sendable {
         var placement: LiveSegmentPlacement
         var isLive: Bool
         var targetDuration: Double
+        /// The separate audio, when the presentation has some.
+        var audio: AudioPlan?
     }
 
     init(
@@ -177,10 +189,15 @@ final class StreamSession: Sendable {
             $0.isLive = isLive
             $0.topBitrate = ladder.bandwidths.max()
         }
+        let audio = AudioPlan(presentation)
+        if let audio {
+            let choice = AudioTrackSelection.choose(audio.tracks, preferredLanguage: settings.preferredAudioLanguage)
+            audioState.withLock { $0.selection = choice ?? 0 }
+        }
         opened.withLock {
             $0 = Opened(
                 presentation: presentation, ladder: ladder, level: level, segments: segments, placement: placement,
-                isLive: isLive, targetDuration: target)
+                isLive: isLive, targetDuration: target, audio: audio)
         }
         shared.withLock {
             $0.window = (first.start...last.end, isLive, target)
@@ -229,6 +246,12 @@ final class StreamSession: Sendable {
             guard task == nil else { return }
             task = Task { [self] in await run() }
         }
+        if settings.fetchesAudio, let plan = opened.withLock({ $0?.audio }) {
+            audioFetching.withLock { task in
+                guard task == nil else { return }
+                task = Task { [self] in await runAudio(plan) }
+            }
+        }
         return begin
     }
 
@@ -238,6 +261,7 @@ final class StreamSession: Sendable {
     @discardableResult
     private func restart(at time: Double) -> Double {
         queue.reset()
+        audioQueue.reset()
         let begin = shared.withLock { shared -> Double in
             shared.generation += 1
             shared.seekRequest = time
@@ -247,11 +271,19 @@ final class StreamSession: Sendable {
             shared.playhead = shared.bufferEnd
             return shared.bufferEnd
         }
+        audioState.withLock {
+            $0.seekRequest = begin
+            $0.generation += 1
+        }
         wake.signal()
+        audioWake.signal()
         return begin
     }
 
-    func interrupt() { queue.interrupt() }
+    func interrupt() {
+        queue.interrupt()
+        audioQueue.interrupt()
+    }
 
     /// Bounds the forward buffer from now on.
     func setMaxBuffer(_ seconds: Double) {
@@ -270,8 +302,11 @@ final class StreamSession: Sendable {
         opening?.cancel()
         client.cancel()
         queue.stop()
+        audioQueue.stop()
         fetching.withLock { $0?.cancel() }
+        audioFetching.withLock { $0?.cancel() }
         wake.signal()
+        audioWake.signal()
     }
 
     /// The engine's view, once per step: where the playhead is, the rate, and whether the player is starting up.
@@ -287,7 +322,10 @@ final class StreamSession: Sendable {
             $0.rate = rate
             $0.startup = startup
         }
-        if wakeUp { wake.signal() }
+        if wakeUp {
+            wake.signal()
+            audioWake.signal()
+        }
     }
 
     /// The forward buffer ran dry (CMCD `bs` on the next request).

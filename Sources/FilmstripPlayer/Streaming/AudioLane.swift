@@ -1,0 +1,307 @@
+import FilmstripFormats
+import FilmstripMedia
+import FilmstripStreaming
+import Foundation
+import Synchronization
+
+/// The separate audio of a presentation (HLS `EXT-X-MEDIA TYPE=AUDIO` renditions with a `URI`, DASH audio
+/// AdaptationSets): the tracks to choose from and, per track, the rendition of each period to fetch.
+struct AudioPlan: Sendable {
+    /// The audio tracks (of the first period that has any), as the player lists them.
+    var tracks: [Presentation.Track]
+    /// For each of ``tracks``, the rendition to fetch in every period (the best one of the matching track).
+    var renditions: [[Presentation.Rendition]]
+
+    /// `nil` when the presentation has no separate audio.
+    init?(_ presentation: Presentation) {
+        let periods = presentation.periods.map { period in
+            period.tracks.filter { $0.kind == .audio && !$0.renditions.isEmpty }
+        }
+        guard let first = periods.first(where: { !$0.isEmpty }) else { return nil }
+        tracks = first
+        renditions = first.map { track in
+            periods.compactMap { candidates -> Presentation.Rendition? in
+                // The same track in each period: itself, else one with its id, language and name, else its language,
+                // else the choice rule. (HLS renditions of one group share the group's id.)
+                let match =
+                    candidates.first { $0 == track }
+                    ?? candidates.first { $0.id == track.id && $0.language == track.language && $0.name == track.name }
+                    ?? candidates.first { $0.language != nil && $0.language == track.language }
+                    ?? AudioTrackSelection.choose(candidates, preferredLanguage: track.language).map { candidates[$0] }
+                guard let match else { return nil }
+                var best = match.renditions.max { $0.bandwidth < $1.bandwidth }!
+                // Requests name it as audio (CMCD `ot=a`) even when the manifest gives no codecs.
+                if best.codecs == nil, best.mimeType == nil { best.mimeType = "audio/mp4" }
+                return best
+            }
+        }
+    }
+
+    /// The rendition of `track` that `segment` belongs to (by its period).
+    func rendition(_ track: Int, for segment: SegmentReference) -> Presentation.Rendition {
+        let periods = renditions[track]
+        return periods[min(max(0, segment.discontinuitySequence), periods.count - 1)]
+    }
+}
+
+/// Where HLS renditions sit on the timeline: renditions share the media clock, so the offset the video's runs found
+/// (timeline = media time + offset, per discontinuity sequence) places the audio's runs too.
+final class AudioTimeline: Sendable {
+    private let offsets = Mutex<[Int: Double]>([:])
+
+    func publish(offset: Double, sequence: Int) { offsets.withLock { $0[sequence] = offset } }
+
+    func offset(sequence: Int) -> Double? { offsets.withLock { $0[sequence] } }
+}
+
+/// What the audio fetch task and the decoder share with the engine.
+struct AudioLaneState: Sendable {
+    var selection = 0
+    /// Where the audio fetch starts over (a seek, a track switch), not yet carried out.
+    var seekRequest: Double?
+    /// Bumped by every restart, so stale fetches and decoded audio are dropped.
+    var generation = 0
+}
+
+extension StreamSession {
+    /// The audio tracks, with the index of the one playing (`nil` without separate audio).
+    var audioTracks: (tracks: [Presentation.Track], selected: Int)? {
+        guard let plan = opened.withLock({ $0?.audio }) else { return nil }
+        return (plan.tracks, audioState.withLock { $0.selection })
+    }
+
+    /// Plays `track` from the playhead on.
+    func selectAudio(_ track: Int) {
+        guard let plan = opened.withLock({ $0?.audio }), plan.tracks.indices.contains(track) else { return }
+        let playhead = shared.withLock { $0.playhead }
+        audioQueue.reset()
+        audioState.withLock {
+            $0.selection = track
+            $0.seekRequest = playhead
+            $0.generation += 1
+        }
+        audioWake.signal()
+    }
+
+    /// The audio fetch task: the chosen track's segments from the playhead on, as far ahead as the video's buffer
+    /// allows. A segment that still fails after the retries is skipped with a warning; audio never stalls playback.
+    func runAudio(_ plan: AudioPlan) async {
+        var scheduler = SegmentScheduler(maxBuffer: settings.maxBuffer)
+        var segments: [SegmentReference] = []
+        var loaded = -1
+        var generation = -1
+        var finished = false
+        while !Task.isCancelled {
+            let (playhead, stopped, maxBuffer, isLive) = shared.withLock {
+                ($0.playhead, $0.stopped, $0.maxBuffer, $0.window?.isLive ?? false)
+            }
+            if stopped { return }
+            if let maxBuffer { scheduler.maxBuffer = maxBuffer }
+            let (selection, seek, current) = audioState.withLock { state in
+                defer { state.seekRequest = nil }
+                return (state.selection, state.seekRequest, state.generation)
+            }
+            if loaded != selection || (isLive && segments.isEmpty) {
+                guard let list = await audioSegments(plan.renditions[selection], live: isLive) else { continue }
+                segments = list
+                loaded = selection
+            }
+            if let seek {
+                generation = current
+                finished = false
+                scheduler = SegmentScheduler(maxBuffer: settings.maxBuffer)
+                scheduler.seek(to: seek, in: segments)
+            }
+            guard generation == current else {
+                await audioWake.wait(for: .milliseconds(50), on: clock)
+                continue
+            }
+            switch scheduler.next(playhead: playhead, segments: segments, rendition: "audio", isLive: isLive) {
+            case .fetch(let segment, let newRun):
+                let rendition = plan.rendition(selection, for: segment)
+                let result = await attempt(keyURL: segment.key?.uri, audio: true) { [client, settings] in
+                    let head = newRun ? try await client.initialization(for: segment, of: rendition) : Data()
+                    let body = try await client.media(segment, of: rendition, keyTimeout: settings.keyTimeout)
+                    return head.isEmpty ? body : head + body
+                }
+                guard audioState.withLock({ $0.generation == generation }), !isStopped else { continue }
+                switch result {
+                case .success(let data):
+                    scheduler.fetched(segment, rendition: "audio")
+                    audioQueue.append(data, newRun: newRun, segment: segment)
+                    shared.withLock { $0.statistics.bytesLoaded += data.count }
+                case .failure(let error):
+                    report(
+                        PlayerError(
+                            .segmentSkipped, severity: .warning,
+                            "audio segment \(segment.number) failed and was skipped: \(error.message)",
+                            underlying: error.underlying))
+                    scheduler.skipped(segment)
+                }
+            case .waitForRoom:
+                await audioWake.wait(for: .milliseconds(500), on: clock)
+            case .waitForSegments:
+                // Live: list again what became available.
+                await audioWake.wait(for: .milliseconds(500), on: clock)
+                segments = []
+            case .finished:
+                if !finished {
+                    finished = true
+                    audioQueue.markComplete()
+                }
+                await audioWake.wait(for: .seconds(60), on: clock)
+            }
+        }
+    }
+
+    /// The segments of one audio track across every period; `nil` (reported, retried later) when they cannot be
+    /// had.
+    private func audioSegments(_ renditions: [Presentation.Rendition], live: Bool) async -> [SegmentReference]? {
+        guard let presentation = opened.withLock({ $0?.presentation }) else { return nil }
+        let result = await attempt(keyURL: nil, audio: true) { [client] in
+            try await Self.segments(of: renditions, in: presentation, client: client, reload: live)
+        }
+        switch result {
+        case .success(var list):
+            if list.isLive, presentation.streamingProtocol == .hls {
+                list.references = opened.withLock { $0?.placement.place(list.references) } ?? list.references
+            }
+            return list.references
+        case .failure(let error):
+            report(
+                PlayerError(
+                    .audioUnavailable, severity: .warning, "the audio playlist failed: \(error.message)",
+                    underlying: error.underlying))
+            await audioWake.wait(for: .seconds(2), on: clock)
+            return nil
+        }
+    }
+}
+
+/// Decodes the audio lane's runs on its own thread, placing buffers on the presentation timeline, and hands them to
+/// the ``SegmentFrameSource`` that feeds the player. It decodes no further than a few seconds past the video decoded,
+/// so the two advance together.
+final class AudioLaneDecoder: @unchecked Sendable {
+    // `state` guards the fields in `State`; the decoder object is touched by the lane thread only.
+    private struct State {
+        var pending: [AudioBuffer] = []
+        /// Runs with a smaller id were queued before the last restart: their audio is dropped.
+        var staleBelow = 0
+        var videoTime = -Double.infinity
+        var stopped = false
+        var problem: MediaError?
+    }
+
+    private let session: StreamSession
+    private let format: AudioFormat
+    private let state = Mutex(State())
+    private let wake = NSCondition()
+    /// How far past the decoded video the audio is decoded, seconds.
+    static let lead = 3.0
+
+    init(session: StreamSession, format: AudioFormat) {
+        self.session = session
+        self.format = format
+        let thread = Thread { [self] in run() }
+        thread.name = "filmstrip.player.audio"
+        thread.start()
+    }
+
+    /// The audio decoded so far, handed over once.
+    func take() -> [AudioBuffer] {
+        state.withLock { state in
+            defer { state.pending.removeAll() }
+            return state.pending
+        }
+    }
+
+    /// The video has been decoded up to `time`.
+    func videoDecoded(upTo time: Double) {
+        state.withLock { $0.videoTime = max($0.videoTime, time) }
+    }
+
+    /// A seek or a track switch (called before the queue is reset): audio decoded so far is dropped, and so is what
+    /// is being decoded from runs queued until now.
+    func restart() {
+        let newest = session.audioQueue.newestRun
+        state.withLock { state in
+            state.staleBelow = newest + 1
+            state.pending.removeAll()
+            state.videoTime = -.infinity
+        }
+    }
+
+    func stop() {
+        state.withLock { $0.stopped = true }
+        session.audioQueue.stop()
+    }
+
+    /// Why the lane's audio could not be decoded, if it could not.
+    var problem: MediaError? { state.withLock { $0.problem } }
+
+    private func run() {
+        while !state.withLock({ $0.stopped }) {
+            switch session.audioQueue.nextRun() {
+            case .end, .failed:
+                Thread.sleep(forTimeInterval: 0.05)
+            case .interrupted:
+                Thread.sleep(forTimeInterval: 0.01)
+            case .run(let id, let start, let timing, let sequence):
+                decodeRun(id, start: start, timing: timing, sequence: sequence)
+            }
+        }
+    }
+
+    private func decodeRun(_ id: Int, start: Double, timing: SegmentReference.Timing, sequence: Int) {
+        let queue = session.audioQueue
+        defer { queue.finish(run: id) }
+        let decoder: AudioStreamDecoder
+        do {
+            decoder = try AudioStreamDecoder(label: session.url, format: format) { buffer in
+                try queue.read(run: id, into: buffer)
+            }
+        } catch {
+            if let media = error as? MediaError, media.kind != .cancelled {
+                state.withLock { $0.problem = $0.problem ?? media }
+            }
+            return
+        }
+        var offset: Double?
+        if case .mediaTime(let mediaOffset) = timing { offset = mediaOffset }
+        var waited = 0
+        while true {
+            guard let buffers = try? decoder.nextBuffers() else { return }
+            guard let first = buffers.first else { continue }
+            if offset == nil {
+                // HLS: the offset the video found for this discontinuity sequence; alone, the run's own start.
+                while session.audioTimeline.offset(sequence: sequence) == nil, waited < 200,
+                    state.withLock({ id >= $0.staleBelow && !$0.stopped })
+                {
+                    Thread.sleep(forTimeInterval: 0.01)
+                    waited += 1
+                }
+                offset = session.audioTimeline.offset(sequence: sequence) ?? (start - first.time)
+            }
+            let placed = buffers.map { buffer -> AudioBuffer in
+                var moved = buffer
+                moved.time += offset ?? 0
+                return moved
+            }
+            // Not too far ahead of the video (a paused player stops here too).
+            while state.withLock({
+                id >= $0.staleBelow && !$0.stopped && (placed.last?.end ?? 0) > $0.videoTime + Self.lead
+            }) {
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+            let current = state.withLock { state -> Bool in
+                guard id >= state.staleBelow, !state.stopped else { return false }
+                state.pending += placed
+                return true
+            }
+            if !current {
+                decoder.cancel()
+                return
+            }
+        }
+    }
+}

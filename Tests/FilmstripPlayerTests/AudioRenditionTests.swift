@@ -1,0 +1,125 @@
+import Filmstrip
+import FilmstripTesting
+import Foundation
+import Synchronization
+import Testing
+
+/// A stream with an English (660 Hz) and a French (880 Hz) audio track, served over loopback.
+enum TwoLanguageStream: String, CaseIterable, Sendable {
+    case hlsMaster, dashTemplate, dashOnDemand
+
+    /// Serves it; returns the manifest URL and the path fragment only the French track's requests contain.
+    func serve(on server: LoopbackServer) throws -> (url: URL, frenchPath: String) {
+        switch self {
+        case .hlsMaster:
+            return (try StreamLayouts.serve(.hlsVariants, on: server), "/fra/")
+        case .dashTemplate:
+            try StreamLayouts.serveDirectory(
+                try AudioFixtures.dashTwoLanguages(onDemand: false), on: server, prefix: "/d")
+            return (server.url("/d/manifest.mpd"), "stream2")
+        case .dashOnDemand:
+            try StreamLayouts.serveDirectory(
+                try AudioFixtures.dashTwoLanguages(onDemand: true), on: server, prefix: "/o")
+            return (server.url("/o/manifest.mpd"), "stream2")
+        }
+    }
+}
+
+/// Plays from `start` to the end with a WAV output; returns the WAV, the tracks listed and the errors.
+private func play(
+    _ configuration: PlayerConfiguration, from start: Double, during: ((Player) async throws -> Void)? = nil
+) async throws -> (track: AudioAnalysis.Track, tracks: [AudioTrack], errors: [PlayerError]) {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let wav = try WAVFileOutput(url: directory.url.appendingPathComponent("played.wav"))
+    let (player, recorder) = observedPlayer()
+    player.attach(audio: wav)
+    let listed = Mutex<[[AudioTrack]]>([])
+    player.onAudioTracks = { tracks in listed.withLock { $0.append(tracks) } }
+    player.load(config: configuration)
+    player.seek(start)
+    #expect(try await eventually(20) { player.state == .paused })
+    player.play()
+    try await during?(player)
+    #expect(try await eventually(40) { player.state == .ended }, "\(recorder.states) \(recorder.errors)")
+    let tracks = player.audioTracks
+    player.stop()
+    wav.close()
+    #expect(listed.withLock { $0.first } != nil)
+    return (try AudioAnalysis.readWAV(wav.url), tracks, recorder.errors)
+}
+
+private func frequency(_ track: AudioAnalysis.Track, from: Double = 0, to: Double = .infinity) -> Double {
+    let rate = Double(track.sampleRate)
+    let samples = Array(
+        track.samples[Int(from * rate)..<min(track.samples.count, Int(min(to, track.duration) * rate))])
+    return AudioAnalysis.dominantFrequency(samples, sampleRate: track.sampleRate)
+}
+
+@Suite("Audio renditions: HLS EXT-X-MEDIA groups and DASH audio AdaptationSets")
+struct AudioRenditionTests {
+    @Test(
+        "the default track plays unless a preferred language picks another; only its segments are fetched",
+        arguments: TwoLanguageStream.allCases)
+    func chooseByLanguage(stream: TwoLanguageStream) async throws {
+        for preferred in [nil, "fr"] as [String?] {
+            let server = try LoopbackServer()
+            defer { server.stop() }
+            let (url, frenchPath) = try stream.serve(on: server)
+            var configuration = PlayerConfiguration(with: url)
+            configuration.preferredAudioLanguage = preferred
+            configuration.cmcd = CmcdConfiguration(mode: .headers)
+            let played = try await play(configuration, from: 6)
+            let wanted = preferred == nil ? AudioFixtures.english : AudioFixtures.french
+            #expect(abs(frequency(played.track) - wanted) < 3, "\(stream) \(preferred ?? "default")")
+            #expect(abs(played.track.duration - 4) < 0.15, "\(played.track.duration) s")
+            let levels = AudioAnalysis.levels(played.track.samples, sampleRate: 48_000, window: 0.05).dropLast()
+            #expect(levels.allSatisfy { $0 > 0.05 }, "a gap: \(levels.map { ($0 * 100).rounded() })")
+            #expect(played.tracks.map(\.language) == ["eng", "fra"])
+            #expect(played.tracks.map(\.isSelected) == [preferred == nil, preferred != nil])
+            #expect(played.errors.isEmpty, "\(played.errors)")
+            // Bytes are a budget: the other language is never fetched; audio requests say so in CMCD.
+            let french = server.requests.filter { $0.path.contains(frenchPath) }
+            #expect(preferred == nil ? french.isEmpty : !french.isEmpty, "\(french.map(\.path))")
+            let audioRequests = server.requests.filter { $0.headers["cmcd-object"]?.contains("ot=a") == true }
+            #expect(!audioRequests.isEmpty)
+        }
+    }
+
+    @Test("switching the track while playing: English, then French from the playhead on; the event reports it")
+    func switchWhilePlaying() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let (url, _) = try TwoLanguageStream.hlsMaster.serve(on: server)
+        let played = try await play(PlayerConfiguration(with: url), from: 4) { player in
+            #expect(try await eventually(10) { player.currentTime >= 6.5 })
+            let french = try #require(player.audioTracks.first { $0.language == "fra" })
+            player.selectAudioTrack(french)
+        }
+        #expect(played.tracks.first { $0.isSelected }?.language == "fra")
+        // The first two seconds are English, the last two French (the switch lands within a fraction of a second).
+        #expect(abs(frequency(played.track, from: 0.2, to: 2.2) - AudioFixtures.english) < 3)
+        #expect(abs(frequency(played.track, from: 3.3) - AudioFixtures.french) < 3)
+        #expect(abs(played.track.duration - 6) < 0.2)
+    }
+
+    @Test("a missing audio segment is retried, then skipped with a warning: silence for its span, never a stall")
+    func missingAudioSegment() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let (url, _) = try TwoLanguageStream.hlsMaster.serve(on: server)
+        server.remove("/hlsVariants/eng/seg_003.ts")
+        var configuration = PlayerConfiguration(with: url)
+        configuration.streaming.segmentRetries = 1
+        let played = try await play(configuration, from: 4)
+        let skipped = played.errors.filter { $0.type == .segmentSkipped }
+        #expect(skipped.count == 1 && skipped.allSatisfy { $0.severity == .warning }, "\(played.errors)")
+        #expect(server.requestCount("/hlsVariants/eng/seg_003.ts") == 2)
+        // 6 s played: tone, about 2 s of silence where segment 3 (6.0-8.0) was, tone.
+        #expect(abs(played.track.duration - 6) < 0.2)
+        let levels = AudioAnalysis.levels(played.track.samples, sampleRate: 48_000, window: 0.1)
+        let quiet = levels.filter { $0 < 0.01 }.count
+        #expect(quiet >= 17 && quiet <= 22, "\(quiet) quiet windows of 0.1 s")
+        #expect(abs(frequency(played.track, from: 0, to: 1.8) - AudioFixtures.english) < 3)
+    }
+}
