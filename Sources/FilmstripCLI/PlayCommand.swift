@@ -194,6 +194,7 @@ struct PlayCommand: AsyncParsableCommand {
                     ("bandwidth_estimate", stats.bandwidthEstimate.map { .int(Int($0)) } ?? .null),
                     ("segments", .int(stats.segmentsLoaded)), ("live", .bool(stats.isLive)),
                     ("live_latency", stats.liveLatency.map { .double(round3($0)) } ?? .null),
+                    ("keyframes_only", .bool(stats.keyframesOnly)),
                     ("audio_played", .double(round3(stats.audioPlayed))),
                     ("audio_silence", .double(round3(stats.audioSilence))),
                     ("av_drift", stats.avDrift.map { .double(round3($0)) } ?? .null),

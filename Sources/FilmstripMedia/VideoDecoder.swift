@@ -91,6 +91,13 @@ public final class VideoDecoder {
     /// Stops the current and every later read or decode (from any thread).
     public func cancel() { flag.cancelAll() }
 
+    /// Whether only keyframes are decoded (trick play: each comes out at once, the frames between them are skipped).
+    /// Turned off, decoding resumes at the next keyframe.
+    public var keyframesOnly: Bool {
+        get { input.keyframesOnly }
+        set { input.keyframesOnly = newValue }
+    }
+
     /// Moves so the next frame is the first one at or after `seconds`: seeks to the keyframe before it, and
     /// decodes and drops the frames in between.
     public func seek(to seconds: Double) throws {
@@ -167,6 +174,12 @@ public final class StreamDecoder {
 
     /// Stops the current and every later read or decode (from any thread).
     public func cancel() { flag.cancelAll() }
+
+    /// Whether only keyframes are decoded (see ``VideoDecoder/keyframesOnly``).
+    public var keyframesOnly: Bool {
+        get { input.keyframesOnly }
+        set { input.keyframesOnly = newValue }
+    }
 
     /// Seconds added to every frame time (to place the stream on a playlist's timeline).
     public var timeOffset = 0.0

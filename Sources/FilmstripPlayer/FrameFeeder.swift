@@ -24,6 +24,8 @@ protocol FrameSource: AnyObject {
     func takeSeparateAudio() -> [AudioBuffer]
     /// Whether audio comes apart from the frames (any thread).
     var hasSeparateAudio: Bool { get }
+    /// Decodes keyframes only (trick play), or every frame again (feeder thread).
+    func setKeyframesOnly(_ on: Bool)
     /// Why the source's audio is not decoded, when it has audio FFmpeg cannot decode (any thread).
     var audioProblem: MediaError? { get }
 }
@@ -33,6 +35,7 @@ extension VideoDecoder: FrameSource {
     func restartAudio() {}
     func takeSeparateAudio() -> [AudioBuffer] { [] }
     var hasSeparateAudio: Bool { false }
+    func setKeyframesOnly(_ on: Bool) { keyframesOnly = on }
     var decodesAudio: Bool { hasAudio }
 }
 
@@ -64,6 +67,8 @@ final class FrameFeeder: @unchecked Sendable {
     /// Whether the thread has left its loop (it touches the decoder no more).
     private var finished = false
     private var capacity: Double
+    /// Keyframes only, as asked and as the decoder was last told.
+    private var keyframesOnly = (asked: false, applied: false)
 
     /// Starts decoding ahead, keeping up to `capacity` seconds of frames.
     init(decoder: any FrameSource, capacity: Double) {
@@ -109,6 +114,19 @@ final class FrameFeeder: @unchecked Sendable {
             return Array(audio.prefix(count))
         }
     }
+
+    /// Decodes keyframes only from now on (trick play), dropping the other frames queued; or every frame again.
+    func setKeyframesOnly(_ on: Bool) {
+        condition.withLock {
+            guard keyframesOnly.asked != on else { return }
+            keyframesOnly.asked = on
+            if on { queue.removeAll { !$0.isKeyframe } }
+            condition.broadcast()
+        }
+    }
+
+    /// Whether only keyframes are decoded.
+    var decodesKeyframesOnly: Bool { condition.withLock { keyframesOnly.asked } }
 
     /// Drops the queued audio and restarts the source's (another audio track plays).
     func restartAudio() {
@@ -218,6 +236,14 @@ final class FrameFeeder: @unchecked Sendable {
                 do { try decoder.seek(to: target) } catch let failure { error = failure }
                 condition.lock()
                 if let error, generation == self.generation { failure = error }
+                continue
+            }
+            if keyframesOnly.asked != keyframesOnly.applied {
+                let on = keyframesOnly.asked
+                keyframesOnly.applied = on
+                condition.unlock()
+                decoder.setKeyframesOnly(on)
+                condition.lock()
                 continue
             }
             if ended || failure != nil || (queue.count >= 2 && seconds() >= capacity && audioCaughtUp()) {

@@ -71,6 +71,7 @@ extension PlaybackEngine {
         }
         publishSeekable(ranges, player)
         publishAudioTracks(player)
+        feeder?.setKeyframesOnly(player.shared.withLock { $0.rate } > Self.keyframeRate)
         execute(machine.opened(duration: duration, start: start, startupBuffer: startupBuffer, at: now), player)
     }
 

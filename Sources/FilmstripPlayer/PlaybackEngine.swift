@@ -30,6 +30,8 @@ struct PlaybackEngine {
     /// ``audioStartWait`` (the content then plays with what audio it has).
     var audioWait: (since: Double?, over: Bool) = (nil, false)
     static let audioStartWait = 8.0
+    /// Above this rate only keyframes are decoded and presented.
+    static let keyframeRate = 2.0
     var drift: (last: Double?, largest: Double?)
 
     init(clock: SessionClock) {
@@ -77,6 +79,8 @@ struct PlaybackEngine {
             if let warning = resolved.warning { player.deliver(warning) }
             player.shared.withLock { $0.rate = resolved.rate }
             execute(machine.setRate(resolved.rate, at: now), player)
+            // Above 2x, keyframes only (SPEC 4.9).
+            feeder?.setKeyframesOnly(resolved.rate > Self.keyframeRate)
         case .mute(let muted):
             machine.setMuted(muted)
             player.shared.withLock { $0.muted = muted }
@@ -314,6 +318,7 @@ struct PlaybackEngine {
         stats.decodedFrames = feeder?.framesDecoded ?? 0
         stats.decodersCreated = decodersCreated
         stats.bytesRead = feeder?.bytesRead ?? 0
+        stats.keyframesOnly = feeder?.decodesKeyframesOnly ?? false
         if let audio {
             stats.audioPlayed = audio.played
             stats.audioSilence = audio.silence

@@ -306,6 +306,9 @@ public struct PlaybackMachine: Sendable {
         guard clock.rate > 0 else { return [.wait(until: now + 0.1)] }
         guard let frame = buffer.frame else {
             if buffer.ended {
+                // The end comes when the clock reaches the duration (the last frame, or keyframe, may be earlier).
+                let end = clock.duration
+                if end > 0, clock.time(at: now) < end - 0.001 { return [.wait(until: min(clock.due(end), now + 0.1))] }
                 wantsPlay = false
                 let moved = move(.ended, at: now)
                 if clock.duration > 0 { position = clock.duration }

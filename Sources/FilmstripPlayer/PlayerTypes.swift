@@ -53,6 +53,8 @@ public struct PlayerStats: Sendable, Hashable, Codable {
     public var isLive = false
     /// Live: seconds between the playhead and the live edge (the end of the newest segment).
     public var liveLatency: Double?
+    /// Whether only keyframes are decoded and presented (rates above 2).
+    public var keyframesOnly = false
     /// With an audio output: seconds of audio handed to it (its length in wall-clock time).
     public var audioPlayed: Double = 0
     /// Of ``audioPlayed``, the seconds of silence given while muted or at a rate outside 0.5...2.

@@ -216,7 +216,7 @@ struct PlayerEngineTests {
         let player = Player()
         let recorder = PlayerRecorder()
         recorder.observe(player)
-        player.playbackRate = 4
+        player.playbackRate = 2
         player.open(config: PlayerConfiguration(with: server.url("/short.mp4")))
         try await recorder.wait(for: .ended)
         #expect(

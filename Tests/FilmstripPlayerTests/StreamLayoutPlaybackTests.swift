@@ -20,7 +20,7 @@ struct StreamLayoutPlaybackTests {
         let player = Player()
         let recorder = PlayerRecorder()
         recorder.observe(player)
-        player.playbackRate = 4
+        player.playbackRate = 2
         var configuration = PlayerConfiguration(with: url)
         configuration.cmcd = CmcdConfiguration(sessionID: "s", mode: .headers)
         player.open(config: configuration)

@@ -51,13 +51,13 @@ func chasing(_ url: URL, _ mode: LiveConfiguration.Chase, cutoff: Double) -> Pla
 
 @Suite("HLS streaming engine", .serialized)
 struct StreamingTests {
-    @Test("VOD: opening -> ready -> play -> playing -> ended at rate 4; frames cover the stream")
+    @Test("VOD: opening -> ready -> play -> playing -> ended at rate 2; frames cover the stream")
     func vodToEnd() async throws {
         let server = try LoopbackServer()
         let master = try StreamFixtures.serveLadder(on: server)
         let (player, recorder) = observedPlayer()
-        player.playbackRate = 4
-        // The lowest rendition: decoding at four times real time stays light beside the other suites.
+        player.playbackRate = 2
+        // The lowest rendition: decoding at twice real time stays light beside the other suites.
         var configuration = PlayerConfiguration(with: master)
         configuration.streaming.adaptiveBitrate = false
         player.open(config: configuration)
@@ -273,7 +273,7 @@ struct StreamingTests {
         let master = try StreamFixtures.serveLadder(on: server)
         for n in 0..<100 { server.remove("/vod/v2/segment-\(n).ts") }
         let (player, recorder) = observedPlayer()
-        player.playbackRate = 4
+        player.playbackRate = 2
         player.open(config: PlayerConfiguration(with: master))
         try await recorder.wait(for: .ended, seconds: 60)
         let segments = server.requests.filter { $0.path.hasSuffix(".ts") }.map(\.path)
@@ -296,7 +296,7 @@ struct StreamingTests {
         let (player, recorder) = observedPlayer()
         var configuration = PlayerConfiguration(with: master)
         configuration.streaming.adaptiveBitrate = false
-        player.playbackRate = 4
+        player.playbackRate = 2
         player.open(config: configuration)
         try await recorder.wait(for: .ended, seconds: 40)
         #expect(recorder.errors.contains { $0.type == .segmentSkipped && $0.message.contains("segment 2") })
@@ -398,7 +398,7 @@ struct StreamingTests {
         let (player, recorder) = observedPlayer()
         var configuration = PlayerConfiguration(with: url)
         configuration.cmcd = CmcdConfiguration(mode: .headers)
-        player.playbackRate = 4
+        player.playbackRate = 2
         player.open(config: configuration)
         try await recorder.wait(for: .ended, seconds: 30)
         #expect(recorder.errors.isEmpty, "\(recorder.errors)")

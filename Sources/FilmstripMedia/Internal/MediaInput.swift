@@ -591,10 +591,28 @@ final class MediaInput {
     /// Whether the decoder was sent end-of-stream (sequential decoding); cleared by ``seek(to:)``.
     private var draining = false
 
+    /// Whether sequential decoding gives keyframes only (trick play): other video packets are read but never decoded,
+    /// and each keyframe is decoded on its own, so it comes out at once. Turned off, decoding resumes at the next
+    /// keyframe.
+    var keyframesOnly = false {
+        didSet {
+            guard keyframesOnly != oldValue else { return }
+            avcodec_flush_buffers(codec)
+            awaitingKey = true
+        }
+    }
+    private var awaitingKey = false
+
     /// The next frame in presentation order for sequential playback; `nil` at the end of the input.
     func nextFrame() throws(MediaError) -> OwnedFrame? {
         while true {
             try checkCancelled()
+            if keyframesOnly {
+                guard try readPacket() else { return nil }
+                guard packetIsKey, let key = OwnedPacket(cloning: packet!, time: packetTime) else { continue }
+                guard let decoded = try? decode(keyPacket: key) else { continue }
+                return decoded
+            }
             if avcodec_receive_frame(codec, frame) >= 0 {
                 framesDecoded += 1
                 defer { av_frame_unref(frame) }
@@ -602,6 +620,10 @@ final class MediaInput {
             }
             if draining { return nil }
             if try readPacket() {
+                if awaitingKey {
+                    guard packetIsKey else { continue }
+                    awaitingKey = false
+                }
                 let sent = avcodec_send_packet(codec, packet)
                 if sent < 0, sent != fs_averror_eagain() { continue }  // a damaged packet: skip it
             } else {

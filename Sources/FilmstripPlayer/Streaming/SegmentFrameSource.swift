@@ -50,6 +50,14 @@ final class SegmentFrameSource: FrameSource, @unchecked Sendable {
 
     func takeSeparateAudio() -> [AudioBuffer] { lane?.take() ?? [] }
 
+    /// Keyframes only, for this run's decoder and the next ones.
+    private var keyframesOnly = false
+
+    func setKeyframesOnly(_ on: Bool) {
+        keyframesOnly = on
+        decoder?.keyframesOnly = on
+    }
+
     var hasSeparateAudio: Bool { lane != nil }
 
     /// A track switch: the audio decoded so far is dropped.
@@ -78,6 +86,7 @@ final class SegmentFrameSource: FrameSource, @unchecked Sendable {
                         try queue.read(run: id, into: buffer)
                     }
                     runDecodesAudio = opened.hasAudio
+                    opened.keyframesOnly = keyframesOnly
                     if let problem = opened.audioProblem { firstAudioProblem.withLock { $0 = $0 ?? problem } }
                     switch timing {
                     case .mediaTime(let offset):
