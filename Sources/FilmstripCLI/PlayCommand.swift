@@ -179,7 +179,9 @@ struct PlayCommand: AsyncParsableCommand {
                 ],
                 text: "\(error.severity.rawValue) \(error.type.rawValue): \(error.message)")
         }
+        let finalStats = Mutex(false)
         player.onStats = { stats in
+            defer { if stats.state == .ended { finalStats.withLock { $0 = true } } }
             output.emit(
                 "stats",
                 [
@@ -220,7 +222,11 @@ struct PlayCommand: AsyncParsableCommand {
                 player.stop()
                 throw ExitCode(1)
             }
-            if player.state.kind == .ended, seeks.isEmpty { return }
+            if player.state.kind == .ended, seeks.isEmpty {
+                // The statistics of the end come right after the state: print them before exiting.
+                for _ in 0..<100 where !finalStats.withLock({ $0 }) { try await Task.sleep(nanoseconds: 10_000_000) }
+                return
+            }
             if let duration, elapsed >= duration {
                 player.stop()
                 try await Task.sleep(nanoseconds: 50_000_000)

@@ -71,9 +71,11 @@ final class FrameFeeder: @unchecked Sendable {
     private var keyframesOnly = (asked: false, applied: false)
 
     /// Starts decoding ahead, keeping up to `capacity` seconds of frames.
-    init(decoder: any FrameSource, capacity: Double) {
+    init(decoder: any FrameSource, capacity: Double, keyframesOnly: Bool = false) {
         self.decoder = decoder
         self.capacity = max(0.5, capacity)
+        // Applied by the thread before its first decode.
+        self.keyframesOnly = (keyframesOnly, false)
         let thread = Thread { [self] in produce() }
         thread.name = "filmstrip.player.decode"
         thread.start()
@@ -259,7 +261,9 @@ final class FrameFeeder: @unchecked Sendable {
             audio += decodedAudio
             if !decodedAudio.isEmpty || decoder.decodesAudio { audioSeen = true }
             switch result {
-            case .success(let frame?): queue.append(frame)
+            case .success(let frame?):
+                // A frame decoded while keyframes-only was being asked for is not one to show.
+                if !keyframesOnly.asked || frame.isKeyframe { queue.append(frame) }
             case .success(nil): ended = true
             case .failure(let error): failure = error
             }

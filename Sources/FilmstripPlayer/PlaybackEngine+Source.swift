@@ -62,7 +62,8 @@ extension PlaybackEngine {
                     url: configuration.url, options: options, reusing: previous, audio: audio?.format)
                 if !decoder.reusedDecoder { decodersCreated += 1 }
                 duration = decoder.duration
-                feeder = FrameFeeder(decoder: decoder, capacity: configuration.maxPrebufferTime)
+                feeder = FrameFeeder(
+                    decoder: decoder, capacity: configuration.maxPrebufferTime, keyframesOnly: keyframesOnly(player))
             } catch {
                 fail(error, player)
                 return
@@ -71,7 +72,7 @@ extension PlaybackEngine {
         }
         publishSeekable(ranges, player)
         publishAudioTracks(player)
-        feeder?.setKeyframesOnly(player.shared.withLock { $0.rate } > Self.keyframeRate)
+
         execute(machine.opened(duration: duration, start: start, startupBuffer: startupBuffer, at: now), player)
     }
 
@@ -119,7 +120,9 @@ extension PlaybackEngine {
                 prebuffer: PlaybackMachine.Settings(configuration).threshold(rebuffering: false), startupBuffer: first)
         }
         // The forward buffer is the fetched segments; decoded frames are kept for about a second ahead.
-        feeder = FrameFeeder(decoder: SegmentFrameSource(session: session, audio: audio?.format), capacity: 1)
+        feeder = FrameFeeder(
+            decoder: SegmentFrameSource(session: session, audio: audio?.format), capacity: 1,
+            keyframesOnly: keyframesOnly(player))
         return (opening.duration, start, startupBuffer)
     }
 
@@ -156,6 +159,9 @@ extension PlaybackEngine {
             seek(to: target, player, byUser: false)
         }
     }
+
+    /// Whether the rate asks for keyframes only (above 2x).
+    func keyframesOnly(_ player: Player) -> Bool { player.shared.withLock { $0.rate } > Self.keyframeRate }
 
     /// The stream's audio tracks (empty for files and muxed audio), with the one playing marked.
     func publishAudioTracks(_ player: Player) {
