@@ -37,7 +37,7 @@ public final class AudioStreamDecoder {
         guard var context = avformat_alloc_context() else {
             throw MediaError(.inputUnavailable, "out of memory", url: label)
         }
-        context.pointee.interrupt_callback.callback = audioInterrupt
+        context.pointee.interrupt_callback.callback = mediaInterrupt
         context.pointee.interrupt_callback.opaque = Unmanaged.passUnretained(flag).toOpaque()
         context.pointee.pb = io.context
         context.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
@@ -106,9 +106,4 @@ public final class AudioStreamDecoder {
         return MediaError(
             .invalidMedia, "cannot \(stage) the audio: \(ffmpegMessage(code))", url: url, ffmpegCode: code)
     }
-}
-
-private func audioInterrupt(_ opaque: UnsafeMutableRawPointer?) -> Int32 {
-    guard let opaque else { return 0 }
-    return Unmanaged<CancellationFlag>.fromOpaque(opaque).takeUnretainedValue().isCancelled ? 1 : 0
 }

@@ -98,18 +98,14 @@ struct AudioRenderer {
     /// Playback reached the end at `end`: the audio up to it, and what a tempo filter still holds.
     mutating func finish(at end: Double, rate: Double, muted: Bool, take: (Double) -> [AudioBuffer]) {
         if let cursor, end > cursor { render(until: end, start: cursor, rate: rate, muted: muted, take: take) }
-        if let rest = tempo?.drain(), rest.frameCount > 0 {
-            output.play(rest)
-            played += rest.duration
-        }
+        if let rest = tempo?.drain() { hand(rest) }
         tempo = nil
     }
 
     private mutating func emit(_ buffer: AudioBuffer, rate: Double) {
         guard abs(rate - 1) > 1e-6 else {
             tempo = nil
-            output.play(buffer)
-            played += buffer.duration
+            hand(buffer)
             return
         }
         if tempo?.rate != rate { tempo = AudioTempo(format: format, rate: rate) }
@@ -118,17 +114,18 @@ struct AudioRenderer {
             emitSilence(at: buffer.time, seconds: buffer.duration / rate, counted: true)
             return
         }
-        if stretched.frameCount > 0 {
-            output.play(stretched)
-            played += stretched.duration
-        }
+        hand(stretched)
     }
 
-    private mutating func emitSilence(at time: Double, seconds: Double, counted: Bool) {
-        let buffer = AudioBuffer.silence(format, time: time, seconds: seconds)
+    /// Plays `buffer` on the output and counts it.
+    private mutating func hand(_ buffer: AudioBuffer, silence counted: Bool = false) {
         guard buffer.frameCount > 0 else { return }
         output.play(buffer)
         played += buffer.duration
         if counted { silence += buffer.duration }
+    }
+
+    private mutating func emitSilence(at time: Double, seconds: Double, counted: Bool) {
+        hand(.silence(format, time: time, seconds: seconds), silence: counted)
     }
 }

@@ -107,9 +107,7 @@ final class FrameFeeder: @unchecked Sendable {
 
     /// The queued audio that starts before `time`, in order (whole buffers; the caller trims).
     func takeAudio(before time: Double) -> [AudioBuffer] {
-        let separate = decoder.takeSeparateAudio()
-        return condition.withLock {
-            audio += separate
+        withSeparateAudio {
             let count = audio.prefix { $0.time < time }.count
             guard count > 0 else { return [] }
             defer { audio.removeFirst(count) }
@@ -140,10 +138,15 @@ final class FrameFeeder: @unchecked Sendable {
 
     /// Seconds of audio queued past `time`.
     func audioQueued(after time: Double) -> Double {
+        withSeparateAudio { max(0, (audio.last?.end ?? time) - time) }
+    }
+
+    /// Runs `body` under the lock with the source's separate audio (a stream's audio renditions) queued first.
+    private func withSeparateAudio<T>(_ body: () -> T) -> T {
         let separate = decoder.takeSeparateAudio()
         return condition.withLock {
             audio += separate
-            return max(0, (audio.last?.end ?? time) - time)
+            return body()
         }
     }
 

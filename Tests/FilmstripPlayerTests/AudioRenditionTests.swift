@@ -122,4 +122,21 @@ struct AudioRenditionTests {
         #expect(quiet >= 17 && quiet <= 22, "\(quiet) quiet windows of 0.1 s")
         #expect(abs(frequency(played.track, from: 0, to: 1.8) - AudioFixtures.english) < 3)
     }
+
+    @Test("an audio playlist that cannot be had: one audio_unavailable warning, the video plays to the end at once")
+    func missingAudioPlaylist() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let (url, _) = try TwoLanguageStream.hlsMaster.serve(on: server)
+        server.remove("/hlsVariants/eng/index.m3u8")
+        var configuration = PlayerConfiguration(with: url)
+        configuration.streaming.segmentRetries = 1
+        let started = Mutex<ContinuousClock.Instant?>(nil)
+        let played = try await play(configuration, from: 7) { _ in started.withLock { $0 = .now } }
+        #expect(played.errors.map(\.type) == [.audioUnavailable], "\(played.errors)")
+        // 3 s from play() to the end: no wait for audio that will not come (the start would otherwise wait 8 s).
+        let elapsed = ContinuousClock.now - (try #require(started.withLock { $0 }))
+        #expect(elapsed < .seconds(7), "\(elapsed)")
+        #expect(abs(played.track.duration - 3) < 0.35 && played.track.samples.allSatisfy { $0 == 0 })
+    }
 }

@@ -680,7 +680,8 @@ final class MediaInput {
 
 // MARK: C callbacks
 
-private func mediaInterrupt(_ opaque: UnsafeMutableRawPointer?) -> Int32 {
+/// FFmpeg's interrupt callback for every input: `opaque` is the input's ``CancellationFlag``.
+func mediaInterrupt(_ opaque: UnsafeMutableRawPointer?) -> Int32 {
     guard let opaque else { return 0 }
     return Unmanaged<CancellationFlag>.fromOpaque(opaque).takeUnretainedValue().isCancelled ? 1 : 0
 }

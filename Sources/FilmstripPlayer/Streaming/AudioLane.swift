@@ -61,6 +61,8 @@ struct AudioLaneState: Sendable {
     var seekRequest: Double?
     /// Bumped by every restart, so stale fetches and decoded audio are dropped.
     var generation = 0
+    /// The track's segments could not be listed (reported once; tried again every few seconds).
+    var unavailable = false
 }
 
 extension StreamSession {
@@ -118,12 +120,8 @@ extension StreamSession {
             }
             switch scheduler.next(playhead: playhead, segments: segments, rendition: "audio", isLive: isLive) {
             case .fetch(let segment, let newRun):
-                let rendition = plan.rendition(selection, for: segment)
-                let result = await attempt(keyURL: segment.key?.uri, audio: true) { [client, settings] in
-                    let head = newRun ? try await client.initialization(for: segment, of: rendition) : Data()
-                    let body = try await client.media(segment, of: rendition, keyTimeout: settings.keyTimeout)
-                    return head.isEmpty ? body : head + body
-                }
+                let result = await segmentBytes(
+                    segment, of: plan.rendition(selection, for: segment), newRun: newRun, audio: true)
                 guard audioState.withLock({ $0.generation == generation }), !isStopped else { continue }
                 switch result {
                 case .success(let data):
@@ -163,15 +161,23 @@ extension StreamSession {
         }
         switch result {
         case .success(var list):
+            audioState.withLock { $0.unavailable = false }
             if list.isLive, presentation.streamingProtocol == .hls {
                 list.references = opened.withLock { $0?.placement.place(list.references) } ?? list.references
             }
             return list.references
         case .failure(let error):
-            report(
-                PlayerError(
-                    .audioUnavailable, severity: .warning, "the audio playlist failed: \(error.message)",
-                    underlying: error.underlying))
+            let first = audioState.withLock { state in
+                defer { state.unavailable = true }
+                return !state.unavailable
+            }
+            if first {
+                report(
+                    PlayerError(
+                        .audioUnavailable, severity: .warning,
+                        "the audio track's segments cannot be listed (\(error.message)); the video plays without it",
+                        underlying: error.underlying))
+            }
             await audioWake.wait(for: .seconds(2), on: clock)
             return nil
         }

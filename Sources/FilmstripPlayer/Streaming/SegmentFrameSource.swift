@@ -58,7 +58,8 @@ final class SegmentFrameSource: FrameSource, @unchecked Sendable {
         decoder?.keyframesOnly = on
     }
 
-    var hasSeparateAudio: Bool { lane != nil }
+    /// Whether a separate audio track is coming (not while its segments cannot be listed).
+    var hasSeparateAudio: Bool { lane != nil && !session.audioState.withLock { $0.unavailable } }
 
     /// A track switch: the audio decoded so far is dropped.
     func restartAudio() { lane?.restart() }

@@ -128,11 +128,7 @@ extension StreamSession {
             reporter.update { $0.next = (segment, segments[next]) }
         }
         let started = clock.now()
-        let result = await attempt(keyURL: segment.key?.uri) { [client, settings] in
-            let head = newRun ? try await client.initialization(for: segment, of: rendition) : Data()
-            let body = try await client.media(segment, of: rendition, keyTimeout: settings.keyTimeout)
-            return head.isEmpty ? body : head + body
-        }
+        let result = await segmentBytes(segment, of: rendition, newRun: newRun)
         guard shared.withLock({ $0.generation == loop.generation && !$0.stopped }) else { return }
         switch result {
         case .success(let data):
@@ -188,6 +184,18 @@ extension StreamSession {
                     "segment \(segment.number) failed and was skipped: \(error.message)", underlying: error.underlying))
             loop.scheduler.skipped(segment)
             shared.withLock { $0.bufferEnd = segment.end }
+        }
+    }
+
+    /// A segment's bytes, its initialisation section first when it starts a run, with retries; `audio` for the
+    /// audio lane's requests (see ``attempt(keyURL:once:audio:_:)``).
+    func segmentBytes(
+        _ segment: SegmentReference, of rendition: Presentation.Rendition, newRun: Bool, audio: Bool = false
+    ) async -> Result<Data, AttemptFailure> {
+        await attempt(keyURL: segment.key?.uri, audio: audio) { [client, settings] in
+            let head = newRun ? try await client.initialization(for: segment, of: rendition) : Data()
+            let body = try await client.media(segment, of: rendition, keyTimeout: settings.keyTimeout)
+            return head.isEmpty ? body : head + body
         }
     }
 
