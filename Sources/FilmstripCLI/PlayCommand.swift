@@ -28,7 +28,14 @@ struct PlayCommand: AsyncParsableCommand {
     @Flag(help: "Start playing as soon as the content is ready (otherwise it waits paused).")
     var autoplay = false
 
-    @Option(help: "Playback rate.")
+    @Option(
+        parsing: .unconditional,
+        help:
+            "Playback rate: above 2 keyframes only (I-frames when the stream has an I-frame track), below 0 backwards (the engine's range is widened to include it).",
+        transform: { text in
+            guard let value = Double(text), value.isFinite else { throw ValidationError("--rate takes a number") }
+            return value
+        })
     var rate: Double?
 
     @Option(
@@ -138,7 +145,11 @@ struct PlayCommand: AsyncParsableCommand {
     func run() async throws {
         let started = Date()
         let output = EventPrinter(json: json, started: started)
-        let player = Player()
+        // The engine's range widened to include the rate asked for.
+        let range = PlayerEngine.filmstrip.defaultRateRange
+        let player = Player(
+            ratePolicy: PlaybackRatePolicy(
+                engine: .filmstrip, range: min(range.lowerBound, rate ?? 0)...max(range.upperBound, rate ?? 0)))
         let audio = try audioOut.map { try WAVFileOutput(url: URL(fileURLWithPath: $0)) }
         defer { audio?.close() }
         if let audio { player.attach(audio: audio) }
@@ -181,7 +192,7 @@ struct PlayCommand: AsyncParsableCommand {
         }
         let finalStats = Mutex(false)
         player.onStats = { stats in
-            defer { if stats.state == .ended { finalStats.withLock { $0 = true } } }
+            defer { if stats.state == .ended || stats.state == .paused { finalStats.withLock { $0 = true } } }
             output.emit(
                 "stats",
                 [
@@ -208,10 +219,16 @@ struct PlayCommand: AsyncParsableCommand {
                     + (stats.bitrate.map { String(format: ", %d kbps", $0 / 1000) } ?? "")
                     + (stats.bandwidthEstimate.map { String(format: ", estimate %.0f kbps", $0 / 1000) } ?? ""))
         }
-        if let rate { player.playbackRate = rate }
+        var seeks = seek.sorted { $0.at < $1.at }
+        // Seeks at 0 go right after the open; a reverse rate comes after them (so it starts from their target).
+        let initial = seeks.prefix { $0.at <= 0 }
+        seeks.removeFirst(initial.count)
+        let reverseAfterSeek = (rate ?? 0) < 0 && !initial.isEmpty
+        if let rate, !reverseAfterSeek { player.playbackRate = rate }
         player.load(config: try configuration())
         player.open(autoplay: autoplay)
-        var seeks = seek.sorted { $0.at < $1.at }
+        for request in initial { player.seek(request.target) }
+        if let rate, reverseAfterSeek { player.playbackRate = rate }
         while true {
             let elapsed = Date().timeIntervalSince(started)
             while let next = seeks.first, next.at <= elapsed {
@@ -222,7 +239,11 @@ struct PlayCommand: AsyncParsableCommand {
                 player.stop()
                 throw ExitCode(1)
             }
-            if player.state.kind == .ended, seeks.isEmpty {
+            // The end, or (backwards) the start where reverse playback paused.
+            let backAtStart =
+                (rate ?? 1) < 0 && autoplay && player.state.kind == .paused
+                && player.currentTime <= (player.seekableTimeRanges.first?.lowerBound ?? 0) + 0.05
+            if player.state.kind == .ended || backAtStart, seeks.isEmpty {
                 // The statistics of the end come right after the state: print them before exiting.
                 for _ in 0..<100 where !finalStats.withLock({ $0 }) { try await Task.sleep(nanoseconds: 10_000_000) }
                 return

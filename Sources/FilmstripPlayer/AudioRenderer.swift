@@ -59,6 +59,15 @@ struct AudioRenderer {
     ) {
         var cursor = self.cursor ?? start
         defer { self.cursor = cursor }
+        if rate < 0 {
+            // Backwards: silence as long as the span takes to play; nothing decoded is played in reverse.
+            held = []
+            if time < cursor {
+                emitSilence(at: time, seconds: (cursor - time) / -rate, counted: true)
+                cursor = time
+            }
+            return
+        }
         held += take(time)
         guard time > cursor else { return }
         let audible = !muted && rate > 0 && Self.audibleRates.contains(rate)

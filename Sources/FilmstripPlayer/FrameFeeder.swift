@@ -226,8 +226,9 @@ final class FrameFeeder: @unchecked Sendable {
 
     private func seconds() -> Double {
         guard let first = queue.first, let last = queue.last else { return 0 }
-        // One frame interval beyond the last, so a single queued frame counts as a frame's worth.
-        return last.time - first.time + 0.04
+        // One frame interval beyond the last, so a single queued frame counts as a frame's worth (frames go
+        // backwards in reverse trick play).
+        return abs(last.time - first.time) + 0.04
     }
 
     private func produce() {

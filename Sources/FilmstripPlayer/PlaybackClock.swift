@@ -11,6 +11,8 @@ public struct PlaybackClock: Sendable, Hashable {
     public var running = false
     /// The content's duration (0 when unknown or live): a running clock stops there.
     public var duration = 0.0
+    /// The earliest media time (the start of what may be played): a clock running backwards stops there.
+    public var start = 0.0
 
     /// Creates a stopped clock at 0.
     public init() {}
@@ -19,9 +21,11 @@ public struct PlaybackClock: Sendable, Hashable {
     public func time(at now: Double) -> Double {
         guard running else { return media }
         let time = media + (now - wall) * rate
+        if rate < 0 { return max(time, min(start, media)) }
         return duration > 0 ? min(time, duration) : time
     }
 
-    /// When (in clock time) the media time reaches `mediaTime`, at the current rate (`rate` > 0).
+    /// When (in clock time) the media time reaches `mediaTime`, at the current rate (not 0; backwards for a negative
+    /// rate).
     public func due(_ mediaTime: Double) -> Double { wall + (mediaTime - media) / rate }
 }

@@ -26,6 +26,7 @@ extension PlaybackEngine {
         audioChecked = false
         audioWait = (nil, false)
         drift = (nil, nil)
+        retired = (0, 0)
         var options = FrameExtractorOptions()
         let network = NetworkConfiguration.merged(sdk: player.sdkNetwork, player: configuration.network)
         options.loading.additionalHeaders = network.httpAdditionalHeaders ?? [:]
@@ -38,6 +39,7 @@ extension PlaybackEngine {
         network.apply(to: session)
         let transport = URLSessionDataLoader(sessionConfiguration: session)
         if !configuration.url.isFileURL { options.transport = transport }
+        fileOptions = options
         let duration: Double
         var start = 0.0
         var startupBuffer: Double?
@@ -72,6 +74,8 @@ extension PlaybackEngine {
         }
         publishSeekable(ranges, player)
         publishAudioTracks(player)
+        // A rate set before the load that needs trick play.
+        startTrickPlay(at: start, player)
 
         execute(machine.opened(duration: duration, start: start, startupBuffer: startupBuffer, at: now), player)
     }
@@ -101,6 +105,7 @@ extension PlaybackEngine {
         stream = session
         isLive = opening.isLive
         window = opening.window
+        machine.setStart(opening.window.lowerBound)
         var start = opening.window.lowerBound
         if opening.isLive {
             let controller = LiveEdgeController(configuration: configuration.live)
@@ -108,6 +113,8 @@ extension PlaybackEngine {
                 window: opening.window, targetDuration: opening.targetDuration, suggestedDelay: opening.suggestedDelay)
             live = controller
         }
+        // A rate that starts in trick play: the video lane fetches nothing until the rate comes back.
+        if trickMode(for: player.shared.withLock({ $0.rate })) != nil { session.suspend(true) }
         start = session.start(at: start)
         var startupBuffer: Double?
         if opening.isLive, configuration.live.optimizeLiveStartup {
@@ -142,6 +149,7 @@ extension PlaybackEngine {
             isLive = latest.isLive
             window = latest.range
             if !isLive, machine.clock.duration == 0 { machine.setDuration(latest.range.upperBound) }
+            machine.setStart(latest.range.lowerBound)
             publishSeekable([latest.range], player)
         }
         guard isLive, var controller = live else { return }
@@ -161,7 +169,9 @@ extension PlaybackEngine {
     }
 
     /// Whether the rate asks for keyframes only (above 2x).
-    func keyframesOnly(_ player: Player) -> Bool { player.shared.withLock { $0.rate } > Self.keyframeRate }
+    func keyframesOnly(_ player: Player) -> Bool {
+        TrickPlayMode.keyframesOnly(rate: player.shared.withLock { $0.rate })
+    }
 
     /// The stream's audio tracks (empty for files and muxed audio), with the one playing marked.
     func publishAudioTracks(_ player: Player) {

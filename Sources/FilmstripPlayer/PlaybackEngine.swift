@@ -30,8 +30,12 @@ struct PlaybackEngine {
     /// ``audioStartWait`` (the content then plays with what audio it has).
     var audioWait: (since: Double?, over: Bool) = (nil, false)
     static let audioStartWait = 8.0
-    /// Above this rate only keyframes are decoded and presented.
-    static let keyframeRate = 2.0
+    /// Trick play's mode while it is on, with the normal feeder it set aside (see `PlaybackEngine+TrickPlay.swift`).
+    var trick: (mode: TrickPlayMode, parked: FrameFeeder)?
+    /// How a file or progressive source was opened (trick play opens it again for its own decoder).
+    var fileOptions: FrameExtractorOptions?
+    /// Frames decoded and bytes read by trick-play feeders already stopped (the statistics count them too).
+    var retired = (frames: 0, bytes: 0)
     var drift: (last: Double?, largest: Double?)
 
     init(clock: SessionClock) {
@@ -78,9 +82,7 @@ struct PlaybackEngine {
             let resolved = player.ratePolicy.resolve(requested)
             if let warning = resolved.warning { player.deliver(warning) }
             player.shared.withLock { $0.rate = resolved.rate }
-            execute(machine.setRate(resolved.rate, at: now), player)
-            // Above 2x, keyframes only (SPEC 4.9).
-            feeder?.setKeyframesOnly(resolved.rate > Self.keyframeRate)
+            changeRate(to: resolved.rate, player)
         case .mute(let muted):
             machine.setMuted(muted)
             player.shared.withLock { $0.muted = muted }
@@ -136,7 +138,7 @@ struct PlaybackEngine {
                     underlying: problem))
         }
         let rate = machine.clock.rate
-        if machine.state.kind == .ended {
+        if machine.state.kind == .ended, rate > 0 {
             // The audio up to the end, once.
             renderer.finish(at: machine.clock.time(at: now), rate: rate, muted: machine.muted) {
                 feeder.takeAudio(before: $0)
@@ -146,12 +148,13 @@ struct PlaybackEngine {
         }
         guard machine.state.kind == .playing, machine.clock.running else { return }
         let time = machine.currentTime(at: now)
-        let lead = max(0, min(1, renderer.output.preferredLead))
+        // Ahead of the clock in the direction of play.
+        let lead = max(0, min(1, renderer.output.preferredLead)) * (rate < 0 ? -1 : 1)
         renderer.render(until: time + lead, start: machine.clock.media, rate: rate, muted: machine.muted) {
             feeder.takeAudio(before: $0)
         }
         audio = renderer
-        if renderer.output.latency > 0, let cursor = renderer.cursor, cursor >= time + lead - 0.002,
+        if rate > 0, renderer.output.latency > 0, let cursor = renderer.cursor, cursor >= time + lead - 0.002,
             let heard = renderer.heard(rate: rate)
         {
             execute(machine.follow(audioClock: heard, at: now), player)
@@ -175,7 +178,8 @@ struct PlaybackEngine {
         if awaitsAudio(for: frame ?? machine.currentTime(at: now), feeder) {
             return PlaybackMachine.Buffer(frame: frame, seconds: 0)
         }
-        guard let stream else {
+        // Trick play's frames are its buffer (the stream's fetcher is suspended meanwhile).
+        guard let stream, trick == nil else {
             return PlaybackMachine.Buffer(
                 frame: frame, ended: feeder.isEnded, seconds: feeder.bufferedSeconds, complete: feeder.reachedEnd)
         }
@@ -269,6 +273,8 @@ struct PlaybackEngine {
         audio?.flush()
         feeder?.stop()
         feeder = nil
+        trick?.parked.stop()
+        trick = nil
         stream?.stop()
         stream = nil
         pending = nil
@@ -315,10 +321,12 @@ struct PlaybackEngine {
     private mutating func publishStatistics(_ player: Player) {
         let now = self.now
         var stats = machine.statistics(at: now)
-        stats.decodedFrames = feeder?.framesDecoded ?? 0
+        // Every source's count: the current feeder's, the normal one set aside for trick play, and stopped ones.
+        let feeders = [feeder, trick?.parked].compactMap { $0 }
+        stats.decodedFrames = feeders.reduce(retired.frames) { $0 + $1.framesDecoded }
         stats.decodersCreated = decodersCreated
-        stats.bytesRead = feeder?.bytesRead ?? 0
-        stats.keyframesOnly = feeder?.decodesKeyframesOnly ?? false
+        stats.bytesRead = feeders.reduce(retired.bytes) { $0 + $1.bytesRead }
+        stats.keyframesOnly = trick?.mode.keyframesOnly ?? feeder?.decodesKeyframesOnly ?? false
         if let audio {
             stats.audioPlayed = audio.played
             stats.audioSilence = audio.silence

@@ -205,6 +205,9 @@ public struct PlaybackMachine: Sendable {
     /// The content's duration, once a stream learns it.
     public mutating func setDuration(_ duration: Double) { clock.duration = duration }
 
+    /// The start of what may be played (a live window's first segment; 0 by default): reverse playback pauses there.
+    public mutating func setStart(_ start: Double) { clock.start = start }
+
     /// Mutes or unmutes the player's audio.
     public mutating func setMuted(_ muted: Bool) { self.muted = muted }
 
@@ -303,8 +306,17 @@ public struct PlaybackMachine: Sendable {
     }
 
     private mutating func playing(_ buffer: Buffer, at now: Double) -> [Action] {
-        guard clock.rate > 0 else { return [.wait(until: now + 0.1)] }
+        guard clock.rate != 0 else { return [.wait(until: now + 0.1)] }
         guard let frame = buffer.frame else {
+            if buffer.ended, clock.rate < 0 {
+                // Backwards, the start pauses playback (when the clock gets there; the first frame may be later).
+                let start = min(clock.start, clock.media)
+                if clock.time(at: now) > start + 0.001 { return [.wait(until: min(clock.due(start), now + 0.1))] }
+                wantsPlay = false
+                let moved = move(.pausing, at: now) + move(.paused, at: now)
+                position = start
+                return moved + [.clockChanged]
+            }
             if buffer.ended {
                 // The end comes when the clock reaches the duration (the last frame, or keyframe, may be earlier).
                 let end = clock.duration

@@ -3,11 +3,12 @@ public import Foundation
 /// Which engine plays the content. This build has one: Filmstrip's own (HLS and DASH over the streaming layer,
 /// files and progressive MP4 through FFmpeg). A platform engine would be added only where the platform has one.
 public enum PlayerEngine: String, Sendable, Hashable, Codable, CaseIterable {
-    /// Filmstrip's own engine (FFmpeg-based; rates from 0 upwards, no reverse playback).
+    /// Filmstrip's own engine (FFmpeg-based): rates from 0 upwards by default; widened with
+    /// `Filmstrip.setPlaybackRateRange(of:to:)`, it plays backwards too (see ``TrickPlayMode``).
     case filmstrip
 
-    /// Whether the engine plays backwards (Filmstrip's engine does not).
-    public var supportsNegativeRates: Bool { false }
+    /// Whether the engine plays backwards once its range allows negative rates.
+    public var supportsNegativeRates: Bool { true }
 
     /// The default playback-rate range (SPEC 4.2): Filmstrip's own engine, 0 and up.
     public var defaultRateRange: ClosedRange<Double> { 0...Double.greatestFiniteMagnitude }

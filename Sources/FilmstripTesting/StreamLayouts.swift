@@ -34,6 +34,8 @@ public enum StreamLayout: String, CaseIterable, Sendable, CustomStringConvertibl
     case dashTwoPeriods
     /// DASH with `BaseURL` at MPD, Period and AdaptationSet level.
     case dashBaseURLs
+    /// DASH (`SegmentTimeline`) with a DASH-IF trick-mode AdaptationSet: a keyframe every 2 s, one per segment.
+    case dashTrickMode
 
     /// The manifest's path inside the layout's directory.
     public var manifest: String {
@@ -44,7 +46,7 @@ public enum StreamLayout: String, CaseIterable, Sendable, CustomStringConvertibl
         case .dashOnDemand: "ondemand.mpd"
         case .dashTwoPeriods: "periods.mpd"
         case .dashBaseURLs: "baseurls.mpd"
-        case .dashTimeline, .dashNumber, .dashSegmentList: "manifest.mpd"
+        case .dashTimeline, .dashNumber, .dashSegmentList, .dashTrickMode: "manifest.mpd"
         }
     }
 
@@ -246,6 +248,19 @@ public enum StreamLayouts {
             ]
         case .dashBaseURLs:
             return [("content/period/video", dash(a, timeline: false, template: true, singleFile: false))]
+        case .dashTrickMode:
+            return [
+                ("", dash(a, timeline: true, template: true, singleFile: false)),
+                (
+                    "",
+                    [
+                        "-i", a.path, "-vf", "fps=0.5:round=up", "-c:v", "libx264", "-preset", "veryfast", "-g", "1",
+                        "-pix_fmt", "yuv420p", "-f", "dash", "-seg_duration", "2", "-use_timeline", "1",
+                        "-use_template", "1", "-init_seg_name", "trick-init.m4s",
+                        "-media_seg_name", "trick-$Number%05d$.m4s", "trick-source.mpd",
+                    ]
+                ),
+            ]
         }
     }
 
@@ -308,6 +323,25 @@ public enum StreamLayouts {
 
                 """
             try Data(text.utf8).write(to: staging.appendingPathComponent(layout.manifest))
+        case .dashTrickMode:
+            // The keyframe encode's AdaptationSet joins the main MPD as its trick-mode set.
+            let source = staging.appendingPathComponent("trick-source.mpd")
+            let trick = String(decoding: try Data(contentsOf: source), as: UTF8.self)
+            guard let open = trick.range(of: "<AdaptationSet"), let close = trick.range(of: "</AdaptationSet>"),
+                let tagEnd = trick[open.upperBound...].firstIndex(of: ">")
+            else { throw FixtureError("the dash muxer wrote no AdaptationSet") }
+            let property =
+                "<EssentialProperty schemeIdUri=\"http://dashif.org/guidelines/trickmode\" value=\"0\"/>"
+            let set =
+                (trick[open.lowerBound...tagEnd] + property + trick[trick.index(after: tagEnd)..<close.upperBound])
+                .replacingOccurrences(of: "<AdaptationSet id=\"0\"", with: "<AdaptationSet id=\"1\"")
+                .replacingOccurrences(of: "<Representation id=\"0\"", with: "<Representation id=\"trick\"")
+            let manifest = staging.appendingPathComponent(layout.manifest)
+            let main = String(decoding: try Data(contentsOf: manifest), as: UTF8.self)
+            guard let end = main.range(of: "</Period>") else { throw FixtureError("the dash muxer wrote no Period") }
+            try Data(main.replacingCharacters(in: end.lowerBound..<end.lowerBound, with: set + "\n").utf8)
+                .write(to: manifest)
+            try FileManager.default.removeItem(at: source)
         default:
             break
         }

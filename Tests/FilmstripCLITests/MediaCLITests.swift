@@ -173,6 +173,24 @@ struct PlayCLITests {
         }
     }
 
+    @Test("play --rate -2 plays backwards from --seek (keyframes only) and exits paused at the start; --rate 8 ends")
+    func playReverse() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let url = try StreamLayouts.serve(.hlsTS, on: server)
+        let back = try await filmstrip(
+            "play", url.absoluteString, "--autoplay", "--seek", "9", "--rate", "-2", "--json")
+        #expect(back.status == 0, "\(back.stderr)")
+        let last = try #require(try events(back).last { $0.event == "stats" })
+        #expect(last.fields["state"] as? String == "paused" && last.fields["position"] as? Double == 0)
+        #expect(last.fields["rate"] as? Double == -2 && last.fields["keyframes_only"] as? Bool == true)
+        // The frames shown: the 1x start's first one at 9 s... then each keyframe from 8 s down to 0.
+        #expect((last.fields["presented_frames"] as? Int ?? 0) >= 5, "\(last.fields)")
+        let forward = try await filmstrip("play", url.absoluteString, "--autoplay", "--rate", "8", "--json")
+        let end = try #require(try events(forward).last { $0.event == "stats" })
+        #expect(end.fields["state"] as? String == "ended" && end.fields["presented_frames"] as? Int == 5)
+    }
+
     @Test("--seek T@AT and --duration; a fatal error exits non-zero")
     func seekAndDuration() async throws {
         let result = try await filmstrip(

@@ -80,7 +80,7 @@ struct StreamLayoutTests {
         let expectedRequests: [StreamLayout: Int] = [
             .hlsTS: 2, .hlsFMP4: 3, .hlsSingleFileTS: 2, .hlsSingleFileFMP4: 3, .hlsDiscontinuity: 2, .hlsVariants: 3,
             .hlsAES: 3, .dashTimeline: 3, .dashNumber: 3, .dashOnDemand: 4, .dashSegmentList: 3, .dashTwoPeriods: 3,
-            .dashBaseURLs: 3,
+            .dashBaseURLs: 3, .dashTrickMode: 3,
         ]
         #expect(server.requests.count == expectedRequests[layout], "\(layout): \(asked)")
         if segment.byteRange != nil {

@@ -124,6 +124,31 @@ struct PlaybackMachineTests {
         #expect(stats.rebufferCount == 1 && stats.rebufferTime == 2.5)
     }
 
+    @Test("backwards: frames are due as the clock runs back at the rate; the start pauses playback there")
+    func reverse() async {
+        var driver = Driver()
+        driver.startPlaying()
+        await driver.advance(4)
+        driver.record(driver.machine.setRate(-2, at: driver.now))
+        #expect(abs(driver.machine.currentTime(at: driver.now) - 4) < 1e-9)
+        // A frame 1 s of media back is due in 0.5 s.
+        #expect(driver.step(frame: 3).filter { $0 != .publishStatistics } == [.wait(until: driver.now + 0.1)])
+        await driver.advance(0.5)
+        #expect(driver.step(frame: 3).contains(.present))
+        #expect(abs(driver.machine.currentTime(at: driver.now) - 3) < 1e-9)
+        // 200 ms late going backwards is late too.
+        await driver.advance(0.6)
+        #expect(driver.step(frame: 2.5).filter { $0 != .publishStatistics } == [.drop])
+        // Nothing before the start: the clock stops at 0 (never below), and playback pauses there.
+        await driver.advance(0.5)
+        #expect(driver.step(frame: nil, ended: true) == [.wait(until: driver.now + 0.1)])
+        await driver.advance(5)
+        #expect(driver.machine.currentTime(at: driver.now) == 0)
+        driver.step(frame: nil, ended: true)
+        #expect(driver.states.suffix(2) == [.pausing, .paused])
+        #expect(driver.machine.currentTime(at: driver.now) == 0 && !driver.machine.wantsPlay)
+    }
+
     @Test("the end: no frame and nothing more to decode is ended at the duration; play starts over from 0")
     func end() async {
         var driver = Driver()

@@ -91,7 +91,7 @@ struct StateTimeoutTests {
 
 @Suite("Playback rate ranges")
 struct PlaybackRateTests {
-    @Test("Filmstrip's own engine: 0 and up; negative rates are clamped with a warning; audio muted above 2")
+    @Test("Filmstrip's own engine: 0 and up by default (negative rates clamped with a warning); audio muted above 2")
     func own() {
         let policy = PlaybackRatePolicy(engine: .filmstrip)
         #expect(policy.resolve(1).rate == 1 && !policy.resolve(1).audioMuted && policy.resolve(1).warning == nil)
@@ -99,17 +99,20 @@ struct PlaybackRateTests {
         #expect(fast.rate == 4 && fast.audioMuted && fast.warning == nil)
         let backwards = policy.resolve(-1)
         #expect(backwards.rate == 0 && backwards.warning?.type == .playbackRateClamped)
-        #expect(backwards.warning?.message.contains("does not play backwards") == true)
+        #expect(backwards.warning?.message.contains("allows") == true)
         #expect(policy.resolve(2).audioMuted == false)
         #expect(policy.resolve(.nan).rate == 1)
     }
 
-    @Test("custom ranges; an engine without reverse playback cannot be given a negative range")
+    @Test("custom ranges: a widened range plays backwards (audio muted), and clamps outside it")
     func custom() {
         let policy = PlaybackRatePolicy(engine: .filmstrip, range: -2...1.5)
-        #expect(policy.range == 0...1.5)
+        #expect(policy.range == -2...1.5)
         #expect(policy.resolve(1.75).rate == 1.5)
         #expect(policy.resolve(0.5).rate == 0.5)
+        let back = policy.resolve(-1)
+        #expect(back.rate == -1 && back.audioMuted && back.warning == nil)
+        #expect(policy.resolve(-8).rate == -2)
     }
 }
 

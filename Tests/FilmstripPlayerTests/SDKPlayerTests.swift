@@ -6,12 +6,14 @@ import Testing
 
 @Suite("SDK-level player settings")
 struct SDKPlayerTests {
-    @Test("setPlaybackRateRange applies to new players; clamping warnings reach the SDK-level onError")
+    @Test(
+        "setPlaybackRateRange applies to new players (a negative bound allows reverse); clamping warnings reach onError"
+    )
     func rateRanges() async throws {
         let sdk = Filmstrip()
         #expect(sdk.playbackRateRange(of: .filmstrip).lowerBound == 0)
         sdk.setPlaybackRateRange(of: .filmstrip, to: -1...1.5)
-        #expect(sdk.playbackRateRange(of: .filmstrip) == 0...1.5)
+        #expect(sdk.playbackRateRange(of: .filmstrip) == -1...1.5)
         let seen = Mutex<[PlayerError]>([])
         sdk.onError = { error in seen.withLock { $0.append(error) } }
         let player = sdk.player()

@@ -50,3 +50,155 @@ struct TrickPlayTests {
         #expect(player.getStats()?.keyframesOnly == true)
     }
 }
+
+@Suite("Trick play: I-frame tracks and reverse playback")
+struct TrickPlayTrackTests {
+    /// The counter as HLS with MPEG-TS segments (the ffmpeg CLI's), plus an I-frame playlist and a master written
+    /// by ``IFramePlaylistGenerator``, served under `/iframes`. Returns the master's URL and the segments' total size.
+    static func hlsWithIFrames(on server: LoopbackServer) async throws -> (url: URL, segmentBytes: Int) {
+        let source = try StreamLayouts.directory(.hlsTS)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("iframes-\(UUID().uuidString)")
+        try FileManager.default.copyItem(at: source, to: directory)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let master = "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=300000,RESOLUTION=320x240\nindex.m3u8\n"
+        let sourceMaster = directory.appendingPathComponent("source.m3u8")
+        try Data(master.utf8).write(to: sourceMaster)
+        _ = try await IFramePlaylistGenerator.generate(from: sourceMaster, to: directory)
+        try StreamLayouts.serveDirectory(directory, on: server, prefix: "/iframes")
+        return (server.url("/iframes/master.m3u8"), try segmentBytes(in: source))
+    }
+
+    static func segmentBytes(in directory: URL) throws -> Int {
+        try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: [.fileSizeKey])
+            .filter { $0.pathExtension == "ts" }
+            .reduce(0) { $0 + (try $1.resourceValues(forKeys: [.fileSizeKey]).fileSize ?? 0) }
+    }
+
+    /// Bytes asked for by a request's `Range` header.
+    static func rangeLength(_ request: LoopbackServer.Request) -> Int? {
+        guard let value = request.headers["range"], value.hasPrefix("bytes=") else { return nil }
+        let bounds = value.dropFirst(6).split(separator: "-").compactMap { Int($0) }
+        return bounds.count == 2 ? bounds[1] - bounds[0] + 1 : nil
+    }
+
+    /// A player whose engine plays backwards, recording frames and states.
+    static func player() -> (Player, PlayerRecorder) {
+        let player = Player(ratePolicy: PlaybackRatePolicy(engine: .filmstrip, range: -16...16))
+        let recorder = PlayerRecorder()
+        recorder.observe(player)
+        return (player, recorder)
+    }
+
+    /// Plays `url` backwards at `rate` from `from` until the start pauses it; returns the frame numbers shown.
+    static func reverse(
+        _ url: URL, rate: Double, from: Double, configure: (inout PlayerConfiguration) -> Void = { _ in }
+    )
+        async throws -> (frames: [Int?], player: Player, recorder: PlayerRecorder)
+    {
+        let (player, recorder) = player()
+        var configuration = PlayerConfiguration(with: url)
+        configure(&configuration)
+        player.load(config: configuration)
+        player.open(autoplay: false)
+        #expect(try await eventually(20) { player.state == .paused }, "\(recorder.states)")
+        player.seek(from)
+        #expect(try await eventually(20) { player.state == .paused && recorder.frames.count >= 2 })
+        let before = recorder.frames.count
+        player.playbackRate = rate
+        player.play()
+        // Reverse playback pauses at the start.
+        #expect(
+            try await eventually(40) {
+                player.state == .paused && player.currentTime == 0 && recorder.frames.count > before
+            },
+            "\(recorder.states) at \(player.currentTime)")
+        return (recorder.frames.dropFirst(before).map(\.frame), player, recorder)
+    }
+
+    @Test("HLS with an I-frame playlist at 8x: its I-frames only, each fetched as a byte range with CMCD ot=i")
+    func hlsIFramesForward() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let (url, total) = try await Self.hlsWithIFrames(on: server)
+        let (player, recorder) = Self.player()
+        player.playbackRate = 8
+        var configuration = PlayerConfiguration(with: url)
+        configuration.cmcd = CmcdConfiguration()
+        player.open(config: configuration)
+        #expect(try await eventually(20) { player.state == .ended }, "\(recorder.states)")
+        #expect(recorder.frames.map(\.frame) == [0, 50, 100, 150, 200], "\(recorder.frames)")
+        #expect(recorder.frames.map(\.time) == [0, 2, 4, 6, 8])
+        #expect(player.getStats()?.keyframesOnly == true)
+        // Only byte ranges of the segments (a PAT/PMT map, one keyframe), never a whole segment.
+        let segments = server.requests.filter { $0.path.hasSuffix(".ts") }
+        #expect(!segments.isEmpty && segments.allSatisfy { Self.rangeLength($0) != nil }, "\(segments)")
+        let fetched = segments.compactMap(Self.rangeLength).reduce(0, +)
+        #expect(fetched * 2 < total, "\(fetched) of \(total) bytes")
+        #expect(segments.allSatisfy { $0.headers["cmcd-object"]?.contains("ot=i") == true })
+    }
+
+    @Test("HLS with an I-frame playlist at -2x: its I-frames backwards, paused at the start")
+    func hlsIFramesBackward() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let (url, _) = try await Self.hlsWithIFrames(on: server)
+        let (frames, player, _) = try await Self.reverse(url, rate: -2, from: 9)
+        #expect(frames == [200, 150, 100, 50, 0], "\(frames)")
+        #expect(player.getStats()?.keyframesOnly == true)
+        // The segments were fetched whole only for the first frames at 1x; the way back is I-frame ranges.
+        let ranged = server.requests.filter { $0.path.hasSuffix(".ts") && Self.rangeLength($0) != nil }
+        #expect(ranged.count >= 5)
+        player.stop()
+    }
+
+    @Test("HLS without an I-frame playlist: -2x shows each segment's keyframe backwards, -1x every frame backwards")
+    func hlsSegmentsBackward() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let url = try StreamLayouts.serve(.hlsTS, on: server)
+        let fast = try await Self.reverse(url, rate: -2, from: 9)
+        #expect(fast.frames == [200, 150, 100, 50, 0], "\(fast.frames)")
+        fast.player.stop()
+        let slow = try await Self.reverse(url, rate: -1, from: 3.9)
+        let shown = slow.frames.compactMap { $0 }
+        // Every frame from 97 down to 0 (a loaded machine may drop a late one), in reverse order.
+        #expect(shown == shown.sorted(by: >) && shown.first.map { $0 >= 90 } == true && shown.last == 0, "\(shown)")
+        #expect(shown.filter { $0 % 50 != 0 }.count >= 70, "\(shown)")
+        #expect(slow.player.getStats()?.keyframesOnly == false)
+        slow.player.stop()
+    }
+
+    @Test("DASH with a trick-mode AdaptationSet: 8x and -2x play its frames; the main set is never fetched")
+    func dashTrickMode() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let url = try StreamLayouts.serve(.dashTrickMode, on: server)
+        let (player, recorder) = Self.player()
+        player.playbackRate = 8
+        player.open(config: PlayerConfiguration(with: url))
+        #expect(try await eventually(20) { player.state == .ended }, "\(recorder.states)")
+        #expect(recorder.frames.map(\.frame) == [0, 50, 100, 150, 200], "\(recorder.frames)")
+        #expect(recorder.frames.map(\.time) == [0, 2, 4, 6, 8])
+        #expect(!server.requests.contains { $0.path.contains("chunk-") }, "\(server.requests.map(\.path))")
+        #expect(server.requests.contains { $0.path.contains("trick-0") })
+        player.stop()
+        let back = try await Self.reverse(url, rate: -2, from: 9)
+        #expect(back.frames == [200, 150, 100, 50, 0], "\(back.frames)")
+        back.player.stop()
+    }
+
+    @Test("a file backwards: -1.5x every frame, -4x keyframes only; the position stays at or above 0")
+    func fileBackward() async throws {
+        let url = try MediaFixtures.counter()
+        let slow = try await Self.reverse(url, rate: -1.5, from: 3.9)
+        let shown = slow.frames.compactMap { $0 }
+        #expect(shown == shown.sorted(by: >) && shown.last == 0, "\(shown)")
+        #expect(shown.filter { $0 % 50 != 0 }.count >= 70, "\(shown)")
+        slow.player.stop()
+        let fast = try await Self.reverse(url, rate: -4, from: 9.9)
+        #expect(fast.frames == [200, 150, 100, 50, 0], "\(fast.frames)")
+        #expect(fast.player.getStats()?.keyframesOnly == true)
+        #expect(fast.recorder.frames.allSatisfy { $0.time >= 0 })
+        fast.player.stop()
+    }
+}

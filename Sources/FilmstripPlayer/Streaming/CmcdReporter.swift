@@ -23,6 +23,8 @@ final class CmcdReporter: Sendable {
         var topBitrate: Int?
         /// The segment fetched after the one being fetched (for `nor`).
         var next: (after: SegmentReference, next: SegmentReference)?
+        /// The renditions of the I-frame track trick play fetches from (their media is reported as `ot=i`).
+        var iFrameRenditions: Set<String> = []
     }
 
     let configuration: CmcdConfiguration?
@@ -61,6 +63,9 @@ final class CmcdReporter: Sendable {
             streamingFormat: status.streamingFormat,
             streamType: status.isLive.map { $0 ? .live : .vod })
         data.objectType = Self.objectType(of: request)
+        if request.object == .media, let id = request.rendition?.id, status.iFrameRenditions.contains(id) {
+            data.objectType = .initSegment
+        }
         data.startup = status.startup
         data.bufferStarvation = status.starvation
         data.playbackRate = status.rate == 1 ? nil : status.rate

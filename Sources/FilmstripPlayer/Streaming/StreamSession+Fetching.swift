@@ -34,11 +34,19 @@ extension StreamSession {
             loop.refresh = schedule
         }
         while !Task.isCancelled {
-            let (seek, generation, playhead, stopped, maxBuffer) = shared.withLock { shared in
-                defer { shared.seekRequest = nil }
-                return (shared.seekRequest, shared.generation, shared.playhead, shared.stopped, shared.maxBuffer)
+            let (seek, generation, playhead, stopped, maxBuffer, suspended) = shared.withLock { shared in
+                defer { if !shared.suspended { shared.seekRequest = nil } }
+                return (
+                    shared.suspended ? nil : shared.seekRequest, shared.generation, shared.playhead, shared.stopped,
+                    shared.maxBuffer, shared.suspended
+                )
             }
             if stopped { return }
+            if suspended {
+                // Trick play fetches on its own lane meanwhile.
+                await wake.wait(for: .milliseconds(500), on: clock)
+                continue
+            }
             if let maxBuffer { loop.scheduler.maxBuffer = maxBuffer }
             if let seek {
                 loop.generation = generation
@@ -187,12 +195,12 @@ extension StreamSession {
         }
     }
 
-    /// A segment's bytes, its initialisation section first when it starts a run, with retries; `audio` for the
-    /// audio lane's requests (see ``attempt(keyURL:once:audio:_:)``).
+    /// A segment's bytes, its initialisation section first when it starts a run, with retries on `lane` (see
+    /// ``attempt(keyURL:once:lane:_:)``).
     func segmentBytes(
-        _ segment: SegmentReference, of rendition: Presentation.Rendition, newRun: Bool, audio: Bool = false
+        _ segment: SegmentReference, of rendition: Presentation.Rendition, newRun: Bool, lane: FetchLane = .video
     ) async -> Result<Data, AttemptFailure> {
-        await attempt(keyURL: segment.key?.uri, audio: audio) { [client, settings] in
+        await attempt(keyURL: segment.key?.uri, lane: lane) { [client, settings] in
             let head = newRun ? try await client.initialization(for: segment, of: rendition) : Data()
             let body = try await client.media(segment, of: rendition, keyTimeout: settings.keyTimeout)
             return head.isEmpty ? body : head + body

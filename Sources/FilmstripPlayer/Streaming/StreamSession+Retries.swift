@@ -2,6 +2,16 @@ import FilmstripLoading
 import FilmstripStreaming
 import Foundation
 
+/// Whose request it is: each lane of a session has its own fetch task, restarts and wake-up signal.
+enum FetchLane: Sendable {
+    /// The video segments (and muxed audio).
+    case video
+    /// A separate audio rendition.
+    case audio
+    /// Trick play's I-frames or segments (see ``SegmentChunks``).
+    case trick
+}
+
 /// Why a request was given up.
 struct AttemptFailure: Error, Sendable {
     var message: String
@@ -17,13 +27,24 @@ struct AttemptFailure: Error, Sendable {
 extension StreamSession {
     /// Runs `operation`, trying again per a ``RetrySchedule`` (waiting on the session's clock, woken early by a seek
     /// or a stop, which abandon it). An unreachable server is reported once as a connectivity warning. `once` tries
-    /// a single time (a live reload, whose schedule is its retry). `audio` requests belong to the audio lane: its
-    /// restarts abandon them, and they wait on its own wake-up signal (one waiter per signal).
+    /// a single time (a live reload, whose schedule is its retry). Each ``FetchLane`` has its own restarts (which
+    /// abandon its requests) and its own wake-up signal (one waiter per signal).
     func attempt<T: Sendable>(
-        keyURL: URL?, once: Bool = false, audio: Bool = false, _ operation: @Sendable () async throws -> T
+        keyURL: URL?, once: Bool = false, lane: FetchLane = .video, _ operation: @Sendable () async throws -> T
     ) async -> Result<T, AttemptFailure> {
-        let wake = audio ? audioWake : self.wake
-        let current = { [self] in audio ? audioState.withLock { $0.generation } : shared.withLock { $0.generation } }
+        let wake: WakeSignal
+        let current: @Sendable () -> Int
+        switch lane {
+        case .video:
+            wake = self.wake
+            current = { [self] in shared.withLock { $0.generation } }
+        case .audio:
+            wake = audioWake
+            current = { [self] in audioState.withLock { $0.generation } }
+        case .trick:
+            wake = trickWake
+            current = { [self] in trickGeneration.load(ordering: .relaxed) }
+        }
         var schedule = RetrySchedule(
             retries: once ? 0 : settings.streaming.segmentRetries,
             waitsForConnectivity: !once && settings.waitsForConnectivity,

@@ -47,6 +47,8 @@ final class StreamSession: Sendable {
         /// The task loading the manifest, while ``open()`` waits for it.
         var opening: Task<Void, Never>?
         var connectionLost = false
+        /// Trick play is on: the video lane fetches nothing (``suspend(_:)``).
+        var suspended = false
         var statistics = Statistics(bytesLoaded: 0, segmentsLoaded: 0, rendition: 0)
     }
 
@@ -87,6 +89,9 @@ final class StreamSession: Sendable {
     let clock: SessionClock
     let shared = Mutex(Shared())
     let wake = WakeSignal()
+    /// Trick play's lane: its wake-up signal and its restarts (see `StreamSession+TrickPlay.swift`).
+    let trickWake = WakeSignal()
+    let trickGeneration = Atomic<Int>(0)
     private let reportQueue = DispatchQueue(label: "filmstrip.player.reports")
     private let deliver: @Sendable (PlayerError) -> Void
     private let fetching = Mutex<Task<Void, Never>?>(nil)
@@ -139,26 +144,20 @@ final class StreamSession: Sendable {
     /// Loads the manifest (and the first level's segments). Blocks the calling thread (the engine's); ``stop()``
     /// from another thread cancels it (then ``isStopped`` is true).
     func open() throws(PlayerError) -> StreamOpening {
-        let result = Mutex<Result<StreamOpening, PlayerError>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        let task = Task {
-            let outcome: Result<StreamOpening, PlayerError>
+        let result = waitForTask { [self] () async -> Result<StreamOpening, PlayerError> in
             do throws(PlayerError) {
-                outcome = .success(try await openAsync())
+                return .success(try await openAsync())
             } catch {
-                outcome = .failure(error)
+                return .failure(error)
             }
-            result.withLock { $0 = outcome }
-            done.signal()
+        } started: { task in
+            shared.withLock { shared in
+                shared.opening = task
+                return shared.stopped
+            }
         }
-        let stopped = shared.withLock { shared in
-            shared.opening = task
-            return shared.stopped
-        }
-        if stopped { task.cancel() }
-        done.wait()
         shared.withLock { $0.opening = nil }
-        return try result.withLock { $0! }.get()
+        return try result.get()
     }
 
     private func openAsync() async throws(PlayerError) -> StreamOpening {
@@ -307,6 +306,7 @@ final class StreamSession: Sendable {
         audioFetching.withLock { $0?.cancel() }
         wake.signal()
         audioWake.signal()
+        trickWake.signal()
     }
 
     /// The engine's view, once per step: where the playhead is, the rate, and whether the player is starting up.
@@ -366,4 +366,21 @@ final class StreamSession: Sendable {
             report(PlayerError(.internetConnectionAvailable, severity: .warning, "the server can be reached again"))
         }
     }
+}
+
+/// Runs `operation` on a task and blocks the calling thread (the engine's or the decoder's, never a task's) until it
+/// ends. `started` gets the task, so another thread can cancel it, and returns whether to cancel it at once.
+func waitForTask<T: Sendable>(
+    _ operation: @escaping @Sendable () async -> T, started: (Task<Void, Never>) -> Bool
+) -> T {
+    let result = Mutex<T?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    let task = Task {
+        let value = await operation()
+        result.withLock { $0 = value }
+        done.signal()
+    }
+    if started(task) { task.cancel() }
+    done.wait()
+    return result.withLock { $0! }
 }

@@ -1,0 +1,186 @@
+import FilmstripFormats
+import FilmstripMedia
+import FilmstripStreaming
+import Foundation
+import Synchronization
+
+extension StreamSession {
+    /// Whether the presentation has an I-frame track (an HLS I-frame playlist, a DASH trick-mode AdaptationSet).
+    var hasIFrameTrack: Bool {
+        opened.withLock { opened in
+            opened?.presentation.periods.contains { period in
+                period.tracks.contains { $0.kind == .iFrame && !$0.renditions.isEmpty }
+            } ?? false
+        }
+    }
+
+    /// Trick play is on (the video lane fetches nothing) or off again (the engine then seeks, which restarts it).
+    func suspend(_ on: Bool) {
+        shared.withLock { $0.suspended = on }
+        wake.signal()
+    }
+
+    /// The chunks trick play decodes, with the rendition each belongs to: the I-frame track's entries (one I-frame
+    /// rendition per period, at the rank of the current video level among its peers), else the current level's
+    /// segments.
+    func trickReferences(iFrames: Bool) async throws(PlayerError) -> [(SegmentReference, Presentation.Rendition)] {
+        guard let opened = opened.withLock({ $0 }) else { return [] }
+        let level = shared.withLock { $0.statistics.rendition }
+        guard iFrames else {
+            let segments = shared.withLock { $0.segments }
+            let ladder = opened.ladder
+            let row = min(level, ladder.levels.count - 1)
+            return segments.map { ($0, ladder.rendition(row, for: $0)) }
+        }
+        var chosen: [Presentation.Rendition] = []
+        for period in opened.presentation.periods {
+            guard let track = period.tracks.first(where: { $0.kind == .iFrame && !$0.renditions.isEmpty }) else {
+                continue
+            }
+            let ranked = track.renditions.sorted { $0.bandwidth < $1.bandwidth }
+            chosen.append(ranked[min(level, ranked.count - 1)])
+        }
+        reporter.update { $0.iFrameRenditions = Set(chosen.map(\.id)) }
+        let presentation = opened.presentation
+        var references: [(SegmentReference, Presentation.Rendition)] = []
+        for rendition in chosen {
+            let list = try await withRetries { [client] in
+                try await client.segmentList(of: rendition, in: presentation, reload: false)
+            }
+            references += list.references.map { ($0, rendition) }
+        }
+        return references.sorted { $0.0.start < $1.0.start }
+    }
+}
+
+/// A stream's content as chunks for ``TrickPlaySource``: the I-frame track's entries (each fetched as its own byte
+/// range with its map or initialisation section) or the current level's segments (fetched whole), each decoded on its
+/// own on trick play's fetch lane, with the session's retries and CMCD (`ot=i` for I-frames).
+///
+/// `@unchecked Sendable`: `references` is set and read by the feeder thread only; the task is behind a mutex.
+final class SegmentChunks: TrickChunks, @unchecked Sendable {
+    private let session: StreamSession
+    private let iFrames: Bool
+    private var references: [(SegmentReference, Presentation.Rendition)] = []
+    private let current = Mutex<(task: Task<Void, Never>?, cancelled: Bool)>((nil, false))
+    private let decoded = Atomic<Int>(0)
+    private let fetched = Atomic<Int>(0)
+
+    init(session: StreamSession, iFrames: Bool) {
+        self.session = session
+        self.iFrames = iFrames
+    }
+
+    func spans() throws -> [Range<Double>] {
+        let iFrames = self.iFrames
+        let result = try blocking {
+            [session] () async -> Result<[(SegmentReference, Presentation.Rendition)], PlayerError> in
+            do throws(PlayerError) {
+                return .success(try await session.trickReferences(iFrames: iFrames))
+            } catch {
+                return .failure(error)
+            }
+        }
+        references = try result.get()
+        return references.map { $0.0.start..<max($0.0.end, $0.0.start + 0.001) }
+    }
+
+    func frames(of index: Int, keyframesOnly: Bool) throws -> [DecodedVideoFrame] {
+        let (segment, rendition) = references[index]
+        let result = try blocking { [session] in
+            await session.segmentBytes(segment, of: rendition, newRun: true, lane: .trick)
+        }
+        let data: Data
+        switch result {
+        case .success(let bytes):
+            data = bytes
+        case .failure(let failure):
+            if current.withLock({ $0.cancelled }) || session.isStopped { throw SegmentQueue.Interrupted() }
+            // A hole in trick play: the next chunk is shown instead.
+            session.report(
+                PlayerError(
+                    .segmentSkipped, severity: .warning,
+                    "the \(iFrames ? "I-frame" : "segment") at \(formatSeconds(segment.start)) s failed and was skipped: \(failure.message)",
+                    underlying: failure.underlying))
+            return []
+        }
+        fetched.add(data.count, ordering: .relaxed)
+        let reader = DataReader(data)
+        let decoder = try StreamDecoder(label: segment.url) { buffer in reader.read(into: buffer) }
+        decoder.keyframesOnly = keyframesOnly
+        var frames: [DecodedVideoFrame] = []
+        do {
+            while let frame = try decoder.nextFrame() {
+                decoded.add(1, ordering: .relaxed)
+                frames.append(frame)
+            }
+        } catch  where !frames.isEmpty {
+            // A chunk that ends mid-frame still gives the frames decoded before.
+        }
+        frames.sort { $0.time < $1.time }
+        let shift: Double
+        switch segment.timing {
+        case .mediaTime(let offset):
+            shift = offset + decoder.startSeconds
+        case .segmentStart:
+            // HLS: the chunk's first frame is at the entry's start.
+            shift = segment.start - (frames.first?.time ?? 0)
+        }
+        return frames.map { $0.shifted(by: shift) }
+    }
+
+    /// Runs `operation` on a task and waits for it (the feeder thread); ``interrupt()`` cancels it.
+    private func blocking<T: Sendable>(_ operation: @escaping @Sendable () async -> T) throws -> T {
+        let value = waitForTask(operation) { task in
+            current.withLock { current in
+                current.task = task
+                return current.cancelled
+            }
+        }
+        return try current.withLock { current in
+            current.task = nil
+            if current.cancelled { throw SegmentQueue.Interrupted() }
+            return value
+        }
+    }
+
+    func interrupt() {
+        let task = current.withLock { current in
+            current.cancelled = true
+            return current.task
+        }
+        session.trickGeneration.add(1, ordering: .relaxed)
+        session.trickWake.signal()
+        task?.cancel()
+    }
+
+    func resume() { current.withLock { $0.cancelled = false } }
+
+    func cancel() { interrupt() }
+
+    var framesDecoded: Int { decoded.load(ordering: .relaxed) }
+    var bytesRead: Int { fetched.load(ordering: .relaxed) }
+}
+
+/// Hands the bytes of one chunk to a ``StreamDecoder``.
+private final class DataReader: @unchecked Sendable {
+    private let data: Data
+    private var offset = 0
+    private let lock = NSLock()
+
+    init(_ data: Data) {
+        self.data = data
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        lock.withLock {
+            let count = min(buffer.count, data.count - offset)
+            guard count > 0 else { return 0 }
+            data.withUnsafeBytes { raw in
+                buffer.baseAddress!.copyMemory(from: raw.baseAddress! + offset, byteCount: count)
+            }
+            offset += count
+            return count
+        }
+    }
+}
