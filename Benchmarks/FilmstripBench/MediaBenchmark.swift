@@ -43,6 +43,7 @@ enum MediaBenchmark {
         try remoteFrame(inputs[0], filmstrip: filmstrip, work: work)
         print("")
         try StreamBenchmark.run(mediaDirectory: mediaDirectory, filmstrip: filmstrip)
+        try await PlaybackBenchmark.run(mediaDirectory: mediaDirectory, filmstrip: filmstrip)
         try DASHBenchmark.run(mediaDirectory: mediaDirectory, filmstrip: filmstrip, source: inputs[0].file)
     }
 

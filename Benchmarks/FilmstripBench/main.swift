@@ -43,6 +43,16 @@ if arguments.first == "stream" {
     exit(0)
 }
 
+if arguments.first == "playback" {
+    // Only the audio CPU and trick-play byte figures (also part of `media`).
+    let directory = URL(fileURLWithPath: arguments.dropFirst().first ?? "bench-output/media", isDirectory: true)
+    let filmstrip = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        .appendingPathComponent("filmstrip").path
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    try await PlaybackBenchmark.run(mediaDirectory: directory, filmstrip: filmstrip)
+    exit(0)
+}
+
 if arguments.first == "streams" {
     // Only the MPD parse and the HLS fMP4 / DASH frame figures (also part of `media`).
     let directory = URL(fileURLWithPath: arguments.dropFirst().first ?? "bench-output/media", isDirectory: true)

@@ -243,9 +243,11 @@ struct PlaybackEngine {
                 let clock = machine.publishedClock
                 player.shared.withLock { $0.clock = clock }
             case .wait(let deadline):
-                // While audio plays, it is handed over every audio period.
-                let playing = audio != nil && machine.state.kind == .playing
-                wait(player, until: playing ? min(deadline, now + AudioRenderer.period) : deadline)
+                // While audio plays to an output with a device buffer, it is handed over every audio period; an
+                // output without one (a file) gets it at each step, up to the clock.
+                let device = audio.map { $0.output.latency > 0 || $0.output.preferredLead > 0 } ?? false
+                let feeding = device && machine.state.kind == .playing
+                wait(player, until: feeding ? min(deadline, now + AudioRenderer.period) : deadline)
             case .awaitBuffer(let seconds, let deadline):
                 if stream == nil, let feeder {
                     feeder.waitForBuffer(seconds, timeout: deadline - now)
