@@ -274,7 +274,9 @@ public struct PlaybackMachine: Sendable {
         if buffer.seconds >= threshold || buffer.complete {
             startupBuffer = nil
             endStall(at: now)
-            anchor(at: buffer.frame ?? position, now: now)
+            // From the playhead (the frame a seek showed, where playback paused or stalled): anchoring at the next
+            // frame would skip the time up to it (two seconds between the keyframes of trick play).
+            anchor(at: position, now: now)
             return move(.playing, at: now)
         }
         guard now - entered >= Self.startGrace else {

@@ -55,7 +55,9 @@ struct TrickPlayTests {
 struct TrickPlayTrackTests {
     /// The counter as HLS with MPEG-TS segments (the ffmpeg CLI's), plus an I-frame playlist and a master written
     /// by ``IFramePlaylistGenerator``, served under `/iframes`. Returns the master's URL and the segments' total size.
-    static func hlsWithIFrames(on server: LoopbackServer) async throws -> (url: URL, segmentBytes: Int) {
+    static func hlsWithIFrames(
+        on server: LoopbackServer
+    ) async throws -> (url: URL, segmentBytes: Int, iFramePlaylist: String) {
         let source = try StreamLayouts.directory(.hlsTS)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("iframes-\(UUID().uuidString)")
         try FileManager.default.copyItem(at: source, to: directory)
@@ -63,9 +65,10 @@ struct TrickPlayTrackTests {
         let master = "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=300000,RESOLUTION=320x240\nindex.m3u8\n"
         let sourceMaster = directory.appendingPathComponent("source.m3u8")
         try Data(master.utf8).write(to: sourceMaster)
-        _ = try await IFramePlaylistGenerator.generate(from: sourceMaster, to: directory)
+        let summary = try await IFramePlaylistGenerator.generate(from: sourceMaster, to: directory)
         try StreamLayouts.serveDirectory(directory, on: server, prefix: "/iframes")
-        return (server.url("/iframes/master.m3u8"), try segmentBytes(in: source))
+        let playlist = "/iframes/" + (summary.playlists.first?.url.lastPathComponent ?? "")
+        return (server.url("/iframes/master.m3u8"), try segmentBytes(in: source), playlist)
     }
 
     static func segmentBytes(in directory: URL) throws -> Int {
@@ -105,6 +108,7 @@ struct TrickPlayTrackTests {
         #expect(try await eventually(20) { player.state == .paused && recorder.frames.count >= 2 })
         let before = recorder.frames.count
         player.playbackRate = rate
+        let started = Date()
         player.play()
         // Reverse playback pauses at the start.
         #expect(
@@ -112,6 +116,10 @@ struct TrickPlayTrackTests {
                 player.state == .paused && player.currentTime == 0 && recorder.frames.count > before
             },
             "\(recorder.states) at \(player.currentTime)")
+        // The position moved at the rate: the way back took at least its length over the rate (a loaded machine
+        // may take longer, never less).
+        let first = recorder.frames.dropFirst(before).first?.time ?? 0
+        #expect(Date().timeIntervalSince(started) >= first / abs(rate) * 0.9, "from \(first) s")
         return (recorder.frames.dropFirst(before).map(\.frame), player, recorder)
     }
 
@@ -119,13 +127,16 @@ struct TrickPlayTrackTests {
     func hlsIFramesForward() async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
-        let (url, total) = try await Self.hlsWithIFrames(on: server)
+        let (url, total, _) = try await Self.hlsWithIFrames(on: server)
         let (player, recorder) = Self.player()
         player.playbackRate = 8
         var configuration = PlayerConfiguration(with: url)
         configuration.cmcd = CmcdConfiguration()
+        let started = Date()
         player.open(config: configuration)
         #expect(try await eventually(20) { player.state == .ended }, "\(recorder.states)")
+        // 10 s at 8x: at least 1.25 s of playing.
+        #expect(Date().timeIntervalSince(started) >= 1.2)
         #expect(recorder.frames.map(\.frame) == [0, 50, 100, 150, 200], "\(recorder.frames)")
         #expect(recorder.frames.map(\.time) == [0, 2, 4, 6, 8])
         #expect(player.getStats()?.keyframesOnly == true)
@@ -141,7 +152,7 @@ struct TrickPlayTrackTests {
     func hlsIFramesBackward() async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
-        let (url, _) = try await Self.hlsWithIFrames(on: server)
+        let (url, _, _) = try await Self.hlsWithIFrames(on: server)
         let (frames, player, _) = try await Self.reverse(url, rate: -2, from: 9)
         #expect(frames == [200, 150, 100, 50, 0], "\(frames)")
         #expect(player.getStats()?.keyframesOnly == true)
@@ -149,6 +160,21 @@ struct TrickPlayTrackTests {
         let ranged = server.requests.filter { $0.path.hasSuffix(".ts") && Self.rangeLength($0) != nil }
         #expect(ranged.count >= 5)
         player.stop()
+    }
+
+    @Test("an I-frame playlist that cannot be loaded: a warning, and 8x shows the segments' keyframes instead")
+    func hlsIFramePlaylistMissing() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let (url, _, playlist) = try await Self.hlsWithIFrames(on: server)
+        server.remove(playlist)
+        let (player, recorder) = Self.player()
+        player.playbackRate = 8
+        player.open(config: PlayerConfiguration(with: url))
+        #expect(try await eventually(30) { player.state == .ended }, "\(recorder.states) \(recorder.errors)")
+        #expect(recorder.frames.map(\.frame) == [0, 50, 100, 150, 200], "\(recorder.frames)")
+        #expect(recorder.errors.contains { $0.severity == .warning && $0.message.contains("I-frame track") })
+        #expect(!recorder.errors.contains { $0.severity == .fatal })
     }
 
     @Test("HLS without an I-frame playlist: -2x shows each segment's keyframe backwards, -1x every frame backwards")

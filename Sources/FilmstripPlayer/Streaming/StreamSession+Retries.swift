@@ -76,11 +76,11 @@ extension StreamSession {
         }
     }
 
-    /// Runs an opening step with retries; a failure is fatal.
+    /// Runs an opening step with retries (on `lane`); a failure is fatal.
     func withRetries<T: Sendable>(
-        _ operation: @Sendable () async throws -> T
+        lane: FetchLane = .video, _ operation: @Sendable () async throws -> T
     ) async throws(PlayerError) -> T {
-        switch await attempt(keyURL: nil, operation) {
+        switch await attempt(keyURL: nil, lane: lane, operation) {
         case .success(let value):
             restored()
             return value

@@ -44,7 +44,7 @@ extension StreamSession {
         let presentation = opened.presentation
         var references: [(SegmentReference, Presentation.Rendition)] = []
         for rendition in chosen {
-            let list = try await withRetries { [client] in
+            let list = try await withRetries(lane: .trick) { [client] in
                 try await client.segmentList(of: rendition, in: presentation, reload: false)
             }
             references += list.references.map { ($0, rendition) }
@@ -60,7 +60,8 @@ extension StreamSession {
 /// `@unchecked Sendable`: `references` is set and read by the feeder thread only; the task is behind a mutex.
 final class SegmentChunks: TrickChunks, @unchecked Sendable {
     private let session: StreamSession
-    private let iFrames: Bool
+    /// Whether the chunks are the I-frame track's (until it cannot be listed).
+    private var iFrames: Bool
     private var references: [(SegmentReference, Presentation.Rendition)] = []
     private let current = Mutex<(task: Task<Void, Never>?, cancelled: Bool)>((nil, false))
     private let decoded = Atomic<Int>(0)
@@ -72,7 +73,12 @@ final class SegmentChunks: TrickChunks, @unchecked Sendable {
     }
 
     func spans() throws -> [Range<Double>] {
-        let iFrames = self.iFrames
+        references = try references(iFrames: iFrames)
+        return references.map { $0.0.start..<max($0.0.end, $0.0.start + 0.001) }
+    }
+
+    /// The chunks; an I-frame track that cannot be listed gives way to the normal segments, with a warning.
+    private func references(iFrames: Bool) throws -> [(SegmentReference, Presentation.Rendition)] {
         let result = try blocking {
             [session] () async -> Result<[(SegmentReference, Presentation.Rendition)], PlayerError> in
             do throws(PlayerError) {
@@ -81,8 +87,20 @@ final class SegmentChunks: TrickChunks, @unchecked Sendable {
                 return .failure(error)
             }
         }
-        references = try result.get()
-        return references.map { $0.0.start..<max($0.0.end, $0.0.start + 0.001) }
+        switch result {
+        case .success(let references):
+            return references
+        case .failure(let error) where iFrames && !session.isStopped:
+            session.report(
+                PlayerError(
+                    .segmentSkipped, severity: .warning,
+                    "the I-frame track cannot be listed (\(error.message)); trick play shows the segments' keyframes",
+                    underlying: error))
+            self.iFrames = false
+            return try references(iFrames: false)
+        case .failure(let error):
+            throw error
+        }
     }
 
     func frames(of index: Int, keyframesOnly: Bool) throws -> [DecodedVideoFrame] {
