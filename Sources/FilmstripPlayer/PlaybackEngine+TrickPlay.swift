@@ -6,18 +6,33 @@ import Foundation
 /// ``TrickPlaySource`` presents the frames; back at a normal rate, the normal feeder continues from the playhead.
 /// Either switch repositions the source at the playhead, as a seek does.
 extension PlaybackEngine {
-    /// The trick-play mode `rate` needs for the loaded content (`nil`: the normal source).
+    /// The trick-play mode `rate` needs for the loaded content (`nil`: the normal source). Live streams play
+    /// forward only, from their normal source (``liveRate(_:)``).
     func trickMode(for rate: Double) -> TrickPlayMode? {
-        TrickPlayMode.mode(rate: rate, hasIFrameTrack: stream?.hasIFrameTrack ?? false)
+        guard !isLive else { return nil }
+        return TrickPlayMode.mode(rate: rate, hasIFrameTrack: stream?.hasIFrameTrack ?? false)
+    }
+
+    /// A live stream does not play backwards: a negative rate becomes 0 (paused in place), with a warning.
+    func liveRate(_ rate: Double, _ player: Player) -> Double {
+        guard isLive, rate < 0 else { return rate }
+        player.deliver(
+            PlayerError(
+                .playbackRateClamped, severity: .warning,
+                "the rate \(rate) was clamped to 0: a live stream does not play backwards"))
+        return 0
     }
 
     /// A new (resolved) rate: the clock's, then the source of frames it needs.
-    mutating func changeRate(to rate: Double, _ player: Player) {
+    mutating func changeRate(to requested: Double, _ player: Player) {
+        let rate = liveRate(requested, player)
+        if rate != requested { player.shared.withLock { $0.rate = rate } }
         execute(machine.setRate(rate, at: now), player)
         let wanted = trickMode(for: rate)
         guard wanted != trick?.mode else {
-            // The same source: only whether it decodes keyframes only may change.
+            // The same source: only whether it decodes keyframes only, and trick play's lookahead, may change.
             feeder?.setKeyframesOnly(wanted?.keyframesOnly ?? TrickPlayMode.keyframesOnly(rate: rate))
+            if trick != nil, let configuration { feeder?.setCapacity(trickCapacity(configuration)) }
             return
         }
         guard feeder != nil else { return }  // Nothing loaded yet: the load chooses.
@@ -48,6 +63,8 @@ extension PlaybackEngine {
             feeder?.stop()
             feeder = current.parked
             trick = nil
+            // The fetcher restarts at the playhead before it resumes (never at where it stopped).
+            stream?.seek(to: position)
             stream?.suspend(false)
         }
         guard let mode, let normal = feeder, let configuration else {
@@ -73,9 +90,13 @@ extension PlaybackEngine {
         }
         trick = (mode, normal)
         stream?.suspend(true)
-        // About two seconds of playing at the rate are decoded ahead.
-        let rate = abs(machine.rate)
         feeder = FrameFeeder(
-            decoder: TrickPlaySource(chunks: chunks, mode: mode, start: position), capacity: max(2, 2 * rate))
+            decoder: TrickPlaySource(chunks: chunks, mode: mode, start: position),
+            capacity: trickCapacity(configuration))
+    }
+
+    /// About two seconds of playing at the rate, and at least what playback waits for to start or resume.
+    func trickCapacity(_ configuration: PlayerConfiguration) -> Double {
+        max(2 * abs(machine.rate), configuration.minPrebufferTime, configuration.minRebufferTime, 2)
     }
 }

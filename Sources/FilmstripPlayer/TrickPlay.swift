@@ -27,7 +27,7 @@ public struct TrickPlayMode: Sendable, Hashable {
         if rate < 0 {
             let fast = rate <= -keyframeRate
             return TrickPlayMode(
-                backward: true, keyframesOnly: fast || hasIFrameTrack, iFrameTrack: hasIFrameTrack && fast)
+                backward: true, keyframesOnly: fast, iFrameTrack: hasIFrameTrack && fast)
         }
         if rate > keyframeRate, hasIFrameTrack {
             return TrickPlayMode(backward: false, keyframesOnly: true, iFrameTrack: true)

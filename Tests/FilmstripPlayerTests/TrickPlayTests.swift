@@ -123,7 +123,7 @@ struct TrickPlayTrackTests {
         return (recorder.frames.dropFirst(before).map(\.frame), player, recorder)
     }
 
-    @Test("HLS with an I-frame playlist at 8x: its I-frames only, each fetched as a byte range with CMCD ot=i")
+    @Test("HLS with an I-frame playlist at 8x: its I-frames only, each fetched as a byte range (CMCD ot=v, maps ot=i)")
     func hlsIFramesForward() async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
@@ -145,7 +145,10 @@ struct TrickPlayTrackTests {
         #expect(!segments.isEmpty && segments.allSatisfy { Self.rangeLength($0) != nil }, "\(segments)")
         let fetched = segments.compactMap(Self.rangeLength).reduce(0, +)
         #expect(fetched * 2 < total, "\(fetched) of \(total) bytes")
-        #expect(segments.allSatisfy { $0.headers["cmcd-object"]?.contains("ot=i") == true })
+        // Each I-frame is video media (`ot=v`, with its duration); each PAT/PMT map an init section (`ot=i`).
+        let objects = segments.map { $0.headers["cmcd-object"] ?? "" }
+        #expect(objects.filter { $0.contains("ot=v") && $0.contains("d=") }.count == 5, "\(objects)")
+        #expect(objects.allSatisfy { $0.contains("ot=v") || $0.contains("ot=i") }, "\(objects)")
     }
 
     @Test("HLS with an I-frame playlist at -2x: its I-frames backwards, paused at the start")
@@ -175,6 +178,21 @@ struct TrickPlayTrackTests {
         #expect(recorder.frames.map(\.frame) == [0, 50, 100, 150, 200], "\(recorder.frames)")
         #expect(recorder.errors.contains { $0.severity == .warning && $0.message.contains("I-frame track") })
         #expect(!recorder.errors.contains { $0.severity == .fatal })
+    }
+
+    @Test("a live stream does not play backwards: a negative rate pauses it in place, with a warning")
+    func liveReverse() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let stream = try SimulatedLiveStream(server: server)
+        let (player, recorder) = Self.player()
+        player.open(config: PlayerConfiguration(with: stream.url))
+        #expect(try await eventually(30) { player.state == .playing }, "\(recorder.states)")
+        player.playbackRate = -2
+        #expect(try await eventually(10) { player.playbackRate == 0 })
+        #expect(recorder.errors.contains { $0.type == .playbackRateClamped && $0.message.contains("live") })
+        #expect(player.getStats()?.keyframesOnly == false)
+        player.stop()
     }
 
     @Test("HLS without an I-frame playlist: -2x shows each segment's keyframe backwards, -1x every frame backwards")

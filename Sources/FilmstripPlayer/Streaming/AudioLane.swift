@@ -94,10 +94,15 @@ extension StreamSession {
         var generation = -1
         var finished = false
         while !Task.isCancelled {
-            let (playhead, stopped, maxBuffer, isLive) = shared.withLock {
-                ($0.playhead, $0.stopped, $0.maxBuffer, $0.window?.isLive ?? false)
+            let (playhead, stopped, maxBuffer, isLive, suspended) = shared.withLock {
+                ($0.playhead, $0.stopped, $0.maxBuffer, $0.window?.isLive ?? false, $0.suspended)
             }
             if stopped { return }
+            if suspended {
+                // Trick play: no audio is played, so none is fetched until the rate comes back.
+                await audioWake.wait(for: .milliseconds(500), on: clock)
+                continue
+            }
             if let maxBuffer { scheduler.maxBuffer = maxBuffer }
             let (selection, seek, current) = audioState.withLock { state in
                 defer { state.seekRequest = nil }

@@ -23,8 +23,6 @@ final class CmcdReporter: Sendable {
         var topBitrate: Int?
         /// The segment fetched after the one being fetched (for `nor`).
         var next: (after: SegmentReference, next: SegmentReference)?
-        /// The renditions of the I-frame track trick play fetches from (their media is reported as `ot=i`).
-        var iFrameRenditions: Set<String> = []
     }
 
     let configuration: CmcdConfiguration?
@@ -63,12 +61,10 @@ final class CmcdReporter: Sendable {
             streamingFormat: status.streamingFormat,
             streamType: status.isLive.map { $0 ? .live : .vod })
         data.objectType = Self.objectType(of: request)
-        if request.object == .media, let id = request.rendition?.id, status.iFrameRenditions.contains(id) {
-            data.objectType = .initSegment
-        }
         data.startup = status.startup
         data.bufferStarvation = status.starvation
-        data.playbackRate = status.rate == 1 ? nil : status.rate
+        // CMCD defines `pr` for forward rates only (0 when not playing): reverse playback sends none.
+        data.playbackRate = status.rate == 1 || status.rate < 0 ? nil : status.rate
         data.measuredThroughput = status.throughput.map { $0 / 1000 }
         switch request.object {
         case .manifest, .mediaPlaylist, .clock:

@@ -40,7 +40,6 @@ extension StreamSession {
             let ranked = track.renditions.sorted { $0.bandwidth < $1.bandwidth }
             chosen.append(ranked[min(level, ranked.count - 1)])
         }
-        reporter.update { $0.iFrameRenditions = Set(chosen.map(\.id)) }
         let presentation = opened.presentation
         var references: [(SegmentReference, Presentation.Rendition)] = []
         for rendition in chosen {
