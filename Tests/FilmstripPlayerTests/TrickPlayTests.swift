@@ -180,6 +180,21 @@ struct TrickPlayTrackTests {
         #expect(!recorder.errors.contains { $0.severity == .fatal })
     }
 
+    @Test("an I-frame that cannot be fetched is retried, then skipped with a warning; trick play goes on")
+    func hlsIFrameMissing() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let (url, _, _) = try await Self.hlsWithIFrames(on: server)
+        server.remove("/iframes/seg_002.ts")
+        let (player, recorder) = Self.player()
+        player.playbackRate = 8
+        player.open(config: PlayerConfiguration(with: url))
+        #expect(try await eventually(30) { player.state == .ended }, "\(recorder.states) \(recorder.errors)")
+        #expect(recorder.frames.map(\.frame) == [0, 50, 150, 200], "\(recorder.frames)")
+        #expect(recorder.errors.contains { $0.type == .segmentSkipped && $0.message.contains("I-frame at 4") })
+        #expect(server.requestCount("/iframes/seg_002.ts") > 1)
+    }
+
     @Test("a live stream does not play backwards: a negative rate pauses it in place, with a warning")
     func liveReverse() async throws {
         let server = try LoopbackServer()
