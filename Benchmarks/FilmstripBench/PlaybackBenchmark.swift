@@ -9,7 +9,7 @@ enum PlaybackBenchmark {
     static func run(mediaDirectory: URL, filmstrip: String) async throws {
         print("Audio and trick play")
         let server = try LoopbackServer()
-        let withAudio = try make720pAAC(in: mediaDirectory)
+        let withAudio = try StreamBenchmark.make720p(in: mediaDirectory, audio: true)
         serve(withAudio, on: server, prefix: "/av")
         try cpu(server.url("/av/index.m3u8"), filmstrip: filmstrip)
 
@@ -48,26 +48,6 @@ enum PlaybackBenchmark {
             server.serve(path, body: Array(body))
             return path
         }
-    }
-
-    /// 60 s of 1280x720 25 fps H.264 at 3 Mbit/s with AAC stereo at 128 kbit/s in 2 s MPEG-TS segments, made once.
-    static func make720pAAC(in directory: URL) throws -> URL {
-        let stream = directory.appendingPathComponent("hls-720p-aac", isDirectory: true)
-        let playlist = stream.appendingPathComponent("index.m3u8")
-        if FileManager.default.fileExists(atPath: playlist.path) { return stream }
-        print("  making hls-720p-aac (once; kept in \(directory.path)) …")
-        try FileManager.default.createDirectory(at: stream, withIntermediateDirectories: true)
-        let partial = stream.appendingPathComponent(".partial.m3u8")
-        try MediaFixtures.run([
-            "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=1280x720:r=25:d=60",
-            "-f", "lavfi", "-i", "sine=frequency=660:sample_rate=48000:duration=60", "-ac", "2",
-            "-c:v", "libx264", "-preset", "veryfast", "-b:v", "3000k", "-maxrate", "3000k", "-bufsize", "6000k",
-            "-g", "50", "-keyint_min", "50", "-sc_threshold", "0", "-pix_fmt", "yuv420p",
-            "-c:a", "aac", "-b:a", "128k", "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod",
-            "-hls_segment_filename", stream.appendingPathComponent("segment-%d.ts").path, partial.path,
-        ])
-        try FileManager.default.moveItem(at: partial, to: playlist)
-        return stream
     }
 
     /// A copy of `stream` with a master and an I-frame playlist written by ``IFramePlaylistGenerator``, made once.

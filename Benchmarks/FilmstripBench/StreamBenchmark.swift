@@ -105,21 +105,26 @@ enum StreamBenchmark {
 
     // MARK: Playback
 
-    /// 60 s of 1280x720 25 fps H.264 at 3 Mbit/s in 2 s MPEG-TS segments, made once.
-    static func make720p(in directory: URL) throws -> URL {
-        let stream = directory.appendingPathComponent("hls-720p", isDirectory: true)
+    /// 60 s of 1280x720 25 fps H.264 at 3 Mbit/s in 2 s MPEG-TS segments, made once; with `audio`, AAC stereo at
+    /// 128 kbit/s (a 660 Hz tone) muxed in.
+    static func make720p(in directory: URL, audio: Bool = false) throws -> URL {
+        let name = audio ? "hls-720p-aac" : "hls-720p"
+        let stream = directory.appendingPathComponent(name, isDirectory: true)
         let playlist = stream.appendingPathComponent("index.m3u8")
         if FileManager.default.fileExists(atPath: playlist.path) { return stream }
-        print("  making hls-720p (once; kept in \(directory.path)) …")
+        print("  making \(name) (once; kept in \(directory.path)) …")
         try FileManager.default.createDirectory(at: stream, withIntermediateDirectories: true)
         let partial = stream.appendingPathComponent(".partial.m3u8")
-        try MediaFixtures.run([
-            "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=1280x720:r=25:d=60",
-            "-c:v", "libx264", "-preset", "veryfast", "-b:v", "3000k", "-maxrate", "3000k", "-bufsize", "6000k",
-            "-g", "50", "-keyint_min", "50", "-sc_threshold", "0", "-pix_fmt", "yuv420p", "-f", "hls",
-            "-hls_time", "2", "-hls_playlist_type", "vod", "-hls_segment_filename",
-            stream.appendingPathComponent("segment-%d.ts").path, partial.path,
-        ])
+        let tone = ["-f", "lavfi", "-i", "sine=frequency=660:sample_rate=48000:duration=60", "-ac", "2"]
+        try MediaFixtures.run(
+            ["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=1280x720:r=25:d=60"]
+                + (audio ? tone : []) + [
+                    "-c:v", "libx264", "-preset", "veryfast", "-b:v", "3000k", "-maxrate", "3000k", "-bufsize",
+                    "6000k", "-g", "50", "-keyint_min", "50", "-sc_threshold", "0", "-pix_fmt", "yuv420p",
+                ] + (audio ? ["-c:a", "aac", "-b:a", "128k"] : []) + [
+                    "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod", "-hls_segment_filename",
+                    stream.appendingPathComponent("segment-%d.ts").path, partial.path,
+                ])
         try FileManager.default.moveItem(at: partial, to: playlist)
         return stream
     }

@@ -111,8 +111,8 @@ public final class Filmstrip: Sendable {
             errors: { [weak self] error in self?.onError?(error) })
     }
 
-    /// Sets the playback-rate range of an engine for players made from now on (negative bounds only stick on
-    /// engines that play backwards).
+    /// Sets the playback-rate range of an engine for players made from now on (a negative lower bound allows reverse
+    /// playback, see `TrickPlayMode`).
     public func setPlaybackRateRange(of engine: PlayerEngine, to range: ClosedRange<Double>) {
         playerSettings.withLock { $0.rateRanges[engine] = range }
     }

@@ -7,9 +7,6 @@ public enum PlayerEngine: String, Sendable, Hashable, Codable, CaseIterable {
     /// `Filmstrip.setPlaybackRateRange(of:to:)`, it plays backwards too (see ``TrickPlayMode``).
     case filmstrip
 
-    /// Whether the engine plays backwards once its range allows negative rates.
-    public var supportsNegativeRates: Bool { true }
-
     /// The default playback-rate range (SPEC 4.2): Filmstrip's own engine, 0 and up.
     public var defaultRateRange: ClosedRange<Double> { 0...Double.greatestFiniteMagnitude }
 }
@@ -85,13 +82,10 @@ public struct PlaybackRatePolicy: Sendable, Hashable {
     /// The allowed range.
     public let range: ClosedRange<Double>
 
-    /// A policy; negative bounds are raised to 0 for engines that cannot play backwards.
+    /// A policy over `range` (by default the engine's); a negative lower bound allows reverse playback.
     public init(engine: PlayerEngine, range: ClosedRange<Double>? = nil) {
         self.engine = engine
-        let requested = range ?? engine.defaultRateRange
-        self.range =
-            engine.supportsNegativeRates
-            ? requested : max(0, requested.lowerBound)...max(0, requested.upperBound)
+        self.range = range ?? engine.defaultRateRange
     }
 
     /// The rate the engine will use for `requested`, whether audio plays at it, and a warning when it was clamped.
@@ -106,12 +100,9 @@ public struct PlaybackRatePolicy: Sendable, Hashable {
         let rate = min(max(requested, range.lowerBound), range.upperBound)
         var warning: PlayerError?
         if rate != requested {
-            let reason =
-                requested < 0 && !engine.supportsNegativeRates
-                ? "the \(engine.rawValue) engine does not play backwards"
-                : "the \(engine.rawValue) engine allows \(range)"
             warning = PlayerError(
-                .playbackRateClamped, severity: .warning, "the rate \(requested) was clamped to \(rate): \(reason)")
+                .playbackRateClamped, severity: .warning,
+                "the rate \(requested) was clamped to \(rate): the \(engine.rawValue) engine allows \(range)")
         }
         return (rate, rate < 0 || rate > 2, warning)
     }
