@@ -3,7 +3,7 @@ SWIFT ?= swift
 # Warnings are errors for the package's own targets (see Package.swift).
 export FILMSTRIP_WARNINGS_AS_ERRORS ?= 1
 
-.PHONY: deps build demo test bench lint clean
+.PHONY: deps build demo test bench lint fuzz clean
 
 deps:
 	@Scripts/deps.sh
@@ -18,7 +18,7 @@ demo: deps
 # The checked-in .swift-format (4 spaces, 120 columns), every warning an error; Package.swift declares exactly
 # what each target imports.
 lint:
-	$(SWIFT) format lint --strict --recursive Sources Tests Benchmarks Examples Package.swift
+	$(SWIFT) format lint --strict --recursive Sources Tests Benchmarks Examples Fuzz Package.swift
 	@python3 Scripts/check-imports.py
 
 test: deps lint
@@ -35,5 +35,10 @@ bench: deps
 	$(SWIFT) build -c release --product filmstrip
 	@Benchmarks/run.sh
 
+# libFuzzer + AddressSanitizer over every parser, FUZZ_SECONDS each (default 60); the table lands in
+# fuzz-output/summary.md. Crashes it finds become inputs in Tests/FilmstripFormatsTests/Fuzzing/Regressions.
+fuzz: deps
+	@Scripts/fuzz.sh
+
 clean:
-	rm -rf .build demo-output bench-output
+	rm -rf .build demo-output bench-output fuzz-output

@@ -127,7 +127,10 @@ let package = Package(
         // The usage of a typical streaming app, compiled with the package and run by ReferenceUsageTests.
         .target(name: "ReferenceUsage", dependencies: ["Filmstrip"], path: "Examples/ReferenceUsage"),
         // Conformance data is read from the source tree by the tests (see its README), not bundled.
-        .testTarget(name: "FilmstripFormatsTests", dependencies: ["FilmstripFormats"], exclude: ["Conformance"]),
+        // Fuzzing/Regressions holds the inputs `make fuzz` found crashes with, read by FuzzRegressionTests.
+        .testTarget(
+            name: "FilmstripFormatsTests", dependencies: ["FilmstripFormats"],
+            exclude: ["Conformance", "Fuzzing/Regressions"]),
         .testTarget(name: "FilmstripImagingTests", dependencies: ["FilmstripImaging", "FilmstripTesting"]),
         .testTarget(name: "FilmstripLoadingTests", dependencies: ["FilmstripLoading", "FilmstripTesting"]),
         .testTarget(

@@ -2,7 +2,10 @@ public import Foundation
 
 /// Serialises ``CmcdData`` per CTA-5004: keys sorted alphabetically and joined by `,`; `true` as the bare key and
 /// `false` omitted; strings quoted with `\` and `"` escaped; tokens bare; numbers as integers or with up to three
-/// decimals; NaN, infinities, empty strings and unset values dropped.
+/// decimals; NaN, infinities, numbers beyond ±10^15, empty strings and unset values dropped. What could break the
+/// syntax or a header is dropped too: a string with a character outside printable ASCII (CR and LF among them), a
+/// custom token that is not a token, a custom key that is not letters, digits, `-`, `_` and `.` with a
+/// `-`. ``CmcdDecoder`` reads the result back.
 public enum CmcdEncoder {
     /// The key-value pairs, after rounding and dropping, sorted by key.
     ///
@@ -28,23 +31,23 @@ public enum CmcdEncoder {
         add(
             "nor",
             data.nextObjectRequest.flatMap { nonEmpty(relative($0, to: baseURL)) }.map { quoted(componentEncoded($0)) })
-        add("nrr", data.nextRangeRequest.flatMap(nonEmpty).map(quoted))
+        add("nrr", data.nextRangeRequest.flatMap(printable).map(quoted))
         flag("su", data.startup)
-        add("cid", data.contentID.flatMap(nonEmpty).map { quoted(String($0.prefix(64))) })
+        add("cid", data.contentID.flatMap(printable).map { quoted(String($0.prefix(64))) })
         if let rate = data.playbackRate, rate != 1 { add("pr", decimal(rate)) }
         add("sf", data.streamingFormat?.rawValue)
-        add("sid", data.sessionID.flatMap(nonEmpty).map { quoted(String($0.prefix(64))) })
+        add("sid", data.sessionID.flatMap(printable).map { quoted(String($0.prefix(64))) })
         add("st", data.streamType?.rawValue)
         if let version = data.version, version != 1 { add("v", String(version)) }
         flag("bs", data.bufferStarvation)
         add("rtp", hundred(data.requestedMaximumThroughput))
-        for (key, value) in data.custom where key.contains("-") {
+        for (key, value) in data.custom where isCustomKey(key) {
             switch value {
-            case .string(let text): add(key, nonEmpty(text).map(quoted))
-            case .integer(let number): add(key, String(number))
+            case .string(let text): add(key, printable(text).map(quoted))
+            case .integer(let number): add(key, number.magnitude <= UInt(limit) ? String(number) : nil)
             case .decimal(let number): add(key, decimal(number))
             case .boolean(let on): flag(key, on)
-            case .token(let token): add(key, nonEmpty(token))
+            case .token(let token): add(key, isToken(token) ? token : nil)
             }
         }
         return out.sorted { $0.0 < $1.0 }
@@ -94,9 +97,39 @@ public enum CmcdEncoder {
 
     private static func nonEmpty(_ text: String) -> String? { text.isEmpty ? nil : text }
 
+    /// The largest magnitude sent: beyond it a number is not a measurement (and would not fit an integer).
+    private static let limit = 1_000_000_000_000_000
+
     private static func finite(_ value: Double?) -> Double? {
-        guard let value, value.isFinite else { return nil }
+        guard let value, value.isFinite, abs(value) <= Double(limit) else { return nil }
         return value
+    }
+
+    /// A non-empty string of printable ASCII, which a quoted CMCD string (and a header) can carry.
+    private static func printable(_ text: String) -> String? {
+        !text.isEmpty && text.utf8.allSatisfy(isPrintable) ? text : nil
+    }
+
+    static func isPrintable(_ byte: UInt8) -> Bool { byte >= 0x20 && byte < 0x7F }
+
+    /// A structured-field token character (RFC 8941 3.3.4): a letter or `*` first, then `tchar`, `:` or `/`.
+    static func isTokenByte(_ byte: UInt8, first: Bool) -> Bool {
+        let letter = (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+        if first { return letter || byte == UInt8(ascii: "*") }
+        return letter || (0x30...0x39).contains(byte) || Array("!#$%&'*+-.^_`|~:/".utf8).contains(byte)
+    }
+
+    private static func isToken(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        return !bytes.isEmpty && bytes.indices.allSatisfy { isTokenByte(bytes[$0], first: $0 == 0) }
+    }
+
+    private static func isCustomKey(_ key: String) -> Bool {
+        key.contains("-")
+            && key.utf8.allSatisfy {
+                (0x61...0x7A).contains($0) || (0x41...0x5A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D
+                    || $0 == 0x5F || $0 == 0x2E
+            }
     }
 
     private static func integer(_ value: Double?) -> String? {
@@ -108,7 +141,7 @@ public enum CmcdEncoder {
     }
 
     private static func decimal(_ value: Double) -> String? {
-        guard value.isFinite else { return nil }
+        guard finite(value) != nil else { return nil }
         let rounded = (value * 1000).rounded() / 1000
         if rounded == rounded.rounded() { return String(Int(rounded)) }
         var text = String(format: "%.3f", rounded)

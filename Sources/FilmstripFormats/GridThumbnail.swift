@@ -83,13 +83,26 @@ public struct GridThumbnail: Sendable, Hashable {
     }
 
     private func validate() throws(GridThumbnailError) {
-        guard gridWidth > 0, gridHeight > 0 else { throw .invalidGrid(columns: gridWidth, rows: gridHeight) }
-        guard durationMs > 0 else { throw .invalidDuration(durationMs) }
+        guard gridWidth > 0, gridHeight > 0, gridWidth <= Self.maximumSide, gridHeight <= Self.maximumSide else {
+            throw .invalidGrid(columns: gridWidth, rows: gridHeight)
+        }
+        guard durationMs > 0, durationMs <= Self.maximumCellMilliseconds else { throw .invalidDuration(durationMs) }
         guard firstIndex == 0 || firstIndex == 1 else { throw .invalidFirstIndex(firstIndex) }
         guard maxIndex >= firstIndex else { throw .invalidMaxIndex(maxIndex) }
+        // Checked before any product is formed: columns × rows × sheets is at most maximumCells.
+        guard maxIndex - firstIndex < Self.maximumCells / (gridWidth * gridHeight) else {
+            throw .tooManyCells(columns: gridWidth, rows: gridHeight, sheets: maxIndex - firstIndex + 1)
+        }
         let template = pathTemplate ?? (baseUrl.absoluteString.removingPercentEncoding ?? "")
         guard template.contains(Self.indexPlaceholder) else { throw .missingPlaceholder(template) }
     }
+
+    /// The most columns, or rows, of a sheet: 10,000.
+    public static let maximumSide = 10_000
+    /// The most cells over all sheets: 100 million (a cell a second for over three years).
+    public static let maximumCells = 100_000_000
+    /// The longest cell: 24 hours.
+    public static let maximumCellMilliseconds = 86_400_000
 
     /// Cells per sheet.
     public var cellsPerSheet: Int { gridWidth * gridHeight }
@@ -176,9 +189,11 @@ public struct GridCell: Sendable, Hashable {
 
 /// Why a ``GridThumbnail`` could not be made.
 public enum GridThumbnailError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// Columns and rows must be positive.
+    /// Columns and rows must be positive, and at most ``GridThumbnail/maximumSide``.
     case invalidGrid(columns: Int, rows: Int)
-    /// The duration of a cell must be positive.
+    /// Columns × rows × sheets is more than ``GridThumbnail/maximumCells``.
+    case tooManyCells(columns: Int, rows: Int, sheets: Int)
+    /// The duration of a cell must be positive, and at most ``GridThumbnail/maximumCellMilliseconds``.
     case invalidDuration(Int)
     /// The first index must be 0 or 1.
     case invalidFirstIndex(Int)
@@ -192,8 +207,12 @@ public enum GridThumbnailError: Error, Sendable, Hashable, CustomStringConvertib
     /// A human-readable explanation.
     public var description: String {
         switch self {
-        case .invalidGrid(let c, let r): "the grid must have at least one column and one row (got \(c)x\(r))"
-        case .invalidDuration(let d): "durationMs must be greater than zero (got \(d))"
+        case .invalidGrid(let c, let r):
+            "the grid must have 1 to \(GridThumbnail.maximumSide) columns and rows (got \(c)x\(r))"
+        case .tooManyCells(let c, let r, let s):
+            "\(s) sheets of \(c)x\(r) cells are more than \(GridThumbnail.maximumCells) cells"
+        case .invalidDuration(let d):
+            "durationMs must be greater than zero and at most \(GridThumbnail.maximumCellMilliseconds) (got \(d))"
         case .invalidFirstIndex(let i): "firstIndex must be 0 or 1 (got \(i))"
         case .invalidMaxIndex(let i): "maxIndex \(i) is before the first sheet"
         case .missingPlaceholder(let t): "the template '\(t)' has no $index$ placeholder"

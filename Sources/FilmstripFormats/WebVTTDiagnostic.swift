@@ -28,6 +28,8 @@ public struct WebVTTDiagnostic: Sendable, Hashable, CustomStringConvertible {
         case unexpectedBlock
         /// A cue with more than one payload line; the first line is used.
         case extraPayloadLines
+        /// More cues than ``WebVTTThumbnailParser/maximumCues`` (an error in both modes).
+        case tooManyCues
     }
 
     /// What kind of problem this is.

@@ -23,9 +23,14 @@ public struct WebVTTThumbnailParser: Sendable {
     /// How malformed cues are treated. The default is ``Mode/strict``.
     public var mode: Mode
 
+    /// The most cues a track may hold; a longer track is refused with ``WebVTTDiagnostic/Kind/tooManyCues`` (in
+    /// both modes) before more is stored. Default 1,000,000 (a cue a second for eleven days).
+    public var maximumCues: Int
+
     /// Creates a parser.
-    public init(mode: Mode = .strict) {
+    public init(mode: Mode = .strict, maximumCues: Int = 1_000_000) {
         self.mode = mode
+        self.maximumCues = maximumCues
     }
 
     /// Parses a track from its bytes.
@@ -37,7 +42,7 @@ public struct WebVTTThumbnailParser: Sendable {
     /// - Throws: ``WebVTTParseError``: always for a missing header, and in strict mode for the first malformed cue.
     public func parse(_ bytes: some ContiguousBytes, trackURL: URL) throws(WebVTTParseError) -> ThumbnailTrack {
         let result: Result<ThumbnailTrack, WebVTTParseError> = bytes.withUnsafeBytes { raw in
-            var state = WebVTTParserState(bytes: raw, trackURL: trackURL, mode: mode)
+            var state = WebVTTParserState(bytes: raw, trackURL: trackURL, mode: mode, maximumCues: maximumCues)
             do throws(WebVTTParseError) {
                 return .success(try state.run())
             } catch {

@@ -105,21 +105,22 @@ public final class StreamingClient: Sendable {
         return try parseManifest(data, url: url)
     }
 
+    /// The error kind of a manifest that did not parse.
+    private static func kind(unsupported: Bool, tooLarge: Bool) -> StreamingError.Kind {
+        unsupported ? .unsupported : tooLarge ? .tooLarge : .manifest
+    }
+
     /// Parses manifest bytes, telling HLS from DASH by their content.
     func parseManifest(_ data: Data, url: URL) throws(StreamingError) -> Presentation {
         switch ManifestSniffer.kind(of: data) {
         case .hls:
             let playlist: HLSPlaylist
             do {
-                playlist = try HLSPlaylistParser().parse(data, url: url)
+                playlist = try HLSPlaylistParser(maximumEntries: limits.maximumEntries).parse(data, url: url)
             } catch {
-                throw StreamingError(.manifest, "the playlist is malformed: line \(error)", url: url, underlying: error)
-            }
-            if case .media(let media) = playlist, media.segments.count > limits.maximumEntries {
                 throw StreamingError(
-                    .tooLarge,
-                    "the playlist lists \(media.segments.count) segments; the limit is \(limits.maximumEntries)",
-                    url: url)
+                    Self.kind(unsupported: error.kind == .unsupported, tooLarge: error.kind == .tooLarge),
+                    "the playlist cannot be used: line \(error)", url: url, underlying: error)
             }
             return playlist.presentation(url: url)
         case .dash:
@@ -128,13 +129,9 @@ public final class StreamingClient: Sendable {
                     limits: .init(maximumBytes: limits.maximumManifestBytes, maximumEntries: limits.maximumEntries)
                 ).parse(data, url: url)
             } catch {
-                let kind: StreamingError.Kind =
-                    switch error.kind {
-                    case .unsupported: .unsupported
-                    case .tooLarge: .tooLarge
-                    default: .manifest
-                    }
-                throw StreamingError(kind, "the MPD cannot be used: \(error)", url: url, underlying: error)
+                throw StreamingError(
+                    Self.kind(unsupported: error.kind == .unsupported, tooLarge: error.kind == .tooLarge),
+                    "the MPD cannot be used: \(error)", url: url, underlying: error)
             }
         case nil:
             throw StreamingError(.manifest, "neither an HLS playlist (#EXTM3U) nor a DASH MPD", url: url)

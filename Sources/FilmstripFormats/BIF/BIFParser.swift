@@ -52,6 +52,10 @@ public struct BIFParser: Sendable {
             throw ParseError(message: "\(count) images; the limit is \(maximumImages)", offset: 12)
         }
         let multiplier = Int64(try u32(16) == 0 ? 1000 : try u32(16))
+        // At most an hour per unit, so a 32-bit timestamp times it stays far inside 64 bits.
+        guard multiplier <= 3_600_000 else {
+            throw ParseError(message: "a timestamp multiplier of \(multiplier) ms is not a BIF's", offset: 16)
+        }
         let indexEnd = 64 + (count + 1) * 8
         guard indexEnd <= raw.count else {
             throw ParseError(

@@ -366,8 +366,11 @@ private struct MPDWalk {
             else { continue }
             let value = property.attribute("value") ?? "1x1"
             let parts = value.lowercased().split(separator: "x")
-            guard parts.count == 2, let c = Int(parts[0]), let r = Int(parts[1]), c > 0, r > 0 else {
-                throw fail(.malformed, "'\(value)' is not a tile layout (CxR)", property, attribute: "value")
+            guard parts.count == 2, let c = Int(parts[0]), let r = Int(parts[1]), (1...65_535).contains(c),
+                (1...65_535).contains(r)
+            else {
+                throw fail(
+                    .malformed, "'\(value)' is not a tile layout (CxR, each 1 to 65535)", property, attribute: "value")
             }
             return Presentation.TileLayout(columns: c, rows: r)
         }

@@ -227,6 +227,8 @@ public struct HLSParseError: Error, Sendable, Hashable, CustomStringConvertible 
         case missing
         /// A feature Filmstrip does not handle (such as `SAMPLE-AES` keys).
         case unsupported
+        /// More entries than ``HLSPlaylistParser/maximumEntries``.
+        case tooLarge
     }
 
     /// What kind of problem.

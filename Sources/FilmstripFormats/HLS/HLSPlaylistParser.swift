@@ -15,13 +15,17 @@ public import Foundation
 /// }
 /// ```
 public struct HLSPlaylistParser: Sendable {
+    /// The most segments, or variants and renditions, a playlist may list: past it, parsing stops with a
+    /// ``HLSParseError/Kind/tooLarge`` error before anything more is stored. Default 1,000,000.
+    public var maximumEntries: Int
+
     /// Creates a parser.
-    public init() {}
+    public init(maximumEntries: Int = 1_000_000) { self.maximumEntries = maximumEntries }
 
     /// Parses a playlist fetched from `url`.
     public func parse(_ bytes: some ContiguousBytes, url: URL) throws(HLSParseError) -> HLSPlaylist {
         let result: Result<HLSPlaylist, HLSParseError> = bytes.withUnsafeBytes { raw in
-            var state = HLSParse(base: url)
+            var state = HLSParse(base: url, maximumEntries: maximumEntries)
             return Result { () throws(HLSParseError) in try state.run(raw) }
         }
         return try result.get()
@@ -32,7 +36,12 @@ public struct HLSPlaylistParser: Sendable {
 /// that make up almost all of a media playlist (`#EXTINF` and the segment URI) are handled without building
 /// intermediate strings; other tags go through the general path.
 struct HLSParse {
+    /// The longest duration accepted anywhere (EXTINF, target duration, tile duration): 10^9 s, so that sums of a
+    /// million of them stay exact in milliseconds.
+    static let maximumSeconds = 1e9
+
     let base: URL
+    let maximumEntries: Int
     var master = HLSMasterPlaylist()
     var media = HLSMediaPlaylist()
     var isMaster = false
@@ -55,7 +64,17 @@ struct HLSParse {
     var lastRangeEnd: [String: Int64] = [:]
     var sawTargetDuration = false
 
-    init(base: URL) { self.base = base }
+    init(base: URL, maximumEntries: Int) {
+        self.base = base
+        self.maximumEntries = maximumEntries
+    }
+
+    /// Throws once a list is full.
+    func ensureRoom(_ count: Int, _ what: String) throws(HLSParseError) {
+        guard count < maximumEntries else {
+            throw error(.tooLarge, "the playlist lists more than \(maximumEntries) \(what)")
+        }
+    }
 
     /// The current line as text.
     var line: String { String(decoding: bytes, as: UTF8.self) }
@@ -170,6 +189,9 @@ struct HLSParse {
             duration = value
             i = comma
         }
+        guard duration <= Self.maximumSeconds else {
+            throw error(.malformed, "EXTINF \(duration) is longer than \(Int(Self.maximumSeconds)) s")
+        }
         pendingDuration = duration
         pendingTitle =
             i + 1 < bytes.count
@@ -200,6 +222,7 @@ struct HLSParse {
             guard let type = a["TYPE"] else { throw error(.missing, "EXT-X-MEDIA needs TYPE") }
             let group = a["GROUP-ID"] ?? ""
             let name = a["NAME"] ?? a["LANGUAGE"] ?? group
+            try ensureRoom(master.renditions.count, "renditions")
             master.renditions.append(
                 HLSRendition(
                     type: type, groupID: group, name: name, language: a["LANGUAGE"], isDefault: a["DEFAULT"] == "YES",
@@ -216,8 +239,10 @@ struct HLSParse {
                 } ?? 0, codecs: a["CODECS"],
                 resolution: try a["RESOLUTION"].map(resolution))
             if name == "#EXT-X-I-FRAME-STREAM-INF" {
+                try ensureRoom(master.iFrameStreams.count, "I-frame streams")
                 master.iFrameStreams.append(stream)
             } else {
+                try ensureRoom(master.imageStreams.count, "image streams")
                 master.imageStreams.append(stream)
             }
         case "#EXT-X-TARGETDURATION":
@@ -293,6 +318,7 @@ struct HLSParse {
     mutating func uri() throws(HLSParseError) {
         if let attributes = pendingVariant {
             pendingVariant = nil
+            try ensureRoom(master.variants.count, "variants")
             master.variants.append(
                 HLSVariant(
                     uri: try resolve(line), bandwidth: try integer(attributes["BANDWIDTH"], "BANDWIDTH"),
@@ -327,6 +353,7 @@ struct HLSParse {
         let date = pendingDate ?? nextDate
         let index = media.segments.count
         let discontinuities = media.segments.last.map { $0.discontinuitySequence } ?? media.discontinuitySequence
+        try ensureRoom(media.segments.count, "segments")
         media.segments.append(
             HLSSegment(
                 reference: reference, baseURL: base, duration: duration, title: pendingTitle,
@@ -372,8 +399,8 @@ struct HLSParse {
     }
 
     func decimal(_ text: String, _ name: String) throws(HLSParseError) -> Double {
-        guard let value = Double(text), value.isFinite, value >= 0 else {
-            throw error(.malformed, "\(name) must be a non-negative number (got '\(text)')")
+        guard let value = Double(text), value.isFinite, value >= 0, value <= Self.maximumSeconds else {
+            throw error(.malformed, "\(name) must be a number from 0 to \(Int(Self.maximumSeconds)) (got '\(text)')")
         }
         return value
     }
@@ -381,8 +408,10 @@ struct HLSParse {
     func resolution(_ text: String) throws(HLSParseError) -> HLSResolution {
         // Real packagers also write U+00D7 (×).
         let parts = text.lowercased().replacingOccurrences(of: "\u{D7}", with: "x").split(separator: "x")
-        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0 else {
-            throw error(.malformed, "'\(text)' is not a resolution (WxH)")
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), (1...65_535).contains(w),
+            (1...65_535).contains(h)
+        else {
+            throw error(.malformed, "'\(text)' is not a resolution (WxH, each 1 to 65535)")
         }
         return HLSResolution(width: w, height: h)
     }

@@ -45,6 +45,7 @@ public struct SegmentIndexBox: Sendable, Hashable {
     }
 
     private static func parse(raw: UnsafeRawBufferPointer, offset: Int64) throws(ParseError) -> SegmentIndexBox {
+        guard offset >= 0, offset < 1 << 53 else { throw ParseError(message: "the offset \(offset) is out of range") }
         var reader = BoxReader(raw: raw)
         while true {
             let boxStart = reader.position
@@ -77,6 +78,10 @@ public struct SegmentIndexBox: Sendable, Hashable {
             var entries: [Entry] = []
             entries.reserveCapacity(count)
             var time = earliest
+            // Offsets and times past 2^53 are not a file's or a stream's; refusing them keeps the sums exact.
+            guard firstOffset < 1 << 53, earliest < 1 << 53 else {
+                throw ParseError(message: "the first offset \(firstOffset) or time \(earliest) is out of range")
+            }
             var position = boxEnd + Int64(firstOffset)
             for _ in 0..<count {
                 let reference = try reader.u32()

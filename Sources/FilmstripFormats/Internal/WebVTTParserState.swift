@@ -30,14 +30,17 @@ struct WebVTTParserState {
     var lastPath: (start: Int, count: Int, index: Int32)?
     var diagnostics: [WebVTTDiagnostic] = []
 
-    init(bytes: UnsafeRawBufferPointer, trackURL: URL, mode: WebVTTThumbnailParser.Mode) {
+    let maximumCues: Int
+
+    init(bytes: UnsafeRawBufferPointer, trackURL: URL, mode: WebVTTThumbnailParser.Mode, maximumCues: Int) {
+        self.maximumCues = maximumCues
         self.bytes = bytes
         hasCarriageReturns = bytes.count > 0 && memchr(bytes.baseAddress!, 0x0D, bytes.count) != nil
         self.trackURL = trackURL
         self.trackIsLocal = trackURL.isFileURL
         self.mode = mode
         block.reserveCapacity(8)
-        cues.reserveCapacity(max(16, bytes.count / 64))
+        cues.reserveCapacity(min(maximumCues, max(16, bytes.count / 64)))
     }
 
     mutating func run() throws(WebVTTParseError) -> ThumbnailTrack {
@@ -135,7 +138,7 @@ struct WebVTTParserState {
         while let line = nextLine() {
             if line.isEmpty { break }
             if containsArrow(line) {
-                diagnostics.append(
+                note(
                     diagnostic(
                         .unexpectedBlock, line, column: 1, "a cue should be separated from the header by a blank line"))
                 pending = line
@@ -215,7 +218,7 @@ struct WebVTTParserState {
         }
         if range.1 <= range.0 {
             // Browsers keep such a cue (it is never shown); so does Filmstrip, with a diagnostic.
-            diagnostics.append(diagnostic(.emptyTimeRange, timing, column: 1, "the cue ends at or before its start"))
+            note(diagnostic(.emptyTimeRange, timing, column: 1, "the cue ends at or before its start"))
         }
         guard timingIndex + 1 < block.count else {
             try report(
@@ -225,13 +228,18 @@ struct WebVTTParserState {
         }
         let payload = block[timingIndex + 1]
         if timingIndex + 2 < block.count {
-            diagnostics.append(
+            note(
                 diagnostic(
                     .extraPayloadLines, block[timingIndex + 2], column: 1,
                     "a thumbnail cue has one payload line; further lines are ignored"))
         }
         guard let (imageIndex, region) = try parseReference(payload) else { return }
         let identifier: String? = timingIndex == 1 ? text(from: first.start, to: first.end) : nil
+        guard cues.count < maximumCues else {
+            // In both modes: a track past the bound is refused, not cut short.
+            throw WebVTTParseError(
+                diagnostic(.tooManyCues, timing, column: 1, "the track has more than \(maximumCues) cues"))
+        }
         cues.append(
             ThumbnailCue(
                 startMilliseconds: range.0, endMilliseconds: range.1, imageIndex: imageIndex, region: region,
@@ -309,7 +317,7 @@ struct WebVTTParserState {
             case .region(let value): region = value
             case .none: break
             case .invalid(let message):
-                diagnostics.append(
+                note(
                     diagnostic(
                         .invalidFragment, line, column: hash - line.start + 1,
                         "\(message); the whole image is used"))
@@ -402,9 +410,17 @@ struct WebVTTParserState {
         try fail(diagnostic(kind, line, column: column, message))
     }
 
+    /// Keeps a diagnostic, up to ``maximumDiagnostics`` of them (a track of a million broken cues is reported by its
+    /// first ten thousand).
+    mutating func note(_ problem: WebVTTDiagnostic) {
+        if diagnostics.count < Self.maximumDiagnostics { diagnostics.append(problem) }
+    }
+
+    static let maximumDiagnostics = 10_000
+
     mutating func fail(_ problem: WebVTTDiagnostic) throws(WebVTTParseError) {
         if mode == .strict { throw WebVTTParseError(problem) }
-        diagnostics.append(problem)
+        note(problem)
     }
 }
 

@@ -35,14 +35,20 @@ extension ThumbnailTrack {
 
     /// A track of tiled sheets: tiles fill each sheet left to right, then top to bottom; tile *k* covers
     /// `[start + k·d, start + (k+1)·d)` cut to the sheet's end, and tiles that start at or after the sheet's end are
-    /// empty.
-    public init(sheets: [Sheet], sourceURL: URL, format: ThumbnailFormat) {
+    /// empty. Past `maximumCues` tiles, the rest are left out and an error finding says so.
+    public init(sheets: [Sheet], sourceURL: URL, format: ThumbnailFormat, maximumCues: Int = 1_000_000) {
         var images = ImageSlots<String>()
         var ranges: [Range<Int64>?] = []
         var sizes: [PixelSize?] = []
         var cues: [ThumbnailCue] = []
-        func ms(_ seconds: Double) -> Int64 { Int64((seconds * 1000).rounded()) }
-        for sheet in sheets where sheet.duration > 0 {
+        // Times beyond ±10^12 s are not times; they are held there rather than trapping the conversion.
+        func ms(_ seconds: Double) -> Int64 { Int64((min(max(seconds, -1e12), 1e12) * 1000).rounded()) }
+        var truncated = false
+        for sheet in sheets where sheet.duration > 0 && sheet.start.isFinite && sheet.duration.isFinite {
+            guard cues.count < maximumCues else {
+                truncated = true
+                break
+            }
             let key = sheet.url.absoluteString + (sheet.byteRange.map { "#\($0.lowerBound)-\($0.upperBound)" } ?? "")
             let (slot, added) = images.slot(for: key, url: sheet.url)
             if added {
@@ -50,23 +56,29 @@ extension ThumbnailTrack {
                 sizes.append(sheet.declaredSize)
             }
             let end = sheet.start + sheet.duration
-            guard let layout = sheet.layout, layout.columns * layout.rows > 1 else {
+            guard let layout = sheet.layout, layout.columns > 0, layout.rows > 0, layout.columns > 1 || layout.rows > 1
+            else {
                 cues.append(
                     ThumbnailCue(startMilliseconds: ms(sheet.start), endMilliseconds: ms(end), imageIndex: slot))
                 continue
             }
-            let count = layout.columns * layout.rows
+            let product = layout.columns.multipliedReportingOverflow(by: layout.rows)
+            let count = product.overflow ? maximumCues : min(product.partialValue, maximumCues)
             let d = sheet.tileDuration ?? sheet.duration / Double(count)
             guard d > 0 else { continue }
             for k in 0..<count {
+                guard cues.count < maximumCues else {
+                    truncated = true
+                    break
+                }
                 let start = sheet.start + Double(k) * d
                 guard ms(start) < ms(end) else { break }
                 cues.append(
                     ThumbnailCue(
                         startMilliseconds: ms(start), endMilliseconds: min(ms(start + d), ms(end)), imageIndex: slot,
                         tile: TileCell(
-                            column: Int32(k % layout.columns), row: Int32(k / layout.columns),
-                            columns: Int32(layout.columns), rows: Int32(layout.rows))))
+                            column: Int32(clamping: k % layout.columns), row: Int32(clamping: k / layout.columns),
+                            columns: Int32(clamping: layout.columns), rows: Int32(clamping: layout.rows))))
             }
         }
         cues.sort { $0.startMilliseconds < $1.startMilliseconds }
@@ -74,6 +86,9 @@ extension ThumbnailTrack {
         self.format = format
         imageByteRanges = ranges
         declaredImageSizes = sizes
+        if truncated {
+            findings.append(TrackFinding(.error, "the track has more than \(maximumCues) tiles; the rest are left out"))
+        }
     }
 }
 
@@ -126,7 +141,7 @@ extension HLSMediaPlaylist {
                     tileDuration: segment.tiles?.duration, declaredSize: declared))
         }
         var track = ThumbnailTrack(sheets: sheets, sourceURL: url, format: .hls)
-        track.findings = findings
+        track.findings = findings + track.findings
         return track
     }
 }

@@ -1,0 +1,80 @@
+import FilmstripFormats
+import Foundation
+import Testing
+
+/// Hostile sizes answer within their bound or fail with a clear error, before memory follows the input.
+@Suite("Bounds: huge playlists, tracks and MPDs")
+struct BoundsTests {
+    static let url = URL(string: "https://cdn.example.com/v/main.m3u8")!
+
+    @Test("a 5-million-segment playlist stops at the entry bound with a tooLarge error on the line past it")
+    func fiveMillionSegments() throws {
+        var text = Data("#EXTM3U\n#EXT-X-TARGETDURATION:1\n".utf8)
+        let segment = Data("#EXTINF:1,\ns.ts\n".utf8)
+        text.reserveCapacity(text.count + segment.count * 5_000_000)
+        for _ in 0..<5_000_000 { text.append(segment) }
+        do {
+            _ = try HLSPlaylistParser().parse(text, url: Self.url)
+            Issue.record("5,000,000 segments were accepted")
+        } catch {
+            #expect(error.kind == .tooLarge)
+            #expect(error.line == 2 + 2 * 1_000_001, "the line of segment 1,000,001's URI")
+            #expect(error.message.contains("1000000"))
+        }
+        // At the bound it is read.
+        let small = HLSPlaylistParser(maximumEntries: 1_000)
+        var exact = Data("#EXTM3U\n#EXT-X-TARGETDURATION:1\n".utf8)
+        for _ in 0..<1_000 { exact.append(segment) }
+        guard case .media(let media) = try small.parse(exact, url: Self.url) else { throw CancellationError() }
+        #expect(media.segments.count == 1_000)
+        #expect(throws: HLSParseError.self) { try small.parse(exact + segment, url: Self.url) }
+    }
+
+    @Test("a track of 1,000,001 cues is refused in both modes; one of 1,000,000 is read")
+    func millionCues() throws {
+        var text = "WEBVTT\n\n"
+        text.reserveCapacity(48 * 1_000_001)
+        func cue(_ k: Int) -> String {
+            let s = k % 60, m = (k / 60) % 60, h = k / 3600
+            let t = String(format: "%02d:%02d:%02d.000", h, m, s)
+            let e = String(format: "%02d:%02d:%02d.500", h, m, s)
+            return "\(t) --> \(e)\na.jpg\n\n"
+        }
+        for k in 0..<1_000_000 { text += cue(k) }
+        let bytes = Array(text.utf8)
+        let track = try WebVTTThumbnailParser().parse(bytes, trackURL: Self.url)
+        #expect(track.cues.count == 1_000_000)
+        let more = bytes + Array(cue(1_000_000).utf8)
+        for mode in [WebVTTThumbnailParser.Mode.strict, .lenient] {
+            do {
+                _ = try WebVTTThumbnailParser(mode: mode).parse(more, trackURL: Self.url)
+                Issue.record("1,000,001 cues were accepted in \(mode) mode")
+            } catch {
+                #expect(error.diagnostic.kind == .tooManyCues)
+                #expect(error.diagnostic.line == 3 + 3 * 1_000_000)
+            }
+        }
+    }
+
+    @Test("an MPD of 100,000 periods is read within its entry bound, or refused by a lower one")
+    func hundredThousandPeriods() throws {
+        var text = #"<MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="static" mediaPresentationDuration="PT100000S">"#
+        for k in 0..<100_000 {
+            text += #"<Period id="\#(k)" duration="PT1S"><AdaptationSet><SegmentTemplate media="$Number$.m4s" "#
+            text += #"duration="1"/><Representation id="v" bandwidth="1"/></AdaptationSet></Period>"#
+        }
+        text += "</MPD>"
+        let data = Data(text.utf8)
+        let presentation = try DASHManifestParser().parse(data, url: Self.url)
+        #expect(presentation.periods.count == 100_000)
+        #expect(presentation.periods.last?.start == 99_999)
+        let bounded = DASHManifestParser(limits: .init(maximumBytes: 16 << 20, maximumEntries: 100_000))
+        #expect {
+            try bounded.parse(data, url: Self.url)
+        } throws: { ($0 as? DASHParseError)?.kind == .tooLarge }
+        let small = DASHManifestParser(limits: .init(maximumBytes: 1 << 20, maximumEntries: 1_000_000))
+        #expect {
+            try small.parse(data, url: Self.url)
+        } throws: { ($0 as? DASHParseError)?.kind == .tooLarge }
+    }
+}
