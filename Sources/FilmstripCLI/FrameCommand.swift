@@ -39,9 +39,12 @@ struct FrameCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object on standard output.")
     var json = false
 
+    @OptionGroup var network: NetworkOptions
+
     func run() async throws {
         var options = exact ? FrameExtractorOptions.exact : FrameExtractorOptions()
         options.maximumSize = maxSize
+        options.loading = network.applied(to: options.loading)
         let extractor = FrameExtractor(url: resourceURL(video), options: options)
         let frame: VideoFrame
         do {

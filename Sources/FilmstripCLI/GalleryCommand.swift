@@ -42,6 +42,8 @@ struct GalleryCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object on standard output.")
     var json = false
 
+    @OptionGroup var network: NetworkOptions
+
     func validate() throws {
         if videos.isEmpty { throw ValidationError("give at least one video") }
     }
@@ -60,6 +62,7 @@ struct GalleryCommand: AsyncParsableCommand {
         if representative { configuration.posterChoice = .representative }
         configuration.maximumConcurrentLoads = concurrency
         configuration.cacheDirectory = nil
+        configuration.loading = network.applied(to: configuration.loading)
         let loader = VideoThumbnailLoader(configuration: configuration)
         let started = Date()
         let inputs = videos.map(resourceURL)

@@ -104,6 +104,8 @@ struct GenerateCommand: AsyncParsableCommand {
     @Flag(help: "Print a JSON summary on standard output.")
     var json = false
 
+    @OptionGroup var network: NetworkOptions
+
     func run() async throws {
         var options = PreviewTrackOptions()
         options.interval = interval
@@ -120,6 +122,7 @@ struct GenerateCommand: AsyncParsableCommand {
         options.skipBlank = skipBlank
         options.chromaSubsampling = chroma
         if let workers { options.workers = workers }
+        options.loading = network.applied(to: options.loading)
         let directory = URL(fileURLWithPath: output, isDirectory: true).standardizedFileURL
         let bar = ProgressBar(label: "thumbnails")
         let summary: PreviewTrackSummary

@@ -15,8 +15,9 @@ struct PresentationReport {
     var liveWindow: (start: Double, end: Double)?
 
     /// Loads the manifest and the segment list of every rendition (media playlists and segment indexes included).
-    static func load(_ url: URL) async throws -> PresentationReport {
-        let client = StreamingClient(url: url)
+    static func load(_ url: URL, policy: AddressPolicy) async throws -> PresentationReport {
+        let client = StreamingClient(
+            url: url, configuration: LoadingConfiguration(maximumResponseSize: 256 << 20, addressPolicy: policy))
         var presentation = try await client.presentation()
         var periods: [[[RenditionReport]]] = []
         for period in presentation.periods {

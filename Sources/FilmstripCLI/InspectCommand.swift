@@ -38,6 +38,8 @@ struct InspectCommand: AsyncParsableCommand {
 
     @OptionGroup var cache: CacheOptions
 
+    @OptionGroup var network: NetworkOptions
+
     @Flag(help: "Use only the disk cache.")
     var offline = false
 
@@ -49,7 +51,7 @@ struct InspectCommand: AsyncParsableCommand {
         if !cues, !check, ManifestDetection.isManifest(url) {
             let report: PresentationReport
             do {
-                report = try await PresentationReport.load(url)
+                report = try await PresentationReport.load(url, policy: network.policy)
             } catch {
                 throw fail(error)
             }
@@ -61,6 +63,7 @@ struct InspectCommand: AsyncParsableCommand {
         configuration.parsingMode = lenient ? .lenient : .strict
         configuration.cacheDirectory = cache.directory
         configuration.offline = offline
+        configuration.loading = network.applied(to: configuration.loading)
         let thumbnails = TrackThumbnails(configuration: configuration)
         do {
             try await thumbnails.load(track: url)
@@ -72,7 +75,9 @@ struct InspectCommand: AsyncParsableCommand {
         var findings: [TrackFinding]?
         if check {
             var found = await thumbnails.check()
-            if parsed.format == .json, let warning = await Self.contentTypeFinding(url) { found.append(warning) }
+            if parsed.format == .json, let warning = await Self.contentTypeFinding(url, policy: network.policy) {
+                found.append(warning)
+            }
             findings = found
         }
         if json {
@@ -84,9 +89,10 @@ struct InspectCommand: AsyncParsableCommand {
     }
 
     /// Storyboard JSON served without a JSON content type (some players refuse it).
-    private static func contentTypeFinding(_ url: URL) async -> TrackFinding? {
+    private static func contentTypeFinding(_ url: URL, policy: AddressPolicy) async -> TrackFinding? {
         guard url.scheme == "http" || url.scheme == "https",
-            let response = try? await URLSessionDataLoader().load(url, configuration: LoadingConfiguration())
+            let response = try? await URLSessionDataLoader().load(
+                url, configuration: LoadingConfiguration(addressPolicy: policy))
         else { return nil }
         let type = response.headers["content-type"] ?? "(none)"
         guard !type.lowercased().contains("json") else { return nil }

@@ -72,6 +72,8 @@ struct ThumbnailCommand: AsyncParsableCommand {
 
     @OptionGroup var cache: CacheOptions
 
+    @OptionGroup var network: NetworkOptions
+
     @Flag(help: "Use only the disk cache; fail (naming the URL) when something is not cached.")
     var offline = false
 
@@ -118,6 +120,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
         configuration.cacheDirectory = cache.directory
         configuration.offline = offline
         configuration.preferredTileSize = tileSize
+        configuration.loading = network.applied(to: configuration.loading)
         let thumbnails = TrackThumbnails(configuration: configuration)
 
         let found: Thumbnail?
@@ -181,6 +184,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
         guard let track else { throw ValidationError("--engine frames needs a video or stream") }
         var configuration = FrameThumbnailsConfiguration()
         if let maxSize { configuration.maximumSize = maxSize }
+        configuration.loading = network.applied(to: configuration.loading)
         let frames = FrameThumbnails(configuration: configuration)
         let found: Thumbnail?
         do {

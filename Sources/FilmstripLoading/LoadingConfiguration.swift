@@ -8,19 +8,29 @@ public struct LoadingConfiguration: Sendable, Hashable {
     public var resourceTimeout: Double
     /// Retries for transient failures.
     public var retry: RetryPolicy
-    /// Extra HTTP headers sent with every request.
+    /// Extra HTTP headers sent with every request. A name or value holding CR, LF or NUL is refused before
+    /// anything is sent (``LoadingError/Kind/refused``).
     public var additionalHeaders: [String: String]
+    /// Which addresses requests may reach, checked after DNS resolution for the request and each redirect.
+    /// Default ``AddressPolicy/any``; servers that fetch what users give them set ``AddressPolicy/publicOnly``.
+    public var addressPolicy: AddressPolicy
+    /// The most redirects one request follows. Default 10. Redirects to anything but http and https, and loops, are
+    /// refused at once.
+    public var maximumRedirects: Int
 
     /// Creates a configuration; every argument has the documented default.
     public init(
         maximumResponseSize: Int = 64 << 20, requestTimeout: Double = 15, resourceTimeout: Double = 60,
-        retry: RetryPolicy = RetryPolicy(), additionalHeaders: [String: String] = [:]
+        retry: RetryPolicy = RetryPolicy(), additionalHeaders: [String: String] = [:],
+        addressPolicy: AddressPolicy = .any, maximumRedirects: Int = 10
     ) {
         self.maximumResponseSize = maximumResponseSize
         self.requestTimeout = requestTimeout
         self.resourceTimeout = resourceTimeout
         self.retry = retry
         self.additionalHeaders = additionalHeaders
+        self.addressPolicy = addressPolicy
+        self.maximumRedirects = maximumRedirects
     }
 }
 

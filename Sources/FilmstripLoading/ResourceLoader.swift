@@ -242,6 +242,10 @@ public final class ResourceLoader: Sendable {
         } catch {
             throw LoadingError(.fileUnreadable, url: url, "no such file: \(path)", underlying: error)
         }
+        // Devices, FIFOs and sockets (/dev/zero, /dev/stdin, /proc files report no size) never end or block.
+        guard attributes[.type] as? FileAttributeType == .typeRegular else {
+            throw LoadingError(.fileUnreadable, url: url, "not a regular file: \(path)")
+        }
         let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
         let wanted = range ?? 0..<Int64(size)
         if wanted.count > configuration.maximumResponseSize {

@@ -32,13 +32,13 @@ public final class URLSessionDataLoader: DataLoading {
     }
 
     public func load(_ url: URL, configuration: LoadingConfiguration) async throws -> LoadResponse {
-        let started = Mutex<URLSessionTask?>(nil)
+        let started = Mutex<PendingRequest?>(nil)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<LoadResponse, any Error>) in
-                let task = dataTask(url, configuration: configuration) { continuation.resume(with: $0) }
-                started.withLock { $0 = task }
-                // A cancellation that arrived before the task existed found nothing to cancel.
-                if Task.isCancelled { task?.cancel() }
+                let request = start(url, configuration: configuration) { continuation.resume(with: $0) }
+                started.withLock { $0 = request }
+                // A cancellation that arrived before the request existed found nothing to cancel.
+                if Task.isCancelled { request?.cancel() }
             }
         } onCancel: {
             started.withLock { $0 }?.cancel()
@@ -52,14 +52,15 @@ public final class URLSessionDataLoader: DataLoading {
         _ url: URL, configuration: LoadingConfiguration,
         completion: @escaping @Sendable (Result<LoadResponse, any Error>) -> Void
     ) -> (any LoadHandle)? {
-        dataTask(url, configuration: configuration, completion: completion).map(SessionTaskHandle.init)
+        start(url, configuration: configuration, completion: completion)
     }
 
-    /// Starts a request; `nil` when the URL is refused at once (after calling `completion`).
-    private func dataTask(
+    /// Starts a request; `nil` when it is refused at once (after calling `completion`). Under
+    /// ``AddressPolicy/publicOnly`` the host is resolved and checked on a background queue first.
+    private func start(
         _ url: URL, configuration: LoadingConfiguration,
         completion: @escaping @Sendable (Result<LoadResponse, any Error>) -> Void
-    ) -> URLSessionTask? {
+    ) -> PendingRequest? {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             completion(
                 .failure(
@@ -67,13 +68,40 @@ public final class URLSessionDataLoader: DataLoading {
             )
             return nil
         }
+        for (name, value) in configuration.additionalHeaders
+        where (name + value).utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
+            completion(
+                .failure(LoadingError(.refused, url: url, "the header '\(name.debugDescription)' holds CR, LF or NUL")))
+            return nil
+        }
+        let pending = PendingRequest()
+        guard configuration.addressPolicy != .any else {
+            pending.started(dataTask(url, configuration: configuration, completion: completion))
+            return pending
+        }
+        DispatchQueue.global().async { [self] in
+            if let reason = configuration.addressPolicy.refusal(host: url.host ?? "") {
+                completion(.failure(LoadingError(.refused, url: url, "refused by the address policy: \(reason)")))
+            } else if !pending.isCancelled {
+                pending.started(dataTask(url, configuration: configuration, completion: completion))
+            } else {
+                completion(.failure(LoadingError(.cancelled, url: url, "the request was cancelled")))
+            }
+        }
+        return pending
+    }
+
+    private func dataTask(
+        _ url: URL, configuration: LoadingConfiguration,
+        completion: @escaping @Sendable (Result<LoadResponse, any Error>) -> Void
+    ) -> URLSessionTask {
         var request = URLRequest(url: url)
         // The idle timeout is enforced by the delegate (Linux's URLSession truncates sub-second intervals to
         // zero); URLSession's own timer is only a whole-second backstop behind it.
         request.timeoutInterval = (configuration.requestTimeout + 1).rounded(.up)
         for (name, value) in configuration.additionalHeaders { request.setValue(value, forHTTPHeaderField: name) }
         let task = session.dataTask(with: request)
-        delegate.register(task, url: url, limit: configuration.maximumResponseSize, completion: completion)
+        delegate.register(task, url: url, configuration: configuration, completion: completion)
         task.resume()
         // URLSession's resource timeout is per session; a per-request deadline needs its own timer.
         delegate.armDeadline(task, seconds: configuration.resourceTimeout)
@@ -82,11 +110,32 @@ public final class URLSessionDataLoader: DataLoading {
     }
 }
 
-/// A URLSession task as a ``LoadHandle``.
-// @unchecked: `URLSessionTask.cancel()` may be called from any thread; nothing else is touched.
-private struct SessionTaskHandle: LoadHandle, @unchecked Sendable {
-    let task: URLSessionTask
-    func cancel() { task.cancel() }
+/// A request as a ``LoadHandle``: its URLSession task once started (after an address check, a moment later).
+private final class PendingRequest: LoadHandle, Sendable {
+    // @unchecked: `URLSessionTask.cancel()` may be called from any thread; nothing else is touched.
+    private struct Started: @unchecked Sendable {
+        var task: URLSessionTask?
+        var cancelled = false
+    }
+    private let state = Mutex(Started())
+
+    var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+    func started(_ task: URLSessionTask) {
+        let cancelled = state.withLock { state -> Bool in
+            state.task = task
+            return state.cancelled
+        }
+        if cancelled { task.cancel() }
+    }
+
+    func cancel() {
+        let task = state.withLock { state -> URLSessionTask? in
+            state.cancelled = true
+            return state.task
+        }
+        task?.cancel()
+    }
 }
 
 /// Per-task state lives in a `Mutex`; URLSession calls the delegate on its own serial queue, and `load` registers
@@ -95,6 +144,10 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
     struct Transfer {
         var url: URL
         var limit: Int
+        var policy: AddressPolicy
+        var maximumRedirects: Int
+        /// Every URL this transfer has been at, for loops.
+        var visited: Set<String> = []
         var completion: @Sendable (Result<LoadResponse, any Error>) -> Void
         var data = Data()
         var response: HTTPURLResponse?
@@ -106,10 +159,62 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
     private let transfers = Mutex<[Int: Transfer]>([:])
 
     func register(
-        _ task: URLSessionTask, url: URL, limit: Int,
+        _ task: URLSessionTask, url: URL, configuration: LoadingConfiguration,
         completion: @escaping @Sendable (Result<LoadResponse, any Error>) -> Void
     ) {
-        transfers.withLock { $0[task.taskIdentifier] = Transfer(url: url, limit: limit, completion: completion) }
+        let transfer = Transfer(
+            url: url, limit: configuration.maximumResponseSize, policy: configuration.addressPolicy,
+            maximumRedirects: configuration.maximumRedirects, visited: [url.absoluteString], completion: completion)
+        transfers.withLock { $0[task.taskIdentifier] = transfer }
+    }
+
+    /// Follows a redirect only to http or https, within the bound, never back to a URL already visited, and (under
+    /// a policy) only to a host whose addresses it allows.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        let id = task.taskIdentifier
+        let target = request.url
+        let verdict = transfers.withLock { transfers -> (LoadingError?, AddressPolicy) in
+            guard var transfer = transfers[id] else { return (nil, .any) }
+            let url = transfer.url
+            guard let target, ["http", "https"].contains(target.scheme?.lowercased() ?? "") else {
+                let destination = target?.absoluteString ?? "nowhere"
+                return (
+                    LoadingError(.refused, url: url, "a redirect to \(destination) is refused (http and https only)"),
+                    .any
+                )
+            }
+            guard transfer.visited.count <= transfer.maximumRedirects else {
+                return (LoadingError(.refused, url: url, "more than \(transfer.maximumRedirects) redirects"), .any)
+            }
+            guard transfer.visited.insert(target.absoluteString).inserted else {
+                return (LoadingError(.refused, url: url, "a redirect loop through \(target.absoluteString)"), .any)
+            }
+            transfers[id] = transfer
+            return (nil, transfer.policy)
+        }
+        if let failure = verdict.0 {
+            transfers.withLock { $0[id]?.failure = failure }
+            completionHandler(nil)
+            task.cancel()
+            return
+        }
+        guard verdict.1 != .any, let target else { return completionHandler(request) }
+        DispatchQueue.global().async { [self] in
+            if let reason = verdict.1.refusal(host: target.host ?? "") {
+                transfers.withLock {
+                    guard let url = $0[id]?.url else { return }
+                    $0[id]?.failure = LoadingError(
+                        .refused, url: url, "a redirect refused by the address policy: \(reason)")
+                }
+                completionHandler(nil)
+                task.cancel()
+            } else {
+                completionHandler(request)
+            }
+        }
     }
 
     func armDeadline(_ task: URLSessionTask, seconds: Double) {
