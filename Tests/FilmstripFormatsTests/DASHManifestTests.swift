@@ -201,6 +201,23 @@ struct DASHManifestTests {
             """
         #expect(mpdError(laughs)?.kind == .refused)
         #expect(mpdError(#"<MPD type="static"><BaseURL>&ext;</BaseURL><Period/></MPD>"#)?.kind == .refused)
+        // External entities and DTDs (file:, http:), parameter entities, and the quadratic blow-up (one large entity
+        // referenced many times): each refused at its declaration, nothing fetched or expanded.
+        let big = String(repeating: "x", count: 100_000)
+        for hostile in [
+            #"<!DOCTYPE MPD SYSTEM "file:///etc/passwd"><MPD/>"#,
+            #"<!DOCTYPE MPD [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><MPD><BaseURL>&xxe;</BaseURL></MPD>"#,
+            #"<!DOCTYPE MPD [<!ENTITY % p SYSTEM "http://127.0.0.1/evil.dtd"> %p;]><MPD/>"#,
+            "<!DOCTYPE MPD [<!ENTITY a \"\(big)\">]><MPD>" + String(repeating: "&a;", count: 100_000) + "</MPD>",
+            #"<MPD><BaseURL>&#x110000;</BaseURL></MPD>"#,
+        ] {
+            let error = mpdError(hostile)
+            #expect(error?.kind == .refused || error?.kind == .malformedXML, "\(String(describing: error))")
+        }
+        // Nesting is bounded too (no recursion to exhaust the stack).
+        let deep =
+            "<MPD>" + String(repeating: "<a>", count: 100_000) + String(repeating: "</a>", count: 100_000) + "</MPD>"
+        #expect(mpdError(deep)?.kind == .tooLarge)
         // The predefined entities and character references are fine.
         let p = try parseMPD(
             #"<MPD type="static" mediaPresentationDuration="PT1S"><BaseURL>a&amp;b&#47;</BaseURL><Period><AdaptationSet mimeType="video/mp4"><Representation id="r" bandwidth="1"/></AdaptationSet></Period></MPD>"#

@@ -109,12 +109,15 @@ public struct StoryboardParser: Sendable {
         let tiles = mux.tiles.enumerated().sorted { ($0.element.start, $0.offset) < ($1.element.start, $1.offset) }
         var cues: [ThumbnailCue] = []
         cues.reserveCapacity(tiles.count)
-        for (k, (index, tile)) in tiles.enumerated() {
+        // Every tile is checked before any is used: a tile's end is the next one's start.
+        for (index, tile) in tiles {
             guard tile.start.isFinite, tile.start >= 0, tile.start <= Self.maximumSeconds, tile.x >= 0, tile.y >= 0,
                 tile.x <= 1e7, tile.y <= 1e7
             else {
                 throw ParseError(message: "a tile needs a non-negative start, x and y", entry: index)
             }
+        }
+        for (k, (_, tile)) in tiles.enumerated() {
             let end = k + 1 < tiles.count ? tiles[k + 1].element.start : mux.duration
             guard end > tile.start else { continue }  // a tile replaced at once, or past the duration
             cues.append(
