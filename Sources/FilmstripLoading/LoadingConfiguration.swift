@@ -11,18 +11,16 @@ public struct LoadingConfiguration: Sendable, Hashable {
     /// Extra HTTP headers sent with every request. A name or value holding CR, LF or NUL is refused before
     /// anything is sent (``LoadingError/Kind/refused``).
     public var additionalHeaders: [String: String]
-    /// Which addresses requests may reach, checked after DNS resolution for the request and each redirect.
-    /// Default ``AddressPolicy/any``; servers that fetch what users give them set ``AddressPolicy/publicOnly``.
+    /// Which addresses requests may reach, checked after DNS resolution, before the request is sent. Default
+    /// ``AddressPolicy/any``; servers that fetch what users give them set ``AddressPolicy/publicOnly``. Redirects
+    /// are followed by URLSession and not checked yet.
     public var addressPolicy: AddressPolicy
-    /// The most redirects one request follows. Default 10. Redirects to anything but http and https, and loops, are
-    /// refused at once.
-    public var maximumRedirects: Int
 
     /// Creates a configuration; every argument has the documented default.
     public init(
         maximumResponseSize: Int = 64 << 20, requestTimeout: Double = 15, resourceTimeout: Double = 60,
         retry: RetryPolicy = RetryPolicy(), additionalHeaders: [String: String] = [:],
-        addressPolicy: AddressPolicy = .any, maximumRedirects: Int = 10
+        addressPolicy: AddressPolicy = .any
     ) {
         self.maximumResponseSize = maximumResponseSize
         self.requestTimeout = requestTimeout
@@ -30,7 +28,6 @@ public struct LoadingConfiguration: Sendable, Hashable {
         self.retry = retry
         self.additionalHeaders = additionalHeaders
         self.addressPolicy = addressPolicy
-        self.maximumRedirects = maximumRedirects
     }
 }
 

@@ -26,8 +26,8 @@ public struct LoadingError: Error, Sendable, CustomStringConvertible {
         case invalidContent
         /// The request was cancelled.
         case cancelled
-        /// The request was refused before or while it was made: a header with CR or LF, an address the
-        /// ``AddressPolicy`` excludes, a redirect to a non-HTTP URL, a redirect loop, or too many redirects.
+        /// The request was refused before it was made: a header with CR, LF or NUL, or an address the
+        /// ``AddressPolicy`` excludes.
         case refused
     }
 

@@ -79,7 +79,9 @@ public final class URLSessionDataLoader: DataLoading {
             pending.started(dataTask(url, configuration: configuration, completion: completion))
             return pending
         }
-        DispatchQueue.global().async { [self] in
+        // Resolution blocks (seconds, for a name no server answers): on a thread of its own, so that it never
+        // holds one of the few threads Dispatch's global queues run timers on.
+        Thread.detachNewThread { [self] in
             if let reason = configuration.addressPolicy.refusal(host: url.host ?? "") {
                 completion(.failure(LoadingError(.refused, url: url, "refused by the address policy: \(reason)")))
             } else if !pending.isCancelled {
@@ -144,10 +146,6 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
     struct Transfer {
         var url: URL
         var limit: Int
-        var policy: AddressPolicy
-        var maximumRedirects: Int
-        /// Every URL this transfer has been at, for loops.
-        var visited: Set<String> = []
         var completion: @Sendable (Result<LoadResponse, any Error>) -> Void
         var data = Data()
         var response: HTTPURLResponse?
@@ -162,59 +160,8 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
         _ task: URLSessionTask, url: URL, configuration: LoadingConfiguration,
         completion: @escaping @Sendable (Result<LoadResponse, any Error>) -> Void
     ) {
-        let transfer = Transfer(
-            url: url, limit: configuration.maximumResponseSize, policy: configuration.addressPolicy,
-            maximumRedirects: configuration.maximumRedirects, visited: [url.absoluteString], completion: completion)
+        let transfer = Transfer(url: url, limit: configuration.maximumResponseSize, completion: completion)
         transfers.withLock { $0[task.taskIdentifier] = transfer }
-    }
-
-    /// Follows a redirect only to http or https, within the bound, never back to a URL already visited, and (under
-    /// a policy) only to a host whose addresses it allows.
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        let id = task.taskIdentifier
-        let target = request.url
-        let verdict = transfers.withLock { transfers -> (LoadingError?, AddressPolicy) in
-            guard var transfer = transfers[id] else { return (nil, .any) }
-            let url = transfer.url
-            guard let target, ["http", "https"].contains(target.scheme?.lowercased() ?? "") else {
-                let destination = target?.absoluteString ?? "nowhere"
-                return (
-                    LoadingError(.refused, url: url, "a redirect to \(destination) is refused (http and https only)"),
-                    .any
-                )
-            }
-            guard transfer.visited.count <= transfer.maximumRedirects else {
-                return (LoadingError(.refused, url: url, "more than \(transfer.maximumRedirects) redirects"), .any)
-            }
-            guard transfer.visited.insert(target.absoluteString).inserted else {
-                return (LoadingError(.refused, url: url, "a redirect loop through \(target.absoluteString)"), .any)
-            }
-            transfers[id] = transfer
-            return (nil, transfer.policy)
-        }
-        if let failure = verdict.0 {
-            transfers.withLock { $0[id]?.failure = failure }
-            completionHandler(nil)
-            task.cancel()
-            return
-        }
-        guard verdict.1 != .any, let target else { return completionHandler(request) }
-        DispatchQueue.global().async { [self] in
-            if let reason = verdict.1.refusal(host: target.host ?? "") {
-                transfers.withLock {
-                    guard let url = $0[id]?.url else { return }
-                    $0[id]?.failure = LoadingError(
-                        .refused, url: url, "a redirect refused by the address policy: \(reason)")
-                }
-                completionHandler(nil)
-                task.cancel()
-            } else {
-                completionHandler(request)
-            }
-        }
     }
 
     func armDeadline(_ task: URLSessionTask, seconds: Double) {

@@ -37,7 +37,8 @@ public final class LoopbackServer: Sendable {
         case reset
         /// Send the body at this many bytes per second.
         case throttle(bytesPerSecond: Int)
-        /// Answer 200 with no length and send bytes until the client goes away (a never-ending body).
+        /// Answer 200 with no length and send bytes until the client goes away or 32 MiB are sent (a body with no
+        /// end in sight).
         case endless
     }
 
@@ -72,8 +73,6 @@ public final class LoopbackServer: Sendable {
         var body: [UInt8]
         var contentType: String
         var generate: (@Sendable () -> [UInt8]?)?
-        /// Answer with this status and `Location` instead of the body.
-        var redirect: (status: Int, location: String)?
     }
 
     private struct State {
@@ -174,14 +173,6 @@ public final class LoopbackServer: Sendable {
     ) {
         let key = Self.normalize(path)
         state.withLock { $0.resources[key] = Resource(body: [], contentType: contentType, generate: generate) }
-    }
-
-    /// Answers every request for `path` with a redirect to `location` (absolute, relative, or any scheme).
-    public func redirect(_ path: String, to location: String, status: Int = 302) {
-        let key = Self.normalize(path)
-        state.withLock {
-            $0.resources[key] = Resource(body: [], contentType: "text/plain", redirect: (status, location))
-        }
     }
 
     /// Limits every response body together to `bytesPerSecond`, like one shared network link (`nil` lifts the
@@ -371,16 +362,14 @@ public final class LoopbackServer: Sendable {
         case .endless?:
             let head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nConnection: close\r\n\r\n"
             guard writeAll(fd, Array(head.utf8)) else { return false }
+            // Up to 32 MiB, more than any limit a test sets: a cancelled client may go on draining the socket
+            // (FoundationNetworking does), and a truly endless writer would keep it busy.
             let chunk = [UInt8](repeating: 0x41, count: 16 << 10)
-            while !state.withLock({ $0.stopped }), writeAll(fd, chunk) {}
+            var sent = 0
+            while sent < 32 << 20, !state.withLock({ $0.stopped }), writeAll(fd, chunk) { sent += chunk.count }
             return false
         case nil:
             break
-        }
-        if let redirect = resource?.redirect {
-            return send(
-                fd, status: redirect.status, contentType: "text/plain", body: [], head: false,
-                extraHeaders: "Location: \(redirect.location)\r\n", answering: request)
         }
         guard let resource else {
             return send(
@@ -487,7 +476,7 @@ public final class LoopbackServer: Sendable {
 
     private static func header(status: Int, contentType: String, length: Int, extra: String = "") -> [UInt8] {
         let reasons = [
-            200: "OK", 206: "Partial Content", 301: "Moved Permanently", 302: "Found", 304: "Not Modified",
+            200: "OK", 206: "Partial Content", 304: "Not Modified",
             404: "Not Found", 416: "Range Not Satisfiable",
             500: "Internal Server Error", 503: "Service Unavailable",
         ]

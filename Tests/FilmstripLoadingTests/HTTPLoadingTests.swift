@@ -105,9 +105,11 @@ struct HTTPLoadingTests {
 
     @Test("a body that keeps arriving does not trip the idle timeout")
     func slowButSteady() async throws {
-        server.fail("/file.bin", with: [.throttle(bytesPerSecond: 40_000)])  // 50 KB over about 1.2 s
+        // 50 KB over about 2.5 s, a slice every 0.1 s: more than twice the idle timeout in all, never near it between
+        // slices (with room for a loaded machine).
+        server.fail("/file.bin", with: [.throttle(bytesPerSecond: 20_000)])
         let loader = ResourceLoader(
-            configuration: LoadingConfiguration(requestTimeout: 0.5, resourceTimeout: 10, retry: .none))
+            configuration: LoadingConfiguration(requestTimeout: 1, resourceTimeout: 20, retry: .none))
         #expect(try await loader.data(for: server.url("/file.bin")).count == body.count)
     }
 
