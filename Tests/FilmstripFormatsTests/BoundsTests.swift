@@ -77,4 +77,25 @@ struct BoundsTests {
             try small.parse(data, url: Self.url)
         } throws: { ($0 as? DASHParseError)?.kind == .tooLarge }
     }
+
+    @Test("a tiled track past its tile bound keeps the first tiles and says so with an error finding")
+    func tileBound() {
+        let sheet = ThumbnailTrack.Sheet(
+            url: URL(string: "https://cdn.example.com/s.jpg")!, byteRange: nil, start: 0, duration: 1_000,
+            layout: Presentation.TileLayout(columns: 100, rows: 100), tileDuration: 0.1)
+        let track = ThumbnailTrack(sheets: [sheet, sheet], sourceURL: Self.url, format: .hls, maximumCues: 50)
+        #expect(track.cues.count == 50)
+        #expect(track.findings.contains { $0.severity == .error && $0.message.contains("more than 50 tiles") })
+        let whole = ThumbnailTrack(sheets: [sheet], sourceURL: Self.url, format: .hls)
+        #expect(whole.cues.count == 10_000 && whole.findings.isEmpty)
+    }
+
+    @Test("a lenient parse of 20,000 broken cues keeps the first 10,000 diagnostics")
+    func diagnosticsBound() throws {
+        let text = "WEBVTT\n\n" + String(repeating: "00:00.000 --> 00:01.000\n\n", count: 20_000)
+        let track = try WebVTTThumbnailParser(mode: .lenient).parse(text, trackURL: Self.url)
+        #expect(track.cues.isEmpty)
+        #expect(track.diagnostics.count == 10_000)
+        #expect(track.diagnostics.first?.line == 3)
+    }
 }

@@ -45,6 +45,9 @@ struct CmcdDecoderTests {
         #expect(CmcdEncoder.encode(fromQuery) == text)
         #expect(fromQuery.nextObjectRequest == "seg 2.ts")
         #expect(try CmcdDecoder.decode(url: URL(string: "https://cdn.example/a.ts")!) == nil)
+        #expect(throws: CmcdDecoder.DecodeError.self, "a key in two headers") {
+            try CmcdDecoder.decode(headers: ["CMCD-Object": "br=1", "CMCD-Request": "br=2"])
+        }
     }
 
     @Test(
