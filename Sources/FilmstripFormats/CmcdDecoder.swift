@@ -37,7 +37,7 @@ public enum CmcdDecoder {
         while i < bytes.count {
             while i < bytes.count, bytes[i] == UInt8(ascii: " ") { i += 1 }
             let keyStart = i
-            while i < bytes.count, isKeyByte(bytes[i]) { i += 1 }
+            while i < bytes.count, CmcdEncoder.isKeyByte(bytes[i]) { i += 1 }
             guard i > keyStart else { throw DecodeError(message: "a key is expected", offset: i) }
             let key = String(decoding: bytes[keyStart..<i], as: UTF8.self)
             guard seen.insert(key).inserted else {
@@ -198,12 +198,6 @@ public enum CmcdDecoder {
             guard i > start else { throw DecodeError(message: "a value is expected", offset: start) }
             return .token(String(decoding: bytes[start..<i], as: UTF8.self))
         }
-    }
-
-    private static func isKeyByte(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-            || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
     }
 
     private static func isNumberByte(_ byte: UInt8) -> Bool {

@@ -124,13 +124,13 @@ public enum CmcdEncoder {
         return !bytes.isEmpty && bytes.indices.allSatisfy { isTokenByte(bytes[$0], first: $0 == 0) }
     }
 
-    private static func isCustomKey(_ key: String) -> Bool {
-        key.contains("-")
-            && key.utf8.allSatisfy {
-                (0x61...0x7A).contains($0) || (0x41...0x5A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D
-                    || $0 == 0x5F || $0 == 0x2E
-            }
+    /// A key character, for the encoder and ``CmcdDecoder`` alike: a letter, a digit, `-`, `_` or `.`.
+    static func isKeyByte(_ byte: UInt8) -> Bool {
+        (0x61...0x7A).contains(byte) || (0x41...0x5A).contains(byte) || (0x30...0x39).contains(byte) || byte == 0x2D
+            || byte == 0x5F || byte == 0x2E
     }
+
+    private static func isCustomKey(_ key: String) -> Bool { key.contains("-") && key.utf8.allSatisfy(isKeyByte) }
 
     private static func integer(_ value: Double?) -> String? {
         finite(value).map { String(Int($0.rounded())) }

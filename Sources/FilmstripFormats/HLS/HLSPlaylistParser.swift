@@ -36,10 +36,6 @@ public struct HLSPlaylistParser: Sendable {
 /// that make up almost all of a media playlist (`#EXTINF` and the segment URI) are handled without building
 /// intermediate strings; other tags go through the general path.
 struct HLSParse {
-    /// The longest duration accepted anywhere (EXTINF, target duration, tile duration): 10^9 s, so that sums of a
-    /// million of them stay exact in milliseconds.
-    static let maximumSeconds = 1e9
-
     let base: URL
     let maximumEntries: Int
     var master = HLSMasterPlaylist()
@@ -189,8 +185,8 @@ struct HLSParse {
             duration = value
             i = comma
         }
-        guard duration <= Self.maximumSeconds else {
-            throw error(.malformed, "EXTINF \(duration) is longer than \(Int(Self.maximumSeconds)) s")
+        guard duration <= TimeBounds.maximumSeconds else {
+            throw error(.malformed, "EXTINF \(duration) is longer than \(Int(TimeBounds.maximumSeconds)) s")
         }
         pendingDuration = duration
         pendingTitle =
@@ -399,8 +395,9 @@ struct HLSParse {
     }
 
     func decimal(_ text: String, _ name: String) throws(HLSParseError) -> Double {
-        guard let value = Double(text), value.isFinite, value >= 0, value <= Self.maximumSeconds else {
-            throw error(.malformed, "\(name) must be a number from 0 to \(Int(Self.maximumSeconds)) (got '\(text)')")
+        guard let value = Double(text), value.isFinite, value >= 0, value <= TimeBounds.maximumSeconds else {
+            throw error(
+                .malformed, "\(name) must be a number from 0 to \(Int(TimeBounds.maximumSeconds)) (got '\(text)')")
         }
         return value
     }

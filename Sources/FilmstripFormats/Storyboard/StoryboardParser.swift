@@ -90,9 +90,6 @@ public struct StoryboardParser: Sendable {
         return resolved
     }
 
-    /// The latest time accepted: 10^9 s.
-    private static let maximumSeconds = 1e9
-
     private static func milliseconds(_ seconds: Double) -> Int64 { Int64((seconds * 1000).rounded()) }
 
     private func track(_ mux: Mux, url: URL) throws(ParseError) -> ThumbnailTrack {
@@ -102,8 +99,8 @@ public struct StoryboardParser: Sendable {
         guard mux.tileWidth >= 1, mux.tileHeight >= 1, mux.tileWidth <= 1e6, mux.tileHeight <= 1e6 else {
             throw ParseError(message: "tile_width and tile_height must be positive")
         }
-        guard mux.duration.isFinite, mux.duration > 0, mux.duration <= Self.maximumSeconds else {
-            throw ParseError(message: "duration must be positive, at most \(Int(Self.maximumSeconds)) s")
+        guard mux.duration.isFinite, mux.duration > 0, mux.duration <= TimeBounds.maximumSeconds else {
+            throw ParseError(message: "duration must be positive, at most \(Int(TimeBounds.maximumSeconds)) s")
         }
         let image = try resolve(mux.url, against: url, entry: nil)
         let tiles = mux.tiles.enumerated().sorted { ($0.element.start, $0.offset) < ($1.element.start, $1.offset) }
@@ -111,7 +108,8 @@ public struct StoryboardParser: Sendable {
         cues.reserveCapacity(tiles.count)
         // Every tile is checked before any is used: a tile's end is the next one's start.
         for (index, tile) in tiles {
-            guard tile.start.isFinite, tile.start >= 0, tile.start <= Self.maximumSeconds, tile.x >= 0, tile.y >= 0,
+            guard tile.start.isFinite, tile.start >= 0, tile.start <= TimeBounds.maximumSeconds, tile.x >= 0,
+                tile.y >= 0,
                 tile.x <= 1e7, tile.y <= 1e7
             else {
                 throw ParseError(message: "a tile needs a non-negative start, x and y", entry: index)
@@ -144,7 +142,7 @@ public struct StoryboardParser: Sendable {
         var cues: [ThumbnailCue] = []
         cues.reserveCapacity(sorted.count)
         for (k, (index, entry)) in sorted.enumerated() {
-            guard entry.startTime.isFinite, entry.startTime >= 0, entry.startTime <= Self.maximumSeconds else {
+            guard entry.startTime.isFinite, entry.startTime >= 0, entry.startTime <= TimeBounds.maximumSeconds else {
                 throw ParseError(message: "startTime must be a number from 0 to 10^9", entry: index)
             }
             var end = entry.endTime
@@ -157,7 +155,7 @@ public struct StoryboardParser: Sendable {
                     throw ParseError(message: "a single entry needs endTime", entry: index)
                 }
             }
-            guard let end, end.isFinite, end > entry.startTime, end <= Self.maximumSeconds else {
+            guard let end, end.isFinite, end > entry.startTime, end <= TimeBounds.maximumSeconds else {
                 throw ParseError(message: "endTime must be after startTime", entry: index)
             }
             let slot = images.slot(for: try resolve(entry.url, against: url, entry: index))

@@ -32,7 +32,7 @@ struct FuzzRegressionTests {
         arguments: FuzzTarget.allCases)
     func mutations(target: FuzzTarget) {
         let seeds = target.seeds.map(Array.init)
-        var random = SplitMix(state: 0x5EED_0000 &+ UInt64(target.rawValue.utf8.count))
+        var random = RobustnessTests.Generator(state: 0x5EED_0000 &+ UInt64(target.rawValue.utf8.count))
         let tokens = [
             "-1", "0", "4294967295", "18446744073709551616", "1e308", "NaN", "\"", "\\", ",", "=", "\n",
             "\r\n", "&#38;", "<!ENTITY", "x", "-->", "#EXTINF:", "#EXT-X-BYTERANGE:", "%", "\u{0}",
@@ -55,17 +55,6 @@ struct FuzzRegressionTests {
             }
             let problem = target.run(Data(bytes))
             #expect(problem == nil, "round \(round): \(problem ?? "")")
-        }
-    }
-
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
         }
     }
 }
