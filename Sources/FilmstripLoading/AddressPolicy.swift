@@ -11,14 +11,14 @@ import Foundation
 public enum AddressPolicy: Sendable, Hashable {
     /// Any address (the default: apps and local tools fetch from their own networks).
     case any
-    /// Only public unicast addresses. The host's addresses are resolved first, and the request is refused when any
-    /// of them is loopback, link-local, private (RFC 1918, unique
+    /// Only public unicast addresses. The host's addresses are resolved first, for the request and for every
+    /// redirect, and the request is refused when any of them is loopback, link-local, private (RFC 1918, unique
     /// local), shared (100.64/10), unspecified, multicast, reserved or documentation space, or such an IPv4 address
     /// embedded in IPv6 (mapped, NAT64, 6to4).
     ///
     /// The check is made on the resolver's answer just before the connection; a DNS server that answers differently
-    /// to the connection a moment later (rebinding) is not covered, and neither are redirects (URLSession follows
-    /// them): pair the policy with an egress firewall where that matters.
+    /// to the connection a moment later (rebinding) is not covered: pair the policy with an egress firewall where
+    /// that matters.
     case publicOnly
 
     /// Why `host` may not be reached, or `nil` when it may (always `nil` under ``any``). Resolves the name, which

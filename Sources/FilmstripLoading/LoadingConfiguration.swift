@@ -11,16 +11,26 @@ public struct LoadingConfiguration: Sendable, Hashable {
     /// Extra HTTP headers sent with every request. A name or value holding CR, LF or NUL is refused before
     /// anything is sent (``LoadingError/Kind/refused``).
     public var additionalHeaders: [String: String]
-    /// Which addresses requests may reach, checked after DNS resolution, before the request is sent. Default
-    /// ``AddressPolicy/any``; servers that fetch what users give them set ``AddressPolicy/publicOnly``. Redirects
-    /// are followed by URLSession and not checked yet.
+    /// Which addresses requests may reach, checked after DNS resolution before the request and before each
+    /// redirect is followed. Default ``AddressPolicy/any``; servers that fetch what users give them set
+    /// ``AddressPolicy/publicOnly``.
     public var addressPolicy: AddressPolicy
+    /// The most redirects one request follows. Default 10. A redirect out of http and https, or back to a URL the
+    /// request has already been at (a loop), is refused at once.
+    public var maximumRedirects: Int
+    /// Hosts the address policy lets through (tests reach their loopback server with it, and check the redirects).
+    var policyExemptHosts: Set<String> = []
+
+    /// Why the policy refuses `host` (resolving it; blocking), or `nil`.
+    func policyRefusal(host: String) -> String? {
+        policyExemptHosts.contains(host) ? nil : addressPolicy.refusal(host: host)
+    }
 
     /// Creates a configuration; every argument has the documented default.
     public init(
         maximumResponseSize: Int = 64 << 20, requestTimeout: Double = 15, resourceTimeout: Double = 60,
         retry: RetryPolicy = RetryPolicy(), additionalHeaders: [String: String] = [:],
-        addressPolicy: AddressPolicy = .any
+        addressPolicy: AddressPolicy = .any, maximumRedirects: Int = 10
     ) {
         self.maximumResponseSize = maximumResponseSize
         self.requestTimeout = requestTimeout
@@ -28,6 +38,7 @@ public struct LoadingConfiguration: Sendable, Hashable {
         self.retry = retry
         self.additionalHeaders = additionalHeaders
         self.addressPolicy = addressPolicy
+        self.maximumRedirects = maximumRedirects
     }
 }
 

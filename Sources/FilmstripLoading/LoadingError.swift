@@ -26,8 +26,9 @@ public struct LoadingError: Error, Sendable, CustomStringConvertible {
         case invalidContent
         /// The request was cancelled.
         case cancelled
-        /// The request was refused before it was made: a header with CR, LF or NUL, or an address the
-        /// ``AddressPolicy`` excludes.
+        /// The request was refused before it was made or a redirect was followed: a header with CR, LF or NUL, an
+        /// address the ``AddressPolicy`` excludes, a redirect out of http and https, a redirect loop, or more
+        /// redirects than ``LoadingConfiguration/maximumRedirects``.
         case refused
     }
 

@@ -74,7 +74,7 @@ public final class URLSessionDataLoader: DataLoading {
                 .failure(LoadingError(.refused, url: url, "the header '\(name.debugDescription)' holds CR, LF or NUL")))
             return nil
         }
-        let pending = PendingRequest()
+        let pending = PendingRequest(delegate: delegate)
         guard configuration.addressPolicy != .any else {
             pending.started(dataTask(url, configuration: configuration, completion: completion))
             return pending
@@ -82,7 +82,7 @@ public final class URLSessionDataLoader: DataLoading {
         // Resolution blocks (seconds, for a name no server answers): on a thread of its own, so that it never
         // holds one of the few threads Dispatch's global queues run timers on.
         Thread.detachNewThread { [self] in
-            if let reason = configuration.addressPolicy.refusal(host: url.host ?? "") {
+            if let reason = configuration.policyRefusal(host: url.host ?? "") {
                 completion(.failure(LoadingError(.refused, url: url, "refused by the address policy: \(reason)")))
             } else if !pending.isCancelled {
                 pending.started(dataTask(url, configuration: configuration, completion: completion))
@@ -114,12 +114,15 @@ public final class URLSessionDataLoader: DataLoading {
 
 /// A request as a ``LoadHandle``: its URLSession task once started (after an address check, a moment later).
 private final class PendingRequest: LoadHandle, Sendable {
-    // @unchecked: `URLSessionTask.cancel()` may be called from any thread; nothing else is touched.
+    // @unchecked: the task is only handed to the delegate, which cancels it from any thread.
     private struct Started: @unchecked Sendable {
         var task: URLSessionTask?
         var cancelled = false
     }
     private let state = Mutex(Started())
+    private let delegate: SessionDelegate
+
+    init(delegate: SessionDelegate) { self.delegate = delegate }
 
     var isCancelled: Bool { state.withLock { $0.cancelled } }
 
@@ -128,7 +131,7 @@ private final class PendingRequest: LoadHandle, Sendable {
             state.task = task
             return state.cancelled
         }
-        if cancelled { task.cancel() }
+        if cancelled { delegate.cancel(task, because: nil) }
     }
 
     func cancel() {
@@ -136,7 +139,7 @@ private final class PendingRequest: LoadHandle, Sendable {
             state.cancelled = true
             return state.task
         }
-        task?.cancel()
+        if let task { delegate.cancel(task, because: nil) }
     }
 }
 
@@ -146,6 +149,16 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
     struct Transfer {
         var url: URL
         var limit: Int
+        /// The request's limits and policy, for its redirects.
+        var configuration: LoadingConfiguration
+        /// Seconds the delegate may take to answer a redirect (URLSession gives up on an answer after its own
+        /// request timeout, and an answer that comes after that traps FoundationNetworking).
+        var answerWithin: Double
+        /// Every URL this transfer has been at, for loops.
+        var visited: Set<String>
+        /// A redirect's answer is being worked out; URLSession must not be cancelled meanwhile (FoundationNetworking
+        /// traps on an answer to a task cancelled while it waited), so a cancel waits for the answer.
+        var answeringRedirect = false
         var completion: @Sendable (Result<LoadResponse, any Error>) -> Void
         var data = Data()
         var response: HTTPURLResponse?
@@ -160,8 +173,108 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
         _ task: URLSessionTask, url: URL, configuration: LoadingConfiguration,
         completion: @escaping @Sendable (Result<LoadResponse, any Error>) -> Void
     ) {
-        let transfer = Transfer(url: url, limit: configuration.maximumResponseSize, completion: completion)
+        let transfer = Transfer(
+            url: url, limit: configuration.maximumResponseSize, configuration: configuration,
+            answerWithin: max(0.5, min(5, configuration.requestTimeout / 2)), visited: [url.absoluteString],
+            completion: completion)
         transfers.withLock { $0[task.taskIdentifier] = transfer }
+    }
+
+    /// Cancels `task`, failing it with `failure` (or as cancelled) unless it has already failed; while a redirect's
+    /// answer is pending, the answer declines the redirect instead.
+    ///
+    /// FoundationNetworking traps when a redirect is answered after its task was cancelled, so cancelling and
+    /// answering are serialised by the transfers' lock: a task is cancelled only while no answer is pending, and an
+    /// answer is given only to a task still running.
+    func cancel(_ task: URLSessionTask, because failure: LoadingError?) {
+        transfers.withLock { transfers in
+            if var transfer = transfers[task.taskIdentifier] {
+                if transfer.failure == nil {
+                    transfer.failure =
+                        failure ?? LoadingError(.cancelled, url: transfer.url, "the request was cancelled")
+                }
+                transfers[task.taskIdentifier] = transfer
+                if transfer.answeringRedirect { return }
+            }
+            task.cancel()
+        }
+    }
+
+    /// Answers a redirect (`nil` declines it, and the transfer's failure says why), unless the task was cancelled
+    /// before the question reached the delegate.
+    private func answer(
+        _ task: URLSessionTask, _ request: URLRequest?, reason: String? = nil,
+        _ completionHandler: @Sendable (URLRequest?) -> Void
+    ) {
+        transfers.withLock { transfers in
+            let id = task.taskIdentifier
+            if var transfer = transfers[id] {
+                transfer.answeringRedirect = false
+                if transfer.failure == nil, let reason {
+                    transfer.failure = LoadingError(
+                        .refused, url: transfer.url, "a redirect refused by the address policy: \(reason)")
+                }
+                transfers[id] = transfer
+                // A cancel that came while the answer was worked out left its reason as the failure.
+                guard task.state == .running else { return }
+                completionHandler(transfer.failure == nil ? request : nil)
+            } else if task.state == .running {
+                completionHandler(request)
+            }
+        }
+    }
+
+    /// Follows a redirect only to http or https, within the bound, never back to a URL already visited, and (under
+    /// a policy) only to a host whose addresses it allows. A declined redirect completes the task with the
+    /// redirect's own (already received) response, and the transfer fails with the reason.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        let id = task.taskIdentifier
+        // Linux resolves a Location such as `file:///etc/passwd` against the current host; judge what the server
+        // asked for, not what it became.
+        let location = response.value(forHTTPHeaderField: "Location").flatMap {
+            URL(string: $0, relativeTo: response.url)
+        }
+        let target = request.url
+        let verdict = transfers.withLock {
+            transfers -> (refusal: LoadingError?, configuration: LoadingConfiguration, within: Double)? in
+            guard var transfer = transfers[id] else { return nil }
+            let url = transfer.url
+            if transfer.failure != nil { return (transfer.failure, transfer.configuration, 0) }
+            let scheme = (location?.scheme ?? target?.scheme)?.lowercased()
+            if target == nil || !(scheme == "http" || scheme == "https") {
+                let destination = location?.absoluteString ?? target?.absoluteString ?? "nowhere"
+                transfer.failure = LoadingError(
+                    .refused, url: url, "a redirect to \(destination) is refused (http and https only)")
+            } else if transfer.visited.count > transfer.configuration.maximumRedirects {
+                transfer.failure = LoadingError(
+                    .refused, url: url, "more than \(transfer.configuration.maximumRedirects) redirects")
+            } else if let target, !transfer.visited.insert(target.absoluteString).inserted {
+                transfer.failure = LoadingError(.refused, url: url, "a redirect loop through \(target.absoluteString)")
+            }
+            transfer.answeringRedirect = true
+            transfer.lastActivity = .now()
+            transfers[id] = transfer
+            return (transfer.failure, transfer.configuration, transfer.answerWithin)
+        }
+        guard let verdict, verdict.refusal == nil, verdict.configuration.addressPolicy != .any, let target else {
+            return answer(task, request, completionHandler)
+        }
+        // Resolution blocks: on a thread of its own, answered once, by the resolver or by the answer deadline.
+        let answered = Mutex(false)
+        let once: @Sendable (String?) -> Void = { [self] reason in
+            let first = answered.withLock { done in
+                defer { done = true }
+                return !done
+            }
+            if first { answer(task, request, reason: reason, completionHandler) }
+        }
+        Thread.detachNewThread { once(verdict.configuration.policyRefusal(host: target.host ?? "")) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + verdict.within) {
+            once("resolving \(target.host ?? "") took longer than \(verdict.within) s")
+        }
     }
 
     func armDeadline(_ task: URLSessionTask, seconds: Double) {
@@ -169,13 +282,9 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
         let id = task.taskIdentifier
         DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak self, weak task] in
             guard let self, let task else { return }
-            let stopped = self.transfers.withLock { transfers -> Bool in
-                guard let url = transfers[id]?.url, transfers[id]?.failure == nil else { return false }
-                transfers[id]?.failure = LoadingError(
-                    .timedOut, url: url, "the transfer did not finish within \(seconds) s")
-                return true
-            }
-            if stopped { task.cancel() }
+            guard let url = self.transfers.withLock({ $0[id]?.url }) else { return }
+            self.cancel(
+                task, because: LoadingError(.timedOut, url: url, "the transfer did not finish within \(seconds) s"))
         }
     }
 
@@ -188,27 +297,24 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
     private func scheduleIdleCheck(_ id: Int, after delay: Double, limit: Double, task: URLSessionTask) {
         DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self, weak task] in
             guard let self, let task else { return }
-            let (expired, remaining) = self.transfers.withLock { transfers -> (Bool, Double?) in
-                guard let transfer = transfers[id], transfer.failure == nil else { return (false, nil) }
+            let (expired, remaining) = self.transfers.withLock { transfers -> (LoadingError?, Double?) in
+                guard let transfer = transfers[id], transfer.failure == nil else { return (nil, nil) }
                 let quiet = Double(DispatchTime.now().uptimeNanoseconds - transfer.lastActivity.uptimeNanoseconds) / 1e9
                 if quiet >= limit - 0.001 {
-                    transfers[id]?.failure = LoadingError(
-                        .timedOut, url: transfer.url, "no data arrived within the request timeout (\(limit) s)")
-                    return (true, nil)
+                    return (
+                        LoadingError(
+                            .timedOut, url: transfer.url, "no data arrived within the request timeout (\(limit) s)"),
+                        nil
+                    )
                 }
-                return (false, limit - quiet)
+                return (nil, limit - quiet)
             }
-            if expired {
-                task.cancel()
+            if let expired {
+                self.cancel(task, because: expired)
             } else if let remaining {
                 self.scheduleIdleCheck(id, after: remaining, limit: limit, task: task)
             }
         }
-    }
-
-    private func stop(_ task: URLSessionTask, _ failure: LoadingError) {
-        transfers.withLock { $0[task.taskIdentifier]?.failure = failure }
-        task.cancel()
     }
 
     func urlSession(
@@ -260,7 +366,7 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
             transfers[dataTask.taskIdentifier] = transfer
             return nil
         }
-        if let overflow { stop(dataTask, overflow) }
+        if let overflow { cancel(dataTask, because: overflow) }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

@@ -73,6 +73,8 @@ public final class LoopbackServer: Sendable {
         var body: [UInt8]
         var contentType: String
         var generate: (@Sendable () -> [UInt8]?)?
+        /// Answer with this status and `Location` instead of the body.
+        var redirect: (status: Int, location: String)?
     }
 
     private struct State {
@@ -173,6 +175,14 @@ public final class LoopbackServer: Sendable {
     ) {
         let key = Self.normalize(path)
         state.withLock { $0.resources[key] = Resource(body: [], contentType: contentType, generate: generate) }
+    }
+
+    /// Answers every request for `path` with a redirect to `location` (absolute, relative, or any scheme).
+    public func redirect(_ path: String, to location: String, status: Int = 302) {
+        let key = Self.normalize(path)
+        state.withLock {
+            $0.resources[key] = Resource(body: [], contentType: "text/plain", redirect: (status, location))
+        }
     }
 
     /// Limits every response body together to `bytesPerSecond`, like one shared network link (`nil` lifts the
@@ -371,6 +381,11 @@ public final class LoopbackServer: Sendable {
         case nil:
             break
         }
+        if let redirect = resource?.redirect {
+            return send(
+                fd, status: redirect.status, contentType: "text/plain", body: [], head: false,
+                extraHeaders: "Location: \(redirect.location)\r\n", answering: request)
+        }
         guard let resource else {
             return send(
                 fd, status: 404, contentType: "text/plain", body: Array("not found\n".utf8),
@@ -476,7 +491,7 @@ public final class LoopbackServer: Sendable {
 
     private static func header(status: Int, contentType: String, length: Int, extra: String = "") -> [UInt8] {
         let reasons = [
-            200: "OK", 206: "Partial Content", 304: "Not Modified",
+            200: "OK", 206: "Partial Content", 301: "Moved Permanently", 302: "Found", 304: "Not Modified",
             404: "Not Found", 416: "Range Not Satisfiable",
             500: "Internal Server Error", 503: "Service Unavailable",
         ]

@@ -4,8 +4,9 @@ import Testing
 
 @testable import FilmstripLoading
 
-/// Servers and URLs that try to make a fetcher misbehave: bodies that never end or drip, headers that would split a
-/// request, and (under the address policy) addresses inside the fetcher's own network.
+/// Servers and URLs that try to make a fetcher misbehave: redirects out of HTTP, in loops or without end, bodies
+/// that never end or drip, headers that would split a request, and (under the address policy) addresses inside the
+/// fetcher's own network.
 @Suite("Hostile servers and URLs")
 struct HostileServerTests {
     let server: LoopbackServer
@@ -17,6 +18,103 @@ struct HostileServerTests {
 
     func load(_ url: URL, _ configuration: LoadingConfiguration = fastRetries(1)) async -> LoadingError? {
         await loadingError { _ = try await URLSessionDataLoader().load(url, configuration: configuration) }
+    }
+
+    @Test("redirects are followed within the bound; one more is refused; loops are refused at the repeat")
+    func redirects() async throws {
+        for k in 0..<12 { server.redirect("/hop\(k)", to: k == 11 ? "/ok.bin" : "/hop\(k + 1)") }
+        // hop1 … hop11 then ok.bin: 11 redirects, one over the default bound.
+        let tooMany = await load(server.url("/hop1"))
+        #expect(tooMany?.kind == .refused)
+        #expect(tooMany?.message.contains("more than 10 redirects") == true)
+        #expect(server.requestCount("/ok.bin") == 0)
+        // hop2 … ok.bin: exactly 10.
+        let response = try await URLSessionDataLoader().load(server.url("/hop2"), configuration: fastRetries(1))
+        #expect(response.data == Data("fine".utf8))
+        var tight = fastRetries(1)
+        tight.maximumRedirects = 2
+        #expect(await load(server.url("/hop8"), tight)?.kind == .refused)
+        #expect(server.requestCount("/hop11") == 2, "the tight run stopped before its third hop")
+        server.redirect("/a", to: "/b")
+        server.redirect("/b", to: server.url("/a").absoluteString)
+        let loop = await load(server.url("/a"))
+        #expect(loop?.kind == .refused)
+        #expect(loop?.message.contains("loop") == true)
+        #expect(server.requestCount("/a") == 1 && server.requestCount("/b") == 1)
+    }
+
+    @Test(
+        "a redirect to file:, /etc/passwd, /dev or another scheme is never followed",
+        arguments: [
+            "file:///etc/passwd", "file:///dev/zero", "file:///proc/self/environ", "ftp://127.0.0.1/x", "gopher://x/",
+            "data:text/plain,secret",
+        ])
+    func redirectOutOfHTTP(location: String) async throws {
+        server.redirect("/jump", to: location)
+        let error = try #require(await load(server.url("/jump")))
+        #expect(error.kind == .refused, "\(error.kind): \(error.message)")
+        #expect(error.message.contains("http and https only"))
+        #expect(server.requests.map(\.path) == ["/jump"])
+    }
+
+    @Test("under the address policy a redirect to a private address is refused before it is followed")
+    func redirectToPrivateAddress() async throws {
+        // The loopback server's own address is let through for the first request only; every hop is checked.
+        var configuration = fastRetries(1)
+        configuration.addressPolicy = .publicOnly
+        configuration.policyExemptHosts = ["127.0.0.1"]
+        server.redirect("/to-self", to: "/ok.bin")
+        #expect(
+            try await URLSessionDataLoader().load(server.url("/to-self"), configuration: configuration).data.count == 4)
+        for target in [
+            "http://169.254.169.254/latest/meta-data/", "http://localhost:\(server.url("/").port ?? 0)/ok.bin",
+            "http://[::1]/", "http://10.0.0.1/", "http://192.168.1.1/",
+        ] {
+            configuration.policyExemptHosts = ["127.0.0.1"]
+            server.redirect("/to-private", to: target)
+            let error = try #require(await load(server.url("/to-private"), configuration))
+            #expect(error.kind == .refused, "\(target): \(error.message)")
+            #expect(error.message.contains("address policy"), "\(target): \(error.message)")
+        }
+        #expect(server.requestCount("/ok.bin") == 1, "only the allowed hop reached the server")
+    }
+
+    @Test(
+        "cancels and deadlines that land while a redirect is being answered end the request cleanly",
+        arguments: [AddressPolicy.any, .publicOnly])
+    func cancelDuringRedirects(policy: AddressPolicy) async throws {
+        for k in 0..<4 { server.redirect("/chain\(k)", to: k == 3 ? "/ok.bin" : "/chain\(k + 1)") }
+        var configuration = fastRetries(1)
+        configuration.addressPolicy = policy
+        configuration.policyExemptHosts = ["127.0.0.1"]
+        let loader = URLSessionDataLoader()
+        var generator = SystemRandomNumberGenerator()
+        let outcomes = await withTaskGroup(of: String.self) { group in
+            for k in 0..<120 {
+                // A third end at a deadline inside the chain; the others are cancelled at a random moment.
+                var each = configuration
+                if k % 3 == 0 { each.resourceTimeout = Double.random(in: 0.001...0.03, using: &generator) }
+                let chosen = each
+                let delay = UInt64.random(in: 0...30_000_000, using: &generator)
+                group.addTask {
+                    let request = Task { try await loader.load(server.url("/chain0"), configuration: chosen) }
+                    if k % 3 != 0 {
+                        try? await Task.sleep(nanoseconds: delay)
+                        request.cancel()
+                    }
+                    do {
+                        return try await request.value.data == Data("fine".utf8) ? "ok" : "wrong body"
+                    } catch let error as LoadingError {
+                        return error.kind == .cancelled || error.kind == .timedOut ? "stopped" : "\(error.kind)"
+                    } catch {
+                        return "\(error)"
+                    }
+                }
+            }
+            return await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        #expect(outcomes.count == 120)
+        #expect(outcomes.allSatisfy { $0 == "ok" || $0 == "stopped" }, "\(Set(outcomes))")
     }
 
     @Test("a header value with CR or LF is refused before anything is sent")

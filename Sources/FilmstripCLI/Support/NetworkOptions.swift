@@ -5,7 +5,7 @@ import Filmstrip
 struct NetworkOptions: ParsableArguments {
     @Flag(
         help: ArgumentHelp(
-            "Refuse loopback, link-local and private addresses (checked after DNS; redirects are not checked yet).",
+            "Refuse loopback, link-local and private addresses (checked after DNS, for every redirect too).",
             discussion: "For servers that run this command on URLs their users give them."))
     var denyPrivateAddresses = false
 
