@@ -1,9 +1,11 @@
 # Filmstrip — `make demo` and `make test` work on a fresh Debian machine with Swift installed.
 SWIFT ?= swift
+# Suites that run thousands of child processes; `make test` runs them after the others.
+PROCESS_HEAVY = DamagedMediaTests|CacheKillTests
 # Warnings are errors for the package's own targets (see Package.swift).
 export FILMSTRIP_WARNINGS_AS_ERRORS ?= 1
 
-.PHONY: deps build demo test bench lint fuzz clean
+.PHONY: deps build demo test bench lint fuzz tsan soak clean
 
 deps:
 	@Scripts/deps.sh
@@ -25,7 +27,9 @@ test: deps lint
 	$(SWIFT) build --build-tests
 	@# Test media first (made once with the ffmpeg CLI and cached), so the parallel run never waits on ffmpeg.
 	$(SWIFT) test --skip-build --filter MediaFixtureTests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --skip "$(PROCESS_HEAVY)"
+	@# Thousands of short-lived processes (damaged media, kill -9 on the cache): on their own, after the rest.
+	$(SWIFT) test --skip-build --filter "$(PROCESS_HEAVY)"
 	@# `filmstrip serve` and `filmstrip page` over raw HTTP and in headless Chromium.
 	FILMSTRIP_BIN="$$($(SWIFT) build --show-bin-path)/filmstrip" python3 -m unittest discover -s Tests/Browser -v
 
@@ -40,5 +44,20 @@ bench: deps
 fuzz: deps
 	@Scripts/fuzz.sh
 
+# ThreadSanitizer over the suites with locks and threads, in a build directory of its own.
+TSAN_SUITES = FilmstripLoadingTests|FilmstripThumbnailsTests|FilmstripMediaTests|FilmstripPlayerTests
+tsan: deps
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
+	$(SWIFT) test --skip-build --filter MediaFixtureTests --scratch-path .build-tsan
+	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" $(SWIFT) test --skip-build --sanitize=thread \
+		--scratch-path .build-tsan --filter "$(TSAN_SUITES)"
+
+# The long runs: 100 damaged files per container and kind (about 8,400 runs) and 1,000 kills on the cache.
+soak: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --filter MediaFixtureTests
+	FILMSTRIP_DAMAGE_CASES=100 FILMSTRIP_DAMAGE_REPORT=soak-damaged-media.md FILMSTRIP_KILL_ITERATIONS=1000 \
+		$(SWIFT) test --skip-build --filter "$(PROCESS_HEAVY)"
+
 clean:
-	rm -rf .build demo-output bench-output fuzz-output
+	rm -rf .build .build-tsan demo-output bench-output fuzz-output soak-damaged-media.md

@@ -158,7 +158,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FilmstripCLITests",
-            dependencies: ["FilmstripTesting", "FilmstripImaging"]
+            dependencies: ["FilmstripTesting", "FilmstripImaging", "FilmstripFormats", "FilmstripLoading"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -9,7 +9,7 @@ struct PlayCommand: AsyncParsableCommand {
         abstract: "Play a video headless and print the player's events.",
         discussion: """
             Prints one line per event: state changes, statistics once a second, and errors (one JSON object per \
-            line with --json). Exits 0 when playback ends or after --duration, 1 after a fatal error.
+            line with --json). Exits 0 when playback ends or after --duration, 1 after a fatal error (also printed on standard error).
 
             HLS playlists and DASH MPDs (http(s) or local) play on the streaming engine (VOD and live, adaptive \
             bitrate, CMCD); files and progressive MP4 through FFmpeg.
@@ -181,7 +181,11 @@ struct PlayCommand: AsyncParsableCommand {
                 text: "\(previous.kind.rawValue) -> \(state.kind.rawValue)")
         }
         player.onError = { error in
-            if error.severity == .fatal { fatal.withLock { $0 = true } }
+            if error.severity == .fatal {
+                fatal.withLock { $0 = true }
+                // Also on standard error, like every other command's failure.
+                printError("\(error.type.rawValue): \(error.message)")
+            }
             output.emit(
                 "error",
                 [

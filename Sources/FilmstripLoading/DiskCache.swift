@@ -14,7 +14,9 @@ import Synchronization
 ///   a reader (in this or another process) sees the old entry, the new one, or none, never a partial file.
 /// - The total size is bounded; when a write goes over the limit the least recently used entries are removed.
 ///   Recency is the file's modification time, touched on every read, so it survives restarts.
-/// - Entries are the raw bytes, so a cached image can be read or memory-mapped directly.
+/// - Each entry ends with a 48-byte trailer: a marker, the length of the bytes and their SHA-256. An entry that does
+///   not match its trailer (cut short by a full disk or a crash of the machine, changed on disk) is never served:
+///   reading it removes it and answers `nil`, as for an entry never stored.
 public final class DiskCache: Sendable {
     /// The directory holding the entries.
     public let directory: URL
@@ -95,55 +97,86 @@ public final class DiskCache: Sendable {
 
     // MARK: Reading
 
-    /// The path of the stored entry for `url`, marking it recently used; `nil` when not cached.
-    public func cachedFileURL(for url: URL, range: Range<Int64>? = nil) -> URL? {
-        let file = fileURL(for: url, range: range)
-        let name = file.lastPathComponent
-        guard utimes(file.path, nil) == 0 else {
-            withIndex { index in
-                if let entry = index.entries.removeValue(forKey: name) { index.total -= entry.size }
-            }
-            return nil
-        }
-        withIndex { index in
-            if index.entries[name] != nil {
-                index.entries[name]!.lastUse = Date().timeIntervalSince1970
-            } else if let size = Self.fileSize(file) {
-                index.entries[name] = Entry(size: size, lastUse: Date().timeIntervalSince1970)
-                index.total += size
-            }
-        }
-        return file
-    }
-
-    /// Whether an entry for `url` exists (without marking it used).
+    /// Whether an entry for `url` exists (without marking it used or checking it: reading it may still find it
+    /// damaged and drop it).
     public func contains(_ url: URL, range: Range<Int64>? = nil) -> Bool {
         FileManager.default.fileExists(atPath: fileURL(for: url, range: range).path)
     }
 
-    /// The stored bytes for `url`, marking the entry recently used; `nil` when not cached.
+    /// The stored bytes for `url`, checked against the entry's length and SHA-256 and marking it recently used;
+    /// `nil` when not cached, or when the entry was damaged (it is removed).
     public func data(for url: URL, range: Range<Int64>? = nil) throws(LoadingError) -> Data? {
-        guard let file = cachedFileURL(for: url, range: range) else { return nil }
+        let file = fileURL(for: url, range: range)
+        let name = file.lastPathComponent
+        let stored: Data
         do {
-            return try Data(contentsOf: file)
+            stored = try Data(contentsOf: file)
         } catch {
+            forget(name)
             if !FileManager.default.fileExists(atPath: file.path) { return nil }
             throw LoadingError(.cacheIO, url: url, "cannot read the cache entry \(file.path)", underlying: error)
         }
+        guard let payload = Self.payload(of: stored) else {
+            unlink(file.path)
+            forget(name)
+            return nil
+        }
+        utimes(file.path, nil)
+        withIndex { index in
+            if index.entries[name] != nil {
+                index.entries[name]!.lastUse = Date().timeIntervalSince1970
+            } else {
+                index.entries[name] = Entry(size: stored.count, lastUse: Date().timeIntervalSince1970)
+                index.total += stored.count
+            }
+        }
+        return payload
+    }
+
+    private func forget(_ name: String) {
+        withIndex { index in
+            if let entry = index.entries.removeValue(forKey: name) { index.total -= entry.size }
+        }
+    }
+
+    // MARK: Integrity
+
+    /// The size of the trailer after each entry's bytes.
+    public static let trailerSize = 48
+    private static let marker = Array("FSCACHE1".utf8)
+
+    /// The trailer for `payload`: the marker, its length (64-bit little endian) and its SHA-256.
+    static func trailer(for payload: Data) -> Data {
+        var trailer = Data(marker)
+        withUnsafeBytes(of: UInt64(payload.count).littleEndian) { trailer.append(contentsOf: $0) }
+        trailer.append(contentsOf: SHA256.hash(data: payload))
+        return trailer
+    }
+
+    /// The bytes of a stored entry when its trailer matches them; `nil` for anything cut short or changed.
+    static func payload(of stored: Data) -> Data? {
+        guard stored.count >= trailerSize else { return nil }
+        let length = stored.count - trailerSize
+        let payload = stored.prefix(length)
+        let trailer = stored.suffix(trailerSize)
+        guard trailer.elementsEqual(self.trailer(for: payload)) else { return nil }
+        return Data(payload)
     }
 
     // MARK: Writing
 
-    /// Stores `data` for `url` atomically, then evicts least recently used entries past the size limit.
+    /// Stores `data` for `url` atomically, with its trailer, then evicts least recently used entries past the size
+    /// limit.
     ///
     /// An entry larger than the whole limit is not stored.
     public func store(_ data: Data, for url: URL, range: Range<Int64>? = nil) throws(LoadingError) {
-        guard data.count <= sizeLimit else { return }
+        let size = data.count + Self.trailerSize
+        guard size <= sizeLimit else { return }
         let file = fileURL(for: url, range: range)
         let temporary = directory.appendingPathComponent(".tmp-\(UUID().uuidString)", isDirectory: false)
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            try data.write(to: temporary)
+            try (data + Self.trailer(for: data)).write(to: temporary)
         } catch {
             try? FileManager.default.removeItem(at: temporary)
             throw LoadingError(
@@ -157,8 +190,8 @@ public final class DiskCache: Sendable {
         let name = file.lastPathComponent
         let victims = withIndex { index -> [String] in
             if let old = index.entries[name] { index.total -= old.size }
-            index.entries[name] = Entry(size: data.count, lastUse: Date().timeIntervalSince1970)
-            index.total += data.count
+            index.entries[name] = Entry(size: size, lastUse: Date().timeIntervalSince1970)
+            index.total += size
             guard index.total > sizeLimit else { return [] }
             var victims: [String] = []
             for (key, entry) in index.entries.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {

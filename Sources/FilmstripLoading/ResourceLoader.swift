@@ -107,11 +107,22 @@ public final class ResourceLoader: Sendable {
         }
     }
 
-    /// A local file holding the bytes of `url` without touching the network: the file itself for `file:` URLs,
-    /// the cache entry for remote ones; `nil` when there is none.
-    public func localFile(for url: URL, range: Range<Int64>? = nil) -> URL? {
-        if url.isFileURL { return FileManager.default.isReadableFile(atPath: url.path) ? url : nil }
-        return diskCache?.cachedFileURL(for: url, range: range)
+    /// Whether the bytes of `url` (or its byte `range`) are at hand without the network: a readable file for
+    /// `file:` URLs, a cache entry for remote ones (not checked until it is read).
+    public func hasLocalCopy(of url: URL, range: Range<Int64>? = nil) -> Bool {
+        if url.isFileURL { return FileManager.default.isReadableFile(atPath: url.path) }
+        return diskCache?.contains(url, range: range) ?? false
+    }
+
+    /// The bytes of `url` (or its byte `range`) without touching the network: from the file for `file:` URLs,
+    /// from a checked cache entry for remote ones; `nil` when there are none.
+    public func localData(for url: URL, range: Range<Int64>? = nil) -> Data? {
+        guard url.isFileURL else { return try? diskCache?.data(for: url, range: range) }
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
+        defer { try? handle.close() }
+        guard let range else { return try? handle.readToEnd() ?? Data() }
+        guard (try? handle.seek(toOffset: UInt64(range.lowerBound))) != nil else { return nil }
+        return try? handle.read(upToCount: range.count)
     }
 
     // MARK: Internals

@@ -114,7 +114,7 @@ public final class TrackThumbnails: Sendable {
         if source.embedded != nil || sheets.value(for: key) != nil || encodedSheets.value(for: key) != nil {
             return true
         }
-        return loader.localFile(for: source.sheets[sheet], range: source.sheetRanges[sheet]) != nil
+        return loader.hasLocalCopy(of: source.sheets[sheet], range: source.sheetRanges[sheet])
     }
 
     /// Whether the entry's thumbnail or its decoded sheet is in memory.
@@ -347,20 +347,7 @@ public final class TrackThumbnails: Sendable {
     private func localBytes(_ source: ThumbnailSource, sheet: Int) throws -> Data? {
         if let inside = source.embeddedBytes(ofSheet: sheet) { return inside }
         if let kept = encodedSheets.value(for: source.sheetKey(sheet)) { return kept }
-        let url = source.sheets[sheet]
-        let range = source.sheetRanges[sheet]
-        guard let file = loader.localFile(for: url, range: range) else { return nil }
-        do {
-            if url.isFileURL, let range {
-                let handle = try FileHandle(forReadingFrom: file)
-                defer { try? handle.close() }
-                try handle.seek(toOffset: UInt64(range.lowerBound))
-                return try handle.read(upToCount: range.count)
-            }
-            return try Data(contentsOf: file)
-        } catch {
-            return nil
-        }
+        return loader.localData(for: source.sheets[sheet], range: source.sheetRanges[sheet])
     }
 
     /// The decoded sheet from memory, else decoded from `data` or the local file; `nil` when there are no bytes.

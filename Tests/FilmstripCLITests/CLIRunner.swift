@@ -29,7 +29,7 @@ func filmstripArguments(_ arguments: [String], environment: [String: String] = [
     _ = FileManager.default.createFile(atPath: out.path, contents: nil)
     _ = FileManager.default.createFile(atPath: err.path, contents: nil)
     let process = Process()
-    process.executableURL = try executable()
+    process.executableURL = try cliExecutable()
     process.arguments = arguments
     var env = ProcessInfo.processInfo.environment
     for (key, value) in environment { env[key] = value }
@@ -45,7 +45,8 @@ func filmstripArguments(_ arguments: [String], environment: [String: String] = [
         stderr: try String(contentsOf: err, encoding: .utf8))
 }
 
-private func executable() throws -> URL {
+/// The `filmstrip` executable built beside the test bundle.
+func cliExecutable() throws -> URL {
     // Tests run from <build>/debug/<Package>PackageTests.xctest; the executable sits beside it.
     let candidates = [
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),

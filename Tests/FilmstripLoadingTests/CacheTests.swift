@@ -17,7 +17,7 @@ struct DiskCacheTests {
         #expect(try cache.data(for: url) == Data([1, 2, 3]))
         try cache.store(Data([4, 5]), for: url)
         #expect(try cache.data(for: url) == Data([4, 5]))
-        #expect(cache.totalSize == 2 && cache.entryCount == 1)
+        #expect(cache.totalSize == 2 + DiskCache.trailerSize && cache.entryCount == 1)
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
         #expect(names == [DiskCache.fileName(for: url)])
         directory.remove()
@@ -34,7 +34,8 @@ struct DiskCacheTests {
 
     @Test("over the size limit, the least recently used entries go first")
     func eviction() throws {
-        let cache = DiskCache(directory: directory.url, sizeLimit: 3000)
+        let entry = 1000 + DiskCache.trailerSize
+        let cache = DiskCache(directory: directory.url, sizeLimit: 3 * entry)
         let urls = (0..<4).map { URL(string: "https://cdn.example.com/\($0).bin")! }
         for url in urls.prefix(3) { try cache.store(Data(count: 1000), for: url) }
         // Use entry 0 so entry 1 becomes the least recently used.
@@ -44,10 +45,42 @@ struct DiskCacheTests {
         #expect(cache.contains(urls[0]))
         #expect(!cache.contains(urls[1]))
         #expect(cache.contains(urls[2]) && cache.contains(urls[3]))
-        #expect(cache.totalSize == 3000)
+        #expect(cache.totalSize == 3 * entry)
         // A fresh instance rebuilds the index from the directory.
-        let reopened = DiskCache(directory: directory.url, sizeLimit: 3000)
-        #expect(reopened.totalSize == 3000 && reopened.entryCount == 3)
+        let reopened = DiskCache(directory: directory.url, sizeLimit: 3 * entry)
+        #expect(reopened.totalSize == 3 * entry && reopened.entryCount == 3)
+        directory.remove()
+    }
+
+    @Test("an entry cut short, changed, emptied or without its trailer is dropped when read, never served")
+    func damagedEntries() throws {
+        let cache = DiskCache(directory: directory.url)
+        let payload = Data((0..<5000).map { UInt8($0 % 251) })
+        let damages: [(String, (inout Data) -> Void)] = [
+            ("truncated by one byte", { $0.removeLast() }),
+            ("truncated inside the bytes", { $0 = $0.prefix(3000) }),
+            ("a byte changed", { $0[1234] ^= 0x40 }),
+            ("a trailer byte changed", { $0[$0.count - 1] ^= 1 }),
+            ("emptied", { $0 = Data() }),
+            ("the bytes alone, no trailer", { $0 = $0.prefix(5000) }),
+            ("grown by a byte", { $0.append(0) }),
+        ]
+        for (k, (name, damage)) in damages.enumerated() {
+            let url = URL(string: "https://cdn.example.com/\(k).jpg")!
+            try cache.store(payload, for: url)
+            let file = cache.fileURL(for: url)
+            var stored = try Data(contentsOf: file)
+            #expect(stored.count == payload.count + DiskCache.trailerSize)
+            damage(&stored)
+            try stored.write(to: file)
+            #expect(try cache.data(for: url) == nil, "\(name)")
+            #expect(!FileManager.default.fileExists(atPath: file.path), "\(name): the entry is removed")
+            #expect(!cache.contains(url))
+        }
+        #expect(cache.entryCount == 0 && cache.totalSize == 0)
+        // A sound entry beside them still reads back.
+        try cache.store(payload, for: URL(string: "https://cdn.example.com/sound.jpg")!)
+        #expect(try cache.data(for: URL(string: "https://cdn.example.com/sound.jpg")!) == payload)
         directory.remove()
     }
 

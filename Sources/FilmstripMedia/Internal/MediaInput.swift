@@ -150,6 +150,9 @@ final class MediaInput {
         }
         streamIndex = index
         stream = opened.pointee.streams[Int(index)]!
+        if let problem = Self.sizeProblem(stream.pointee.codecpar.pointee) {
+            throw MediaError(.invalidMedia, "the video declares \(problem)", url: url)
+        }
         for i in 0..<Int(opened.pointee.nb_streams) where i != Int(index) {
             opened.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL
         }
@@ -166,6 +169,8 @@ final class MediaInput {
             avcodec_parameters_to_context(codecContext, stream.pointee.codecpar)
             codecContext.pointee.thread_count = 1
             codecContext.pointee.pkt_timebase = stream.pointee.time_base
+            // The decoder refuses a frame larger than this before allocating it, whatever the bitstream declares.
+            codecContext.pointee.max_pixels = Int64(Self.maximumPixels)
             let openedCodec = avcodec_open2(codecContext, decoder, nil)
             guard openedCodec >= 0 else {
                 throw MediaError(
@@ -283,6 +288,33 @@ final class MediaInput {
     /// HTTP requests made.
     var requestCount: Int {
         (rootIO?.source.requestCount ?? 0) + nestedIO.values.reduce(0) { $0 + $1.source.requestCount }
+    }
+
+    // MARK: Size limits
+
+    /// The largest side of a video, in pixels (16K).
+    static let maximumSide = 16_384
+    /// The most pixels in a frame (64 Mpx; 8K UHD is 33 Mpx). The decoder is held to it too.
+    static let maximumPixels = 8_192 * 8_192
+    /// The most elongated picture, as the longer side over the shorter one once displayed.
+    static let maximumAspect = 16.0
+
+    /// What is wrong with a stream's declared size (coded and displayed), or `nil` when it is within the limits.
+    static func sizeProblem(_ parameters: AVCodecParameters) -> String? {
+        let (width, height) = (Int(parameters.width), Int(parameters.height))
+        let size = "a size of \(width)x\(height)"
+        guard width > 0, height > 0 else { return size }
+        guard width <= maximumSide, height <= maximumSide, width * height <= maximumPixels else {
+            return size + " (the limit is \(maximumSide) px a side and \(maximumPixels / 1_000_000) Mpx)"
+        }
+        var displayed = Double(width)
+        let sar = parameters.sample_aspect_ratio
+        if sar.num > 0, sar.den > 0 { displayed *= Double(sar.num) / Double(sar.den) }
+        let aspect = max(displayed / Double(height), Double(height) / displayed)
+        guard aspect <= maximumAspect else {
+            return size + " shown \(Int(displayed.rounded()))x\(height), more than \(Int(maximumAspect)):1"
+        }
+        return nil
     }
 
     /// Display size after sample aspect ratio and rotation.

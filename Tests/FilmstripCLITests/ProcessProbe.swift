@@ -1,0 +1,103 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// How a child process ended, with its peak memory: what `Process` does not report.
+struct ProbeResult: Sendable {
+    /// The exit status, when it exited.
+    var status: Int32?
+    /// The signal that ended it, when one did (SIGKILL after a timeout included).
+    var signal: Int32?
+    var timedOut: Bool
+    /// Peak resident set size, KiB.
+    var peakRSSKiB: Int
+    var seconds: Double
+    var stderr: String
+}
+
+/// Runs `executable` with `arguments` (stdout and stderr to files in `directory`), killing it after `timeout`
+/// seconds. Blocks: call it from a thread of its own, never from Swift's cooperative pool.
+func probe(_ executable: String, _ arguments: [String], timeout: Double, directory: String) -> ProbeResult {
+    let started = DispatchTime.now()
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    let errPath = directory + "/stderr"
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, directory + "/stdout", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid: pid_t = 0
+    let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+    guard spawned == 0 else {
+        return ProbeResult(
+            status: nil, signal: nil, timedOut: false, peakRSSKiB: 0, seconds: 0,
+            stderr: "posix_spawn failed: \(spawned)")
+    }
+    var status: Int32 = 0
+    var usage = rusage()
+    var timedOut = false
+    let deadline = started.uptimeNanoseconds + UInt64(timeout * 1e9)
+    while wait4(pid, &status, WNOHANG, &usage) == 0 {
+        if DispatchTime.now().uptimeNanoseconds > deadline {
+            timedOut = true
+            kill(pid, SIGKILL)
+            _ = wait4(pid, &status, 0, &usage)
+            break
+        }
+        usleep(2_000)
+    }
+    let signalled = status & 0x7F
+    let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
+    return ProbeResult(
+        status: signalled == 0 ? (status >> 8) & 0xFF : nil, signal: signalled == 0 ? nil : signalled,
+        timedOut: timedOut, peakRSSKiB: Int(usage.ru_maxrss),
+        seconds: Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9, stderr: stderr)
+}
+
+/// Runs `work(i)` for `0..<count` on `threads` threads of their own (blocking work stays off the cooperative pool)
+/// and returns the results in order.
+func onThreads<T: Sendable>(_ count: Int, threads: Int, _ work: @escaping @Sendable (Int) -> T) async -> [T] {
+    let box = ThreadWork<T>(count, threads)
+    return await withCheckedContinuation { continuation in
+        box.continuation = continuation
+        for _ in 0..<threads {
+            Thread.detachNewThread {
+                while true {
+                    box.lock.lock()
+                    let i = box.next
+                    box.next += 1
+                    box.lock.unlock()
+                    guard i < count else { break }
+                    let result = work(i)
+                    box.lock.lock()
+                    box.results[i] = result
+                    box.lock.unlock()
+                }
+                box.lock.lock()
+                box.running -= 1
+                let done = box.running == 0
+                box.lock.unlock()
+                if done { box.continuation?.resume(returning: box.results.map { $0! }) }
+            }
+        }
+    }
+}
+
+/// The shared state of ``onThreads(_:threads:_:)``, under its lock.
+private final class ThreadWork<T: Sendable>: @unchecked Sendable {
+    let lock = NSLock()
+    var next = 0
+    var results: [T?]
+    var running: Int
+    var continuation: CheckedContinuation<[T], Never>?
+    init(_ count: Int, _ threads: Int) {
+        results = Array(repeating: nil, count: count)
+        running = threads
+    }
+}
