@@ -47,10 +47,10 @@ fuzz: deps
 # ThreadSanitizer over the suites with locks and threads, in a build directory of its own.
 TSAN_SUITES = FilmstripLoadingTests|FilmstripThumbnailsTests|FilmstripMediaTests|FilmstripPlayerTests
 tsan: deps
-	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
-	$(SWIFT) test --skip-build --filter MediaFixtureTests --scratch-path .build-tsan
-	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" $(SWIFT) test --skip-build --sanitize=thread \
-		--scratch-path .build-tsan --filter "$(TSAN_SUITES)"
+	$(SWIFT) build --build-tests --sanitize=thread -Xswiftc -DFILMSTRIP_TSAN --scratch-path .build-tsan
+	$(SWIFT) test --skip-build --sanitize=thread -Xswiftc -DFILMSTRIP_TSAN --filter MediaFixtureTests --scratch-path .build-tsan
+	TSAN_OPTIONS="second_deadlock_stack=1" $(SWIFT) test --skip-build --sanitize=thread \
+		-Xswiftc -DFILMSTRIP_TSAN --scratch-path .build-tsan --filter "$(TSAN_SUITES)"
 
 # The long runs: 100 damaged files per container and kind (about 8,400 runs) and 1,000 kills on the cache.
 soak: deps

@@ -53,9 +53,12 @@ let package = Package(
             name: "FilmstripImaging",
             dependencies: ["CTurboJPEG", "CPNG"]
         ),
+        // The locks and atomics every module uses (a ThreadSanitizer-visible Mutex under -DFILMSTRIP_TSAN).
+        .target(name: "FilmstripSync"),
         .target(
             name: "FilmstripLoading",
             dependencies: [
+                "FilmstripSync",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -63,6 +66,7 @@ let package = Package(
         .target(
             name: "FilmstripStreaming",
             dependencies: [
+                "FilmstripSync",
                 "FilmstripFormats", "FilmstripLoading",
                 // AES-128-CBC for encrypted HLS segments.
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -72,6 +76,7 @@ let package = Package(
         .target(
             name: "FilmstripThumbnails",
             dependencies: [
+                "FilmstripSync",
                 "FilmstripFormats", "FilmstripImaging", "FilmstripLoading", "FilmstripStreaming",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -79,6 +84,7 @@ let package = Package(
         .target(
             name: "FilmstripMedia",
             dependencies: [
+                "FilmstripSync",
                 "CFFmpeg", "FilmstripFormats", "FilmstripImaging", "FilmstripLoading", "FilmstripStreaming",
                 "FilmstripThumbnails",
                 .product(name: "Logging", package: "swift-log"),
@@ -87,12 +93,14 @@ let package = Package(
         .target(
             name: "FilmstripPlayer",
             dependencies: [
+                "FilmstripSync",
                 "FilmstripFormats", "FilmstripImaging", "FilmstripLoading", "FilmstripMedia", "FilmstripStreaming",
             ]
         ),
         .target(
             name: "Filmstrip",
             dependencies: [
+                "FilmstripSync",
                 "FilmstripFormats", "FilmstripImaging", "FilmstripLoading", "FilmstripStreaming", "FilmstripThumbnails",
                 "FilmstripMedia", "FilmstripPlayer",
             ]
@@ -100,6 +108,7 @@ let package = Package(
         .target(
             name: "FilmstripServer",
             dependencies: [
+                "FilmstripSync",
                 "FilmstripFormats", "FilmstripImaging", "FilmstripLoading", "FilmstripThumbnails", "FilmstripMedia",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -109,11 +118,12 @@ let package = Package(
         ),
         .target(
             name: "FilmstripTesting",
-            dependencies: ["FilmstripFormats", "FilmstripImaging"]
+            dependencies: ["FilmstripSync", "FilmstripFormats", "FilmstripImaging"]
         ),
         .executableTarget(
             name: "FilmstripCLI",
             dependencies: [
+                "FilmstripSync",
                 "Filmstrip", "FilmstripServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -121,7 +131,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "FilmstripBench",
-            dependencies: ["Filmstrip", "FilmstripMedia", "FilmstripTesting"],
+            dependencies: ["FilmstripSync", "Filmstrip", "FilmstripMedia", "FilmstripTesting"],
             path: "Benchmarks/FilmstripBench"
         ),
         // The usage of a typical streaming app, compiled with the package and run by ReferenceUsageTests.
@@ -132,16 +142,20 @@ let package = Package(
             name: "FilmstripFormatsTests", dependencies: ["FilmstripFormats"],
             exclude: ["Conformance", "Fuzzing/Regressions"]),
         .testTarget(name: "FilmstripImagingTests", dependencies: ["FilmstripImaging", "FilmstripTesting"]),
-        .testTarget(name: "FilmstripLoadingTests", dependencies: ["FilmstripLoading", "FilmstripTesting"]),
+        .testTarget(
+            name: "FilmstripLoadingTests", dependencies: ["FilmstripSync", "FilmstripLoading", "FilmstripTesting"]),
         .testTarget(
             name: "FilmstripThumbnailsTests",
-            dependencies: ["Filmstrip", "FilmstripTesting"],
+            dependencies: ["FilmstripSync", "Filmstrip", "FilmstripTesting"],
             exclude: ["Conformance"]
         ),
-        .testTarget(name: "FilmstripMediaTests", dependencies: ["Filmstrip", "FilmstripMedia", "FilmstripTesting"]),
+        .testTarget(
+            name: "FilmstripMediaTests",
+            dependencies: ["FilmstripSync", "Filmstrip", "FilmstripMedia", "FilmstripTesting"]),
         .testTarget(
             name: "FilmstripPlayerTests",
             dependencies: [
+                "FilmstripSync",
                 "Filmstrip", "FilmstripFormats", "FilmstripImaging", "FilmstripLoading", "FilmstripMedia",
                 "FilmstripPlayer",
                 "FilmstripStreaming",

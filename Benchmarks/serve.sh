@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `filmstrip serve` under load: wrk with 100 connections for 30 s (SERVE_SECONDS) on /api/thumbnail, t varying with
 # every request: first before the video's track exists, with nearly every t new (each answer a keyframe decoded by
-# the frames engine), then from the generated track (crops of its sheets, t in 0.1 s steps).
+# the frames engine), then from the generated track (crops of its sheets, t in 0.1 s steps), then every endpoint
+# mixed: thumbnails, track JSON, sheets, status, the pages and byte ranges of the video.
 # Usage: Benchmarks/serve.sh BIN_DIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,4 +27,6 @@ FILMSTRIP_STEP=0.0001 wrk -t2 -c100 -d"${seconds}s" --timeout 10s -s Benchmarks/
 curl -sf "${url}api/track?src=sample.mp4" >/dev/null
 printf '  %-42s ' "from the generated track"
 wrk -t2 -c100 -d"${seconds}s" --timeout 10s -s Benchmarks/thumbnail.lua "$url" | tail -1
+printf '  %-42s ' "every endpoint, mixed (Benchmarks/mixed.lua)"
+wrk -t2 -c100 -d"${seconds}s" --timeout 10s -s Benchmarks/mixed.lua "$url" | tail -1
 echo "  resident memory of the server after the runs: $(($(awk '/VmRSS/ {print $2}' /proc/$pid/status) / 1024)) MB"

@@ -1,4 +1,5 @@
 import Filmstrip
+import FilmstripSync
 import FilmstripTesting
 import Foundation
 
@@ -55,6 +56,19 @@ enum ThumbnailBenchmark {
             "  warm (memory)             p50 \(format(percentile(warm, 50), 2)) µs   p99 \(format(percentile(warm, 99), 2)) µs"
         )
 
+        // One engine, many callers at once: 10,000 lookups as child tasks of one group (all in flight together on
+        // the cooperative pool), then the same from 8 threads. Contention would show as a p99 far above one caller's.
+        let single = percentile(warm, 99)
+        for (name, lookups) in [
+            ("10,000 concurrent tasks", await concurrentLookups(thumbnails, count: 10_000)),
+            ("8 threads x 10,000", threadedLookups(thumbnails, threads: 8, each: 10_000)),
+        ] {
+            let (latencies, seconds) = lookups
+            print(
+                "  \(name.padding(toLength: 25, withPad: " ", startingAt: 0)) p50 \(format(percentile(latencies, 50), 2)) µs   p99 \(format(percentile(latencies, 99), 2)) µs (\(format(percentile(latencies, 99) / single, 1))x one caller's)   \(format(Double(latencies.count) / seconds / 1e6, 2)) M lookups/s"
+            )
+        }
+
         // Decoded sheet in memory, thumbnail not yet encoded: crop + encode only.
         var crop: [Double] = []
         thumbnails.purgeMemory()
@@ -70,4 +84,43 @@ enum ThumbnailBenchmark {
         )
         print("")
     }
+}
+
+/// Warm lookups (among the 1,000 thumbnails in memory) from `count` child tasks of one group; latencies in µs,
+/// sorted, and the wall time in seconds.
+private func concurrentLookups(_ thumbnails: TrackThumbnails, count: Int) async -> ([Double], Double) {
+    let start = now()
+    var latencies = await withTaskGroup(of: Double.self) { group in
+        for k in 0..<count {
+            group.addTask {
+                let t = Double((k * 7919) % 1000) + 0.5
+                let begin = now()
+                _ = thumbnails.getThumbnail(atTimestamp: t)
+                return Double(now() - begin) / 1e3
+            }
+        }
+        return await group.reduce(into: [Double]()) { $0.append($1) }
+    }
+    let seconds = Double(now() - start) / 1e9
+    latencies.sort()
+    return (latencies, seconds)
+}
+
+/// The same from `threads` threads of their own, `each` lookups apiece.
+private func threadedLookups(_ thumbnails: TrackThumbnails, threads: Int, each: Int) -> ([Double], Double) {
+    let results = Mutex<[Double]>([])
+    let start = now()
+    DispatchQueue.concurrentPerform(iterations: threads) { thread in
+        var local: [Double] = []
+        local.reserveCapacity(each)
+        for k in 0..<each {
+            let t = Double((k * 7919 + thread * 131) % 1000) + 0.5
+            let begin = now()
+            _ = thumbnails.getThumbnail(atTimestamp: t)
+            local.append(Double(now() - begin) / 1e3)
+        }
+        results.withLock { $0 += local }
+    }
+    let seconds = Double(now() - start) / 1e9
+    return (results.withLock { $0 }.sorted(), seconds)
 }

@@ -4,9 +4,9 @@
 @_exported public import FilmstripMedia
 @_exported public import FilmstripPlayer
 @_exported public import FilmstripStreaming
+import FilmstripSync
 @_exported public import FilmstripThumbnails
 import Foundation
-import Synchronization
 
 /// The Filmstrip SDK entry point.
 ///

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Filmstrip
+import FilmstripSync
 import Foundation
-import Synchronization
 
 struct PlayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -54,6 +54,8 @@ struct PlayCommand: AsyncParsableCommand {
 
     @Flag(help: "Print one JSON object per line.")
     var json = false
+
+    @OptionGroup var network: NetworkOptions
 
     @Option(help: "Send CMCD data: headers or query.")
     var cmcd: CmcdMode?
@@ -125,9 +127,10 @@ struct PlayCommand: AsyncParsableCommand {
         } else if sessionID != nil || contentID != nil {
             throw ValidationError("--session-id and --content-id need --cmcd headers|query")
         }
-        if !header.isEmpty {
+        if !header.isEmpty || network.denyPrivateAddresses {
             configuration.network = NetworkConfiguration(
-                httpAdditionalHeaders: Dictionary(header, uniquingKeysWith: { _, last in last }))
+                httpAdditionalHeaders: header.isEmpty ? nil : Dictionary(header, uniquingKeysWith: { _, last in last }),
+                addressPolicy: network.policy)
         }
         if let liveEdgeDelay { configuration.live.liveEdgeDelay = liveEdgeDelay }
         if let chase { configuration.live.chaseLiveEdge = chase.mode }

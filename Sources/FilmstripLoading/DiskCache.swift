@@ -1,6 +1,6 @@
 import Crypto
+import FilmstripSync
 public import Foundation
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,4 @@
-import Synchronization
+import FilmstripSync
 
 /// A least-recently-used cache bounded by the total cost (bytes) of its values, and optionally by count.
 ///

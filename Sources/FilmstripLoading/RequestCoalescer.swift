@@ -1,4 +1,4 @@
-import Synchronization
+import FilmstripSync
 
 /// Shares one in-flight operation among every caller asking for the same key.
 ///

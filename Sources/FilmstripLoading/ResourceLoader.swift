@@ -1,6 +1,6 @@
+import FilmstripSync
 public import Foundation
 public import Logging
-import Synchronization
 
 /// Loads bytes from `file:` and `http(s):` URLs through a disk cache, with retries for transient failures and
 /// identical in-flight requests shared.

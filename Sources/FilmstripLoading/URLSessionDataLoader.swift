@@ -1,5 +1,5 @@
+import FilmstripSync
 public import Foundation
-import Synchronization
 
 #if canImport(FoundationNetworking)
     public import FoundationNetworking

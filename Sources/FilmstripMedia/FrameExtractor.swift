@@ -1,7 +1,7 @@
 public import FilmstripImaging
 public import FilmstripLoading
+import FilmstripSync
 public import Foundation
-import Synchronization
 
 /// A size in pixels.
 public struct ImageSize: Sendable, Hashable, CustomStringConvertible {

@@ -2,9 +2,9 @@ import FilmstripFormats
 public import FilmstripImaging
 public import FilmstripLoading
 import FilmstripStreaming
+import FilmstripSync
 public import FilmstripThumbnails
 public import Foundation
-import Synchronization
 
 /// Where a ``FrameThumbnails`` engine finds its keyframes, best first.
 public enum KeyframeSource: String, Sendable, Hashable {

@@ -1,6 +1,6 @@
 import CFFmpeg
+import FilmstripSync
 public import Logging
-import Synchronization
 
 /// Where FFmpeg's own messages go. By default nowhere: the library never prints. Set a logger to see them
 /// (FFmpeg warnings and errors arrive as `.warning` and `.error`, the rest as `.debug`).

@@ -1,7 +1,7 @@
 import FilmstripFormats
 import FilmstripStreaming
+import FilmstripSync
 import Foundation
-import Synchronization
 
 extension PreviewTrackGenerator {
     /// Generation from an HLS or DASH presentation: the rendition is the smallest at least as wide as a tile (else

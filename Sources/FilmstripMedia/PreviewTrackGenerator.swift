@@ -1,8 +1,8 @@
 import CFFmpeg
 import FilmstripFormats
 import FilmstripImaging
+import FilmstripSync
 public import Foundation
-import Synchronization
 
 /// Generates a preview track from a video: JPEG sprite sheets of `columns x rows` thumbnails and a WebVTT track
 /// whose cues point into them with `#xywh=` regions.

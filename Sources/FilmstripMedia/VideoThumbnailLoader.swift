@@ -1,8 +1,8 @@
 import FilmstripImaging
 public import FilmstripLoading
+import FilmstripSync
 public import Foundation
 public import Logging
-import Synchronization
 
 /// A thumbnail for one video in a list.
 public struct VideoThumbnail: Sendable {

@@ -1,6 +1,6 @@
 public import FilmstripMedia
+import FilmstripSync
 public import Foundation
-import Synchronization
 
 /// Where a ``Player`` sends the audio it plays (``Player/attach(audio:)``): PCM in the output's ``format``, in
 /// order, each buffer when its time comes.

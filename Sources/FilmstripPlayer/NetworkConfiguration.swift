@@ -1,3 +1,5 @@
+public import FilmstripLoading
+
 #if canImport(FoundationNetworking)
     import Foundation
     public import FoundationNetworking
@@ -24,18 +26,23 @@ public struct NetworkConfiguration: Sendable, Hashable {
     /// as it plays) does not wait: an unreachable server is reported as the connectivity warning, then as a fatal
     /// `source_unavailable`.
     public var waitsForConnectivity: Bool?
+    /// Which addresses the player's requests may reach (manifests, segments, keys, progressive downloads, and each
+    /// redirect), checked after DNS. Default ``AddressPolicy/any``; a service that plays what its users give it
+    /// sets ``AddressPolicy/publicOnly``, and a refused request is a fatal `source_unavailable` error.
+    public var addressPolicy: AddressPolicy?
 
     /// Creates a configuration; unset fields fall back to the SDK-wide configuration, then to the defaults.
     public init(
         httpAdditionalHeaders: [String: String]? = nil, allowsCellularAccess: Bool? = nil,
         timeoutIntervalForResourceMs: Int? = nil, timeoutIntervalForDrmAcquisitionMs: Int? = nil,
-        waitsForConnectivity: Bool? = nil
+        waitsForConnectivity: Bool? = nil, addressPolicy: AddressPolicy? = nil
     ) {
         self.httpAdditionalHeaders = httpAdditionalHeaders
         self.allowsCellularAccess = allowsCellularAccess
         self.timeoutIntervalForResourceMs = timeoutIntervalForResourceMs
         self.timeoutIntervalForDrmAcquisitionMs = timeoutIntervalForDrmAcquisitionMs
         self.waitsForConnectivity = waitsForConnectivity
+        self.addressPolicy = addressPolicy
     }
 
     /// The SDK-wide configuration overlaid with the player's: every field the player sets wins; headers merge.
@@ -50,6 +57,7 @@ public struct NetworkConfiguration: Sendable, Hashable {
         result.timeoutIntervalForDrmAcquisitionMs =
             player.timeoutIntervalForDrmAcquisitionMs ?? result.timeoutIntervalForDrmAcquisitionMs
         result.waitsForConnectivity = player.waitsForConnectivity ?? result.waitsForConnectivity
+        result.addressPolicy = player.addressPolicy ?? result.addressPolicy
         return result
     }
 

@@ -30,6 +30,7 @@ extension PlaybackEngine {
         var options = FrameExtractorOptions()
         let network = NetworkConfiguration.merged(sdk: player.sdkNetwork, player: configuration.network)
         options.loading.additionalHeaders = network.httpAdditionalHeaders ?? [:]
+        options.loading.addressPolicy = network.addressPolicy ?? .any
         if let ms = network.timeoutIntervalForResourceMs {
             options.loading.resourceTimeout = Double(ms) / 1000
         }

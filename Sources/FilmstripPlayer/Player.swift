@@ -1,7 +1,7 @@
 import FilmstripImaging
 import FilmstripMedia
+import FilmstripSync
 public import Foundation
-import Synchronization
 
 /// A player for local files and progressive MP4 over http, on the FFmpeg layer.
 ///

@@ -1,7 +1,7 @@
 public import FilmstripFormats
 public import FilmstripLoading
+import FilmstripSync
 public import Foundation
-import Synchronization
 
 /// One presentation over the network (or from disk): loads its manifest (an HLS master or media playlist, or an
 /// MPD), lists the segments of a rendition (loading a media playlist or a `sidx` when needed, or, live, asking a

@@ -1,5 +1,5 @@
+import FilmstripSync
 public import Foundation
-import Synchronization
 
 /// HLS streams for tests and benchmarks, made with the `ffmpeg` CLI (cached like ``MediaFixtures``) and served by a
 /// ``LoopbackServer``.

@@ -1,5 +1,5 @@
+import FilmstripSync
 public import Foundation
-import Synchronization
 
 /// Streams in every layout the `ffmpeg` CLI's HLS and DASH muxers write, made at test time from counter videos (each
 /// frame's colour encodes its number, see ``MediaFixtures/frameNumber(r:g:b:)``) and cached like ``MediaFixtures``.

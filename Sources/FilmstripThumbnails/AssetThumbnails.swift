@@ -1,5 +1,5 @@
+import FilmstripSync
 public import Foundation
-import Synchronization
 
 /// Receives the outcome of ``AssetThumbnails/prepareThumbnails(delegate:url:)``.
 ///

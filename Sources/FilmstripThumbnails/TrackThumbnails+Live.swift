@@ -1,8 +1,8 @@
 import FilmstripFormats
 import FilmstripLoading
 import FilmstripStreaming
+import FilmstripSync
 public import Foundation
-import Synchronization
 
 /// A change to a live track's cues, reported by ``TrackThumbnails/changes()``.
 public struct TrackChange: Sendable, Hashable {

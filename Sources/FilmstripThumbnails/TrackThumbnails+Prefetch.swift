@@ -1,6 +1,6 @@
 import FilmstripFormats
+import FilmstripSync
 import Foundation
-import Synchronization
 
 /// Which way a viewer is scrubbing.
 public enum ScrubDirection: String, Sendable, Hashable {

@@ -1,9 +1,9 @@
 public import FilmstripFormats
 import FilmstripImaging
 public import FilmstripLoading
+import FilmstripSync
 public import Foundation
 import Logging
-import Synchronization
 
 /// The `.tracks` thumbnails engine: loads WebVTT thumbnail tracks and grid templates, keeps their images in a disk
 /// cache, and answers "which thumbnail at second t" from memory in microseconds.

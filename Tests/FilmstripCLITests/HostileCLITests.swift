@@ -4,7 +4,7 @@ import Testing
 
 @Suite("CLI: --deny-private-addresses")
 struct HostileCLITests {
-    @Test("every fetching command refuses a loopback server under the flag, with exit 2, and sends nothing")
+    @Test("every fetching command refuses a loopback server under the flag (exit 2; play exits 1) and sends nothing")
     func denyPrivateAddresses() async throws {
         let server = try LoopbackServer()
         server.serve("/t.vtt", text: "WEBVTT\n\n00:00.000 --> 00:05.000\na.jpg#xywh=0,0,16,9\n")
@@ -20,6 +20,13 @@ struct HostileCLITests {
             let result = try await filmstripArguments(command + ["--deny-private-addresses"])
             #expect(result.status == 2, "\(command): \(result.stderr)")
             #expect(result.stderr.contains("address policy"), "\(command): \(result.stderr)")
+        }
+        // play reports the refusal as its fatal error (exit 1, the message on standard error).
+        for source in [server.url("/v.mp4"), server.url("/master.m3u8")] {
+            let played = try await filmstrip(
+                "play", source.absoluteString, "--autoplay", "--duration", "5", "--deny-private-addresses")
+            #expect(played.status == 1, "\(source): \(played.stderr)")
+            #expect(played.stderr.contains("address policy"), "\(source): \(played.stderr)")
         }
         #expect(server.requests.isEmpty)
         // Without the flag the same track loads.

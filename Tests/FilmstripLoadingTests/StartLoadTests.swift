@@ -1,7 +1,7 @@
 import FilmstripLoading
+import FilmstripSync
 import FilmstripTesting
 import Foundation
-import Synchronization
 import Testing
 
 @Suite("startLoad: loads for threads outside Swift concurrency")

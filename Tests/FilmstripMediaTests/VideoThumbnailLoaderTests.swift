@@ -1,8 +1,8 @@
 import Filmstrip
 import FilmstripMedia
+import FilmstripSync
 import FilmstripTesting
 import Foundation
-import Synchronization
 import Testing
 
 @Suite("Thumbnails for lists of videos")

@@ -1,6 +1,6 @@
 import FilmstripMedia
+import FilmstripSync
 import Foundation
-import Synchronization
 import Testing
 
 @testable import FilmstripPlayer

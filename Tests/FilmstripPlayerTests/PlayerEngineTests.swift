@@ -1,9 +1,9 @@
 import FilmstripImaging
 import FilmstripMedia
 import FilmstripPlayer
+import FilmstripSync
 import FilmstripTesting
 import Foundation
-import Synchronization
 import Testing
 
 /// The states with stall detours removed: `buffering` followed by `play` after playback started (a busy machine

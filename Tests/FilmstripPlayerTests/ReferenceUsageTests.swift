@@ -1,8 +1,8 @@
 import Filmstrip
+import FilmstripSync
 import FilmstripTesting
 import Foundation
 import ReferenceUsage
-import Synchronization
 import Testing
 
 /// Runs the `ReferenceUsage` example target against real content over loopback HTTP.

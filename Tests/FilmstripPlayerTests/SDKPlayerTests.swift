@@ -1,7 +1,7 @@
 import Filmstrip
+import FilmstripSync
 import FilmstripTesting
 import Foundation
-import Synchronization
 import Testing
 
 @Suite("SDK-level player settings")

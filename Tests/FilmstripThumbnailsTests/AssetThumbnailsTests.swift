@@ -1,7 +1,7 @@
 import Filmstrip
+import FilmstripSync
 import FilmstripTesting
 import Foundation
-import Synchronization
 import Testing
 
 final class RecordingDelegate: ThumbnailsDelegate {

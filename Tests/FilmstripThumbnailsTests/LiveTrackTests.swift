@@ -1,7 +1,7 @@
 import Filmstrip
+import FilmstripSync
 import FilmstripTesting
 import Foundation
-import Synchronization
 import Testing
 
 /// Values a test changes while a server's generated bodies read them.

@@ -1,5 +1,5 @@
+import FilmstripSync
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,4 @@
-import Synchronization
+import FilmstripSync
 
 /// Cancellation for the call a worker is running. Calls are numbered; cancelling call `n` stops it if it is
 /// running, or as soon as it starts, and never affects another call. Polled by FFmpeg's interrupt callback, the

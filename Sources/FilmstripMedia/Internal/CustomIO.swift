@@ -1,4 +1,5 @@
 import CFFmpeg
+import FilmstripSync
 import Foundation
 
 /// An `AVIOContext` reading from an ``HTTPRangeSource``. The context holds an unretained pointer to this object,
@@ -66,7 +67,9 @@ final class StreamIO {
     let url: URL
     private(set) var context: UnsafeMutablePointer<AVIOContext>?
     fileprivate(set) var failure: (any Error)?
-    fileprivate(set) var bytesRead = 0
+    /// Bytes read so far (read by other threads for statistics).
+    var bytesRead: Int { readCount.load(ordering: .relaxed) }
+    fileprivate let readCount = Atomic<Int>(0)
 
     init(stream: ByteStream, url: URL) throws(MediaError) {
         self.stream = stream
@@ -90,7 +93,7 @@ private func streamIORead(
     let io = Unmanaged<StreamIO>.fromOpaque(opaque).takeUnretainedValue()
     do {
         let count = try io.stream.read(UnsafeMutableRawBufferPointer(start: buffer, count: Int(size)))
-        io.bytesRead += count
+        io.readCount.add(count, ordering: .relaxed)
         return count == 0 ? fs_averror_eof() : Int32(count)
     } catch let error as MediaError where error.kind == .cancelled {
         return fs_averror_exit()

@@ -1,4 +1,5 @@
 import FilmstripLoading
+import FilmstripSync
 import Foundation
 
 /// Random access to an HTTP resource through bounded `Range` requests, for FFmpeg's custom I/O.
@@ -20,8 +21,11 @@ final class HTTPRangeSource {
     private var chunk = Data()
     private var chunkOffset: Int64 = 0
     private var readAhead = HTTPRangeSource.minimumReadAhead
-    private(set) var bytesTransferred = 0
-    private(set) var requestCount = 0
+    /// Bytes received and requests made (read by other threads for statistics).
+    var bytesTransferred: Int { transferred.load(ordering: .relaxed) }
+    var requestCount: Int { requests.load(ordering: .relaxed) }
+    private let transferred = Atomic<Int>(0)
+    private let requests = Atomic<Int>(0)
     private(set) var failure: (any Error)?
 
     static let minimumReadAhead = 64 << 10
@@ -78,7 +82,7 @@ final class HTTPRangeSource {
             semaphore.signal()
         }
         semaphore.wait()
-        requestCount += 1
+        requests.add(1, ordering: .relaxed)
         let response: LoadResponse
         do {
             response = try box.result!.get()
@@ -91,7 +95,7 @@ final class HTTPRangeSource {
             failure = error
             throw error
         }
-        bytesTransferred += response.data.count
+        transferred.add(response.data.count, ordering: .relaxed)
         if response.statusCode == 206, let range = response.headers["content-range"] {
             // "bytes start-end/total"
             let parts = range.split(whereSeparator: { $0 == " " || $0 == "-" || $0 == "/" })

@@ -1,5 +1,6 @@
 import CFFmpeg
 import FilmstripLoading
+import FilmstripSync
 import Foundation
 
 /// How a ``MediaInput`` reaches the network.
@@ -386,8 +387,9 @@ final class MediaInput {
         return 0
     }
 
-    /// Frames the decoder has produced.
-    private(set) var framesDecoded = 0
+    /// Frames decoded so far (read by other threads for statistics while this one decodes).
+    var framesDecoded: Int { decodedCount.load(ordering: .relaxed) }
+    private let decodedCount = Atomic<Int>(0)
 
     /// A playlist or segment that could not be opened or read since the last ``beginCall()``.
     private var nestedFailure: MediaError?
@@ -581,7 +583,7 @@ final class MediaInput {
                 // Drained.
             }
             while avcodec_receive_frame(codec, frame) >= 0 {
-                framesDecoded += 1
+                decodedCount.add(1, ordering: .relaxed)
                 defer { av_frame_unref(frame) }
                 guard let owned = OwnedFrame(cloning: frame!, time: frameTime ?? -1) else { continue }
                 if !(try body(owned)) { return }
@@ -603,7 +605,7 @@ final class MediaInput {
         while true {
             result = avcodec_receive_frame(codec, frame)
             if result < 0 { break }
-            framesDecoded += 1
+            decodedCount.add(1, ordering: .relaxed)
             if decoded == nil { decoded = OwnedFrame(cloning: frame!, time: frameTime ?? key.time) }
             av_frame_unref(frame)
         }
@@ -646,7 +648,7 @@ final class MediaInput {
                 return decoded
             }
             if avcodec_receive_frame(codec, frame) >= 0 {
-                framesDecoded += 1
+                decodedCount.add(1, ordering: .relaxed)
                 defer { av_frame_unref(frame) }
                 return OwnedFrame(cloning: frame!, time: frameTime ?? -1)
             }
@@ -683,7 +685,7 @@ final class MediaInput {
                     continue
                 }
                 while avcodec_receive_frame(codec, frame) >= 0 {
-                    framesDecoded += 1
+                    decodedCount.add(1, ordering: .relaxed)
                     let time = frameTime ?? -1
                     defer { av_frame_unref(frame) }
                     if first == nil { first = OwnedFrame(cloning: frame!, time: time) }

@@ -1,7 +1,7 @@
 import FilmstripFormats
 import FilmstripImaging
+import FilmstripSync
 import Foundation
-import Synchronization
 
 /// Sheet memory shared by the workers. Each cell is written by exactly one worker, so cells never overlap; the
 /// bookkeeping (allocation, remaining cells, encoding) is under a mutex.

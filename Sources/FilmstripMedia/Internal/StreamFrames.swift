@@ -2,8 +2,8 @@ import FilmstripFormats
 import FilmstripImaging
 import FilmstripLoading
 import FilmstripStreaming
+import FilmstripSync
 import Foundation
-import Synchronization
 
 /// Frames from an HLS or DASH presentation through the streaming layer: the manifest (and, for a master, the one
 /// chosen media playlist), the chosen rendition's initialisation data once, and only the segments that hold the

@@ -1,8 +1,8 @@
 import FilmstripFormats
 import FilmstripMedia
 import FilmstripStreaming
+import FilmstripSync
 import Foundation
-import Synchronization
 
 /// The separate audio of a presentation (HLS `EXT-X-MEDIA TYPE=AUDIO` renditions with a `URI`, DASH audio
 /// AdaptationSets): the tracks to choose from and, per track, the rendition of each period to fetch.

@@ -1,7 +1,7 @@
 import FilmstripFormats
 import FilmstripStreaming
+import FilmstripSync
 import Foundation
-import Synchronization
 
 /// Puts CMCD data (SPEC 4.6) on every request a ``StreamSession`` makes, through the streaming client's request
 /// decorator: the object (`ot`, `d`, `br`, `tb`) from the request itself, the rest from the session's status, which

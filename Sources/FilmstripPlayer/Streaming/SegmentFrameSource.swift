@@ -1,6 +1,6 @@
 import FilmstripMedia
+import FilmstripSync
 import Foundation
-import Synchronization
 
 /// Decodes the runs a ``StreamSession`` queues, one ``StreamDecoder`` per run, and places frames on the
 /// presentation timeline (run start + time in the run). Used by the ``FrameFeeder`` thread.

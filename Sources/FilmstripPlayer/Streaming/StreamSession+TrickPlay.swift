@@ -1,8 +1,8 @@
 import FilmstripFormats
 import FilmstripMedia
 import FilmstripStreaming
+import FilmstripSync
 import Foundation
-import Synchronization
 
 extension StreamSession {
     /// Whether the presentation has an I-frame track (an HLS I-frame playlist, a DASH trick-mode AdaptationSet).

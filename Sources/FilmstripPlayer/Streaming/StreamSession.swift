@@ -1,8 +1,8 @@
 import FilmstripFormats
 import FilmstripLoading
 import FilmstripStreaming
+import FilmstripSync
 import Foundation
-import Synchronization
 
 /// What the engine learns when a stream opens.
 struct StreamOpening: Sendable {

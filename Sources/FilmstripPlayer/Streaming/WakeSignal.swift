@@ -1,4 +1,4 @@
-import Synchronization
+import FilmstripSync
 
 /// Wakes one waiting task early: the fetch task waits for a deadline on the session's clock or for this signal (a
 /// seek, a stop, the playhead moving), whichever comes first. A signal given while nobody waits is kept for the next

@@ -1,4 +1,4 @@
-import Synchronization
+import FilmstripSync
 
 /// What `/api/progress` reports about one video's track.
 enum ProgressEvent: Sendable, Equatable {

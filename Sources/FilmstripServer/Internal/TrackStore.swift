@@ -1,8 +1,8 @@
 import Crypto
 import FilmstripMedia
+import FilmstripSync
 import Foundation
 import Logging
-import Synchronization
 
 /// One preview track per video: the track beside the video when there is one, else one generated into the cache
 /// directory (kept across runs). A video has at most one preparation under way; every request for it waits on

@@ -1,7 +1,7 @@
 import FilmstripFormats
 import FilmstripLoading
+import FilmstripSync
 import Foundation
-import Synchronization
 
 /// Fetches whole resources or byte ranges of them: http(s) through the `DataLoading` transport with one `Range`
 /// request per range and retries for transient failures, `file:` from disk. A presentation loaded over the network
