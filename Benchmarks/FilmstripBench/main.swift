@@ -89,6 +89,11 @@ if arguments.first == "media" {
 
 let work = try TemporaryDirectory(prefix: "filmstrip-bench")
 defer { work.remove() }
+if arguments.first == "thumbnails" {
+    // Only getThumbnail: cold, warm, 10,000 concurrent lookups, 8 threads, crop + encode.
+    try await ThumbnailBenchmark.run(try BenchFixture(directory: work))
+    exit(0)
+}
 print("Filmstrip benchmarks (release build, \(ProcessInfo.processInfo.activeProcessorCount) cores)")
 print("")
 let fixture = try BenchFixture(directory: work)

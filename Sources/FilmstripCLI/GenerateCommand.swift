@@ -34,6 +34,11 @@ struct GenerateCommand: AsyncParsableCommand {
     var count: Int?
 
     @Option(
+        name: .customLong("max-thumbnails"),
+        help: "Refuse a video whose declared duration would make more thumbnails than this (a damaged header).")
+    var maxThumbnails: Int = 100_000
+
+    @Option(
         help: "Comma-separated outputs: vtt, hls, dash, bif, json, storyboard.",
         transform: { text in
             var formats = Set<PreviewTrackOptions.OutputFormat>()
@@ -110,6 +115,8 @@ struct GenerateCommand: AsyncParsableCommand {
         var options = PreviewTrackOptions()
         options.interval = interval
         options.count = count
+        guard maxThumbnails > 0 else { throw ValidationError("--max-thumbnails must be positive") }
+        options.maximumThumbnails = maxThumbnails
         options.formats = formats
         options.bifWidth = bifWidth
         options.maximumSheetSize = maxSheetSize

@@ -217,12 +217,25 @@ struct Plan: Sendable {
         self.duration = duration
         if let fixed = options.count {
             // A fixed count: cues of equal length that end at the duration.
-            count = max(1, min(fixed, Int(duration * 1000) - 1))
+            guard fixed <= options.maximumThumbnails else {
+                throw MediaError(
+                    .invalidArgument, "\(fixed) thumbnails asked for; the limit is \(options.maximumThumbnails)",
+                    url: url)
+            }
+            count = max(1, min(fixed, Int(min(duration * 1000, 1e15)) - 1))
             interval = duration / Double(count)
         } else {
             interval = options.interval
             // The last cue must be at least a millisecond long.
-            count = max(1, Int(((duration - 0.001) / interval).rounded(.up)))
+            let planned = ((duration - 0.001) / interval).rounded(.up)
+            guard planned <= Double(options.maximumThumbnails) else {
+                throw MediaError(
+                    .invalidArgument,
+                    "one thumbnail every \(interval) s over the \(Int(duration)) s the video declares makes "
+                        + "\(Int(min(planned, 1e15))) thumbnails; the limit is \(options.maximumThumbnails) (a longer "
+                        + "interval or a fixed count stays within it)", url: url)
+            }
+            count = max(1, Int(planned))
         }
         let (w, h) = displaySize
         tileWidth = options.width

@@ -45,6 +45,10 @@ public struct PreviewTrackOptions: Sendable {
     public var count: Int?
     /// Seconds per thumbnail. Default 10.
     public var interval: Double = 10
+    /// The most thumbnails one track may have (default 100,000: a day and more at one a second). A video whose
+    /// declared duration would make more (a damaged header can declare years) is refused before anything is
+    /// decoded; services that take uploads lower it.
+    public var maximumThumbnails: Int = 100_000
     /// Thumbnail width in pixels; the height follows the display aspect ratio (rounded to even). Default 160.
     public var width: Int = 160
     /// More thumbnail widths made in the same pass (one decode per thumbnail serves every width), each written to

@@ -10,11 +10,15 @@ import Testing
 ///
 /// `FILMSTRIP_DAMAGE_CASES` sets the cases per container and kind of damage (default 24: 840 files, about 2,000
 /// runs); `FILMSTRIP_DAMAGE_REPORT` names a file for the Markdown table; `FILMSTRIP_DAMAGE_SEED` changes the
-/// corpus.
+/// corpus; `FILMSTRIP_DAMAGE_KEEP` names a directory where the file of every run that fails is kept.
 @Suite("Damaged media through the CLI")
 struct DamagedMediaTests {
     static let casesPerKind = Int(ProcessInfo.processInfo.environment["FILMSTRIP_DAMAGE_CASES"] ?? "") ?? 24
     static let seed = UInt64(ProcessInfo.processInfo.environment["FILMSTRIP_DAMAGE_SEED"] ?? "") ?? 2026
+    /// Only the cases of this container (`FILMSTRIP_DAMAGE_CONTAINER`), to replay one kind quickly.
+    static let onlyContainer = ProcessInfo.processInfo.environment["FILMSTRIP_DAMAGE_CONTAINER"].flatMap {
+        DamagedMedia.Container(rawValue: $0)
+    }
     /// Peak resident memory any one run may reach.
     static let memoryBoundKiB = 1 << 20
 
@@ -67,6 +71,25 @@ struct DamagedMediaTests {
         }
     }
 
+    @Test("a track that would pass --max-thumbnails is refused before anything is decoded")
+    func thumbnailBound() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let video = try directory.write("three-seconds.mp4", try Self.source(.mp4))
+        let output = directory.url.appendingPathComponent("out").path
+        let refused = try await filmstrip(
+            "generate", video.path, "--output", output, "--interval", "1", "--max-thumbnails", "2")
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("makes 3 thumbnails; the limit is 2"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output + "/thumbnails.vtt"))
+        let counted = try await filmstrip(
+            "generate", video.path, "--output", output, "--count", "5", "--max-thumbnails", "4")
+        #expect(counted.status == 2 && counted.stderr.contains("the limit is 4"), "\(counted.stderr)")
+        let fits = try await filmstrip(
+            "generate", video.path, "--output", output, "--interval", "1", "--max-thumbnails", "3")
+        #expect(fits.status == 0, "\(fits.stderr)")
+    }
+
     @Test("every damaged file ends in a result or a typed error: no signal, no hang, bounded memory")
     func corpus() async throws {
         let binary = try cliExecutable().path
@@ -79,10 +102,13 @@ struct DamagedMediaTests {
             sources[container] = try Self.source(container)
         }
         var cases: [DamagedMedia.Case] = []
-        for container in DamagedMedia.Container.allCases {
-            for damage in DamagedMedia.Damage.allCases {
+        for (c, container) in DamagedMedia.Container.allCases.enumerated()
+        where Self.onlyContainer == nil || Self.onlyContainer == container {
+            for (d, damage) in DamagedMedia.Damage.allCases.enumerated() {
                 for k in 0..<Self.casesPerKind {
-                    let seed = Self.seed &* 1_000_003 &+ UInt64(cases.count) &+ UInt64(k) << 32
+                    // The same seed for a case whatever else runs (FILMSTRIP_DAMAGE_CONTAINER replays it).
+                    let ordinal = UInt64((c * DamagedMedia.Damage.allCases.count + d) * Self.casesPerKind + k)
+                    let seed = Self.seed &* 1_000_003 &+ ordinal &+ UInt64(k) << 32
                     cases.append(DamagedMedia.damage(sources[container]!, as: container, with: damage, seed: seed))
                 }
             }
@@ -133,7 +159,10 @@ struct DamagedMediaTests {
                 ),
                 (
                     "generate",
-                    ["generate", input, "--output", path + "/gen", "--interval", "1", "--workers", "1"], 60,
+                    [
+                        "generate", input, "--output", path + "/gen", "--interval", "1", "--workers", "1",
+                        "--max-thumbnails", "3600",
+                    ], 60,
                     { _ in checkTrack(path + "/gen/thumbnails.vtt") }
                 ),
                 (
@@ -182,6 +211,12 @@ struct DamagedMediaTests {
                 problems.append("exit \(result.status ?? -1): \(result.stderr.suffix(300))")
             }
             if result.peakRSSKiB > memoryBoundKiB { problems.append("peak RSS \(result.peakRSSKiB / 1024) MiB") }
+            if !problems.isEmpty, let keep = ProcessInfo.processInfo.environment["FILMSTRIP_DAMAGE_KEEP"] {
+                // The damaged file, for replaying the command by hand.
+                let name = "\(item.container.rawValue)-\(item.damage.rawValue)-\(item.seed)-\(command.name)"
+                try? fm.createDirectory(atPath: keep, withIntermediateDirectories: true)
+                _ = fm.createFile(atPath: keep + "/" + name, contents: Data(item.bytes))
+            }
             return Run(
                 container: item.container, damage: item.damage, command: command.name,
                 label: "\(item.container.rawValue) \(item.damage.rawValue) seed \(item.seed) \(command.name)",
