@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "FilmstripMedia", targets: ["FilmstripMedia"]),
         .library(name: "FilmstripPlayer", targets: ["FilmstripPlayer"]),
         .library(name: "FilmstripServer", targets: ["FilmstripServer"]),
+        .library(name: "FilmstripCatalog", targets: ["FilmstripCatalog"]),
         .library(name: "FilmstripTesting", targets: ["FilmstripTesting"]),
         .executable(name: "filmstrip", targets: ["FilmstripCLI"]),
     ],
@@ -97,6 +98,14 @@ let package = Package(
                 "FilmstripFormats", "FilmstripImaging", "FilmstripLoading", "FilmstripMedia", "FilmstripStreaming",
             ]
         ),
+        // Catalog generation: the worker that batch engines (Slurm, Kubernetes, AWS Batch) run over many videos.
+        .target(
+            name: "FilmstripCatalog",
+            dependencies: [
+                "FilmstripSync", "FilmstripLoading", "FilmstripMedia",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .target(
             name: "Filmstrip",
             dependencies: [
@@ -124,7 +133,7 @@ let package = Package(
             name: "FilmstripCLI",
             dependencies: [
                 "FilmstripSync",
-                "Filmstrip", "FilmstripServer",
+                "Filmstrip", "FilmstripCatalog", "FilmstripServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -169,6 +178,10 @@ let package = Package(
                 "FilmstripMedia", "FilmstripServer", "FilmstripTesting",
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        .testTarget(
+            name: "FilmstripCatalogTests",
+            dependencies: ["FilmstripCatalog", "FilmstripTesting"]
         ),
         .testTarget(
             name: "FilmstripCLITests",

@@ -27,84 +27,7 @@ struct GenerateCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "Directory to write the sheets and the track to.")
     var output: String
 
-    @Option(help: "Seconds per thumbnail.")
-    var interval: Double = 10
-
-    @Option(help: "A fixed number of thumbnails over the video (instead of --interval).")
-    var count: Int?
-
-    @Option(
-        name: .customLong("max-thumbnails"),
-        help: "Refuse a video whose declared duration would make more thumbnails than this (a damaged header).")
-    var maxThumbnails: Int = 100_000
-
-    @Option(
-        help: "Comma-separated outputs: vtt, hls, dash, bif, json, storyboard.",
-        transform: { text in
-            var formats = Set<PreviewTrackOptions.OutputFormat>()
-            for name in text.split(separator: ",") {
-                guard let format = PreviewTrackOptions.OutputFormat(rawValue: String(name)) else {
-                    throw ValidationError("--formats takes vtt, hls, dash, bif, json and storyboard")
-                }
-                formats.insert(format)
-            }
-            return formats
-        })
-    var formats: Set<PreviewTrackOptions.OutputFormat> = [.vtt]
-
-    @Option(name: .customLong("bif-width"), help: "Width of the BIF's images.")
-    var bifWidth: Int = 320
-
-    @Option(
-        name: .customLong("max-sheet-size"), help: "The largest sheet, WxH (the storyboard's one sheet fits in it).",
-        transform: { text in
-            guard let size = ImageSize(text) else { throw ValidationError("--max-sheet-size must be WxH") }
-            return size
-        })
-    var maxSheetSize = ImageSize(width: 4096, height: 4096)
-
-    @Option(help: "Thumbnail width in pixels (the height follows the aspect ratio).")
-    var width: Int = 160
-
-    @Option(
-        name: .customLong("extra-widths"),
-        help: "More widths made in the same pass (comma-separated), each into DIR/w<width>/ with the same formats.",
-        transform: { text in
-            try text.split(separator: ",").map { part in
-                guard let width = Int(part) else { throw ValidationError("--extra-widths takes widths like 240,320") }
-                return width
-            }
-        })
-    var extraWidths: [Int] = []
-
-    @Option(help: "Thumbnails per sheet row.")
-    var columns: Int = 10
-
-    @Option(help: "Rows per sheet.")
-    var rows: Int = 10
-
-    @Option(help: "JPEG quality, 1-100.")
-    var quality: Int = 80
-
-    @Option(help: ArgumentHelp(generationModeHelp), transform: generationMode)
-    var mode: PreviewTrackOptions.Mode = .keyframe
-
-    @Option(
-        help: "Chroma subsampling of the sheets: 444 (sharper colour) or 420 (smaller files).",
-        transform: { text in
-            switch text {
-            case "444": return JPEGCodec.ChromaSubsampling.s444
-            case "420": return JPEGCodec.ChromaSubsampling.s420
-            default: throw ValidationError("--chroma must be 444 or 420")
-            }
-        })
-    var chroma: JPEGCodec.ChromaSubsampling = .s444
-
-    @Flag(name: .customLong("skip-blank"), help: "Prefer a later keyframe inside the cue to a black or uniform one.")
-    var skipBlank = false
-
-    @Option(help: "Parallel decoders (default: one per core).")
-    var workers: Int?
+    @OptionGroup var generation: GenerationOptions
 
     @Flag(help: "Print a JSON summary on standard output.")
     var json = false
@@ -112,23 +35,7 @@ struct GenerateCommand: AsyncParsableCommand {
     @OptionGroup var network: NetworkOptions
 
     func run() async throws {
-        var options = PreviewTrackOptions()
-        options.interval = interval
-        options.count = count
-        guard maxThumbnails > 0 else { throw ValidationError("--max-thumbnails must be positive") }
-        options.maximumThumbnails = maxThumbnails
-        options.formats = formats
-        options.bifWidth = bifWidth
-        options.maximumSheetSize = maxSheetSize
-        options.width = width
-        options.additionalWidths = extraWidths
-        options.columns = columns
-        options.rows = rows
-        options.quality = quality
-        options.mode = mode
-        options.skipBlank = skipBlank
-        options.chromaSubsampling = chroma
-        if let workers { options.workers = workers }
+        var options = try generation.previewOptions()
         options.loading = network.applied(to: options.loading)
         let directory = URL(fileURLWithPath: output, isDirectory: true).standardizedFileURL
         let bar = ProgressBar(label: "thumbnails")

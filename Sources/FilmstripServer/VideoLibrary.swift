@@ -1,3 +1,4 @@
+import FilmstripMedia
 public import Foundation
 
 /// The videos under a set of folders, and the one door through which a request's path becomes a file.
@@ -45,10 +46,8 @@ public struct VideoLibrary: Sendable {
         case notFound(String)
     }
 
-    /// File extensions taken as videos.
-    public static let videoExtensions: Set<String> = [
-        "mp4", "m4v", "mov", "mkv", "webm", "ts", "m2ts", "mts", "avi", "mpg", "mpeg", "ogv", "flv", "3gp",
-    ]
+    /// File extensions taken as videos (``VideoFolder/videoExtensions``).
+    public static var videoExtensions: Set<String> { VideoFolder.videoExtensions }
 
     /// The served folders.
     public let roots: [Root]
@@ -81,25 +80,13 @@ public struct VideoLibrary: Sendable {
         self.roots = roots
     }
 
-    /// Every video under the folders, sorted by path. Hidden files and folders are skipped, and so are links that
-    /// lead out of their folder, and the segments an HLS playlist beside them lists (a stream's `.ts` pieces are
-    /// not videos of their own).
+    /// Every video under the folders, sorted by path, as ``VideoFolder`` counts them; links that lead out of their
+    /// folder are skipped.
     public func videos() -> [Video] {
         var found: [Video] = []
-        var segmentsByFolder: [String: Set<String>] = [:]
         for root in roots {
-            guard
-                let walker = FileManager.default.enumerator(
-                    at: root.directory, includingPropertiesForKeys: [.isRegularFileKey],
-                    options: [.skipsHiddenFiles, .skipsPackageDescendants])
-            else { continue }
-            for case let url as URL in walker {
-                guard Self.videoExtensions.contains(url.pathExtension.lowercased()) else { continue }
-                let folder = url.deletingLastPathComponent()
-                let segments = segmentsByFolder[folder.path] ?? Self.playlistEntries(in: folder)
-                segmentsByFolder[folder.path] = segments
-                guard !segments.contains(url.lastPathComponent) else { continue }
-                let relative = url.standardizedFileURL.path.dropFirst(root.directory.path.count)
+            for url in VideoFolder.videos(under: root.directory) {
+                let relative = url.path.dropFirst(root.directory.path.count)
                 let components = relative.split(separator: "/").map(String.init)
                 guard !components.isEmpty else { continue }
                 let name = root.label.isEmpty ? components : [root.label] + components
@@ -107,42 +94,6 @@ public struct VideoLibrary: Sendable {
             }
         }
         return found.sorted { $0.path.localizedStandardCompare($1.path) == .orderedAscending }
-    }
-
-    /// The file names the HLS playlists of a folder list (segments and `EXT-X-MAP` sections), read from playlists
-    /// of at most 4 MB.
-    static func playlistEntries(in folder: URL) -> Set<String> {
-        let files = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        var names: Set<String> = []
-        for file in files where file.lowercased().hasSuffix(".m3u8") {
-            let url = folder.appendingPathComponent(file)
-            guard let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber,
-                size.intValue <= 4 << 20, let text = try? String(contentsOf: url, encoding: .utf8)
-            else { continue }
-            // A file addressed by byte ranges holds the whole stream (ffmpeg's single-file mode): it stays a video.
-            var ranged = false
-            for line in text.split(whereSeparator: \.isNewline) {
-                var entry = line.trimmingCharacters(in: .whitespaces)
-                if entry.hasPrefix("#EXT-X-BYTERANGE") {
-                    ranged = true
-                    continue
-                }
-                if entry.hasPrefix("#EXT-X-MAP:"), !entry.contains("BYTERANGE="), let start = entry.range(of: "URI=\""),
-                    let end = entry[start.upperBound...].firstIndex(of: "\"")
-                {
-                    entry = String(entry[start.upperBound..<end])
-                } else if entry.isEmpty || entry.hasPrefix("#") {
-                    continue
-                } else if ranged {
-                    ranged = false
-                    continue
-                }
-                // Only names in this folder: a playlist's URL may carry a query.
-                let name = entry.split(separator: "?").first.map(String.init) ?? entry
-                if !name.contains("/") { names.insert(name) }
-            }
-        }
-        return names
     }
 
     /// The video a `src=` value names: components separated by `/`, already percent-decoded.

@@ -180,6 +180,7 @@ public enum MediaFixtures {
             { try AudioFixtures.muxedHLS(fmp4: false) }, AudioFixtures.undecodableAudio,
             { try AudioFixtures.dashTwoLanguages(onDemand: false) },
             { try AudioFixtures.dashTwoLanguages(onDemand: true) },
+            { try CatalogFixtures.clips()[0] },
         ]
         let failures = Mutex<[String]>([])
         DispatchQueue.concurrentPerform(iterations: makers.count) { i in

@@ -1,0 +1,120 @@
+import ArgumentParser
+import Filmstrip
+import FilmstripCatalog
+import FilmstripSync
+import Foundation
+
+struct CatalogGenerateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "generate",
+        abstract: "Make the preview tracks of this shard's items that are not complete; record every outcome.",
+        discussion: """
+            The shard is --shard I/N, else the batch engine's index: SLURM_ARRAY_TASK_ID (with \
+            SLURM_ARRAY_TASK_COUNT, or --shards N), JOB_COMPLETION_INDEX or AWS_BATCH_JOB_ARRAY_INDEX (each with \
+            --shards N); else the whole list. Items are assigned by a hash of their input: the same in every \
+            process, unchanged when the list is reordered, balanced to one item.
+
+            Complete items are skipped, staging left by killed runs is removed, and an item another process is \
+            making is waited for. Each outcome is one line of DIR/results/shard-I.jsonl, synced to disk. Exit \
+            status: 0 when every item of the shard is complete, 1 when some failed (they are recorded and the run \
+            goes on), 2 on bad input.
+            """
+    )
+
+    @Argument(help: "A list file (paths and URLs) or a folder of videos.")
+    var list: String
+
+    @Option(name: .shortAndLong, help: "The catalog folder.")
+    var output: String
+
+    @Option(help: "This process's shard, I/N (0-based).")
+    var shard: String?
+
+    @Option(help: "The number of shards, for an index read from the environment.")
+    var shards: Int?
+
+    @Option(help: "Items made at the same time (default: 1).")
+    var jobs: Int = 1
+
+    @Option(help: "Cores this process may use (default: SLURM_CPUS_PER_TASK, the CPU affinity and cgroup quota).")
+    var cores: Int?
+
+    @Flag(help: "Make every item again, complete or not.")
+    var force = false
+
+    @Flag(help: "Print each outcome as a JSON line, then a summary line.")
+    var json = false
+
+    @OptionGroup var generation: GenerationOptions
+
+    @OptionGroup var network: NetworkOptions
+
+    func run() async throws {
+        guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+        if let cores, cores < 1 { throw ValidationError("--cores must be at least 1") }
+        let items = try catalogItems(list)
+        let resolved: (shard: CatalogShard, source: CatalogShard.Source)
+        do {
+            resolved = try CatalogShard.resolve(
+                explicit: shard.map(CatalogShard.init(parsing:)), shards: shards,
+                environment: ProcessInfo.processInfo.environment)
+        } catch {
+            printError(error.description)
+            throw ExitStatus.badInput
+        }
+        var options = CatalogRunOptions()
+        options.preview = try generation.previewOptions()
+        options.preview.loading = network.applied(to: options.preview.loading)
+        options.jobs = jobs
+        if let cores { options.cores = cores }
+        options.workersPerItem = generation.workers
+        options.force = force
+        let catalog = Catalog(directory: URL(fileURLWithPath: output, isDirectory: true))
+        let bar = ProgressBar(label: "items")
+        let total = resolved.shard.assigned(items).count
+        let ended = Mutex(0)
+        let json = self.json
+        let summary: CatalogRunSummary
+        do {
+            summary = try await CatalogGenerator.run(items, shard: resolved.shard, catalog: catalog, options: options) {
+                outcome in
+                let count = ended.withLock {
+                    $0 += 1
+                    return $0
+                }
+                if json, let record = outcome.record {
+                    // Unbuffered, one write per line: a reader sees each outcome as it ends.
+                    FileHandle.standardOutput.write(
+                        Data(("{\"event\":\"item\"," + record.jsonLine.dropFirst() + "\n").utf8))
+                } else if outcome.kind == .failed, let error = outcome.record?.error {
+                    printError("failed: \(outcome.item.input): \(error.kind): \(error.message)")
+                }
+                bar.update(count, of: total)
+            }
+        } catch {
+            printError("\(error)")
+            throw ExitStatus.badInput
+        }
+        if json {
+            print(
+                JSON.object([
+                    ("event", .string("end")), ("shard", .string(summary.shard.description)),
+                    ("source", .string(resolved.source.rawValue)), ("listed", .int(summary.listed)),
+                    ("assigned", .int(summary.assigned)), ("done", .int(summary.done)),
+                    ("skipped", .int(summary.skipped)), ("failed", .int(summary.failed)),
+                    ("stale_removed", .int(summary.staleRemoved)),
+                    ("seconds", .double((summary.seconds * 1000).rounded() / 1000)),
+                    (
+                        "results",
+                        .string(catalog.results.appendingPathComponent("shard-\(summary.shard.index).jsonl").path)
+                    ),
+                ]).text)
+        } else {
+            print(
+                "shard \(summary.shard) (\(resolved.source.rawValue)): \(summary.assigned) of \(summary.listed) items: "
+                    + "\(summary.done) made, \(summary.skipped) already complete, \(summary.failed) failed "
+                    + String(format: "in %.2f s", summary.seconds))
+        }
+        if summary.failed > 0 { throw ExitCode(1) }
+    }
+}

@@ -1,0 +1,100 @@
+public import FilmstripMedia
+import Foundation
+
+/// The generation settings that change what an item's outputs hold: part of every item's content key, and kept in
+/// the catalog's `catalog.json` so that `catalog status` and `catalog index` find the same keys.
+///
+/// Settings that change how outputs are made but not their bytes (parallel decoders, the thumbnail bound, the
+/// network) are left out: changing them does not regenerate anything.
+public struct CatalogSettings: Sendable, Hashable, Codable {
+    /// Bumped when the same settings would give different bytes (a change to the generator's output).
+    public static let outputVersion = 1
+
+    /// ``outputVersion`` when these settings were written.
+    public var outputVersion: Int
+    /// The track files written, sorted (``PreviewTrackOptions/OutputFormat`` raw values).
+    public var formats: [String]
+    /// Seconds per thumbnail, when no count is set.
+    public var interval: Double
+    /// A fixed number of thumbnails, if set.
+    public var count: Int?
+    /// Thumbnail width.
+    public var width: Int
+    /// More widths, sorted.
+    public var extraWidths: [Int]
+    /// Thumbnails per sheet row.
+    public var columns: Int
+    /// Rows per sheet.
+    public var rows: Int
+    /// JPEG quality.
+    public var quality: Int
+    /// `444` or `420`.
+    public var chroma: String
+    /// `keyframe`, `accurate` or `auto`.
+    public var mode: String
+    /// Whether blank keyframes are passed over.
+    public var skipBlank: Bool
+    /// The BIF's image width.
+    public var bifWidth: Int
+    /// The largest sheet, `WxH`.
+    public var maximumSheetSize: String
+
+    /// The settings of `options`.
+    public init(_ options: PreviewTrackOptions) {
+        outputVersion = Self.outputVersion
+        formats = options.formats.map(\.rawValue).sorted()
+        interval = options.interval
+        count = options.count
+        width = options.width
+        extraWidths = Array(Set(options.additionalWidths)).sorted()
+        columns = options.columns
+        rows = options.rows
+        quality = options.quality
+        chroma = options.chromaSubsampling == .s420 ? "420" : options.chromaSubsampling == .s422 ? "422" : "444"
+        mode = options.mode.rawValue
+        skipBlank = options.skipBlank
+        bifWidth = options.bifWidth
+        maximumSheetSize = options.maximumSheetSize.description
+    }
+
+    /// `options` with these settings.
+    public func applied(to options: PreviewTrackOptions) throws(CatalogError) -> PreviewTrackOptions {
+        var options = options
+        var formats = Set<PreviewTrackOptions.OutputFormat>()
+        for name in self.formats {
+            guard let format = PreviewTrackOptions.OutputFormat(rawValue: name) else {
+                throw CatalogError(.storage, "unknown output format \"\(name)\" in the catalog's settings")
+            }
+            formats.insert(format)
+        }
+        guard let mode = PreviewTrackOptions.Mode(rawValue: mode), let size = ImageSize(maximumSheetSize) else {
+            throw CatalogError(.storage, "unreadable mode or sheet size in the catalog's settings")
+        }
+        options.formats = formats
+        options.interval = interval
+        options.count = count
+        options.width = width
+        options.additionalWidths = extraWidths
+        options.columns = columns
+        options.rows = rows
+        options.quality = quality
+        options.chromaSubsampling = chroma == "420" ? .s420 : chroma == "422" ? .s422 : .s444
+        options.mode = mode
+        options.skipBlank = skipBlank
+        options.bifWidth = bifWidth
+        options.maximumSheetSize = size
+        return options
+    }
+
+    /// One line per setting, in a fixed order: what the content key hashes.
+    var canonical: String {
+        [
+            "filmstrip-catalog-output \(outputVersion)", "formats \(formats.joined(separator: ","))",
+            "interval \(interval)", "count \(count.map(String.init) ?? "-")", "width \(width)",
+            "extra-widths \(extraWidths.map(String.init).joined(separator: ","))", "columns \(columns)", "rows \(rows)",
+            "quality \(quality)", "chroma \(chroma)", "mode \(mode)", "skip-blank \(skipBlank)",
+            "bif-width \(bifWidth)",
+            "max-sheet-size \(maximumSheetSize)",
+        ].joined(separator: "\n")
+    }
+}

@@ -1,0 +1,140 @@
+import Crypto
+import Foundation
+
+/// One part of a catalog run: shard `index` of `count`.
+///
+/// Items are assigned by what they are, not where they stand in the list: every item's input is hashed
+/// (SHA-256), the items are put in hash order, and the item at position `p` of that order goes to shard
+/// `p % count`. So the assignment is the same in every process that reads the list, does not change when the list
+/// is reordered, and gives every shard the same number of items, give or take one.
+public struct CatalogShard: Sendable, Hashable, CustomStringConvertible {
+    /// This shard, from 0.
+    public let index: Int
+    /// The number of shards.
+    public let count: Int
+
+    /// Shard `index` of `count`.
+    public init(index: Int, count: Int) throws(CatalogError) {
+        guard count >= 1, count <= 1_000_000 else {
+            throw CatalogError(.invalidShard, "the shard count must be between 1 and 1000000 (got \(count))")
+        }
+        guard (0..<count).contains(index) else {
+            throw CatalogError(.invalidShard, "shard \(index) is not one of 0..<\(count)")
+        }
+        self.index = index
+        self.count = count
+    }
+
+    /// The whole list in one shard.
+    public static let whole = CatalogShard(unchecked: 0, of: 1)
+
+    private init(unchecked index: Int, of count: Int) {
+        self.index = index
+        self.count = count
+    }
+
+    /// Parses `I/N`.
+    public init(parsing text: String) throws(CatalogError) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]) else {
+            throw CatalogError(.invalidShard, "a shard is written I/N, like 0/4 (got \"\(text)\")")
+        }
+        try self.init(index: index, count: count)
+    }
+
+    /// `I/N`.
+    public var description: String { "\(index)/\(count)" }
+
+    /// The items of this shard, in list order.
+    public func assigned(_ items: [CatalogItem]) -> [CatalogItem] {
+        guard count > 1 else { return items }
+        let order = items.indices.map { (digest: Self.digest(items[$0].input), item: $0) }.sorted { a, b in
+            a.digest != b.digest
+                ? a.digest.lexicographicallyPrecedes(b.digest) : items[a.item].input < items[b.item].input
+        }
+        var mine: [Int] = []
+        for (position, entry) in order.enumerated() where position % count == index { mine.append(entry.item) }
+        return mine.sorted().map { items[$0] }
+    }
+
+    private static func digest(_ input: String) -> [UInt8] { Array(SHA256.hash(data: Data(input.utf8))) }
+}
+
+extension CatalogShard {
+    /// Where a shard came from, for the run's first report line.
+    public enum Source: String, Sendable {
+        /// `--shard I/N`.
+        case option
+        /// A Slurm job array (`SLURM_ARRAY_TASK_ID`).
+        case slurm
+        /// A Kubernetes Indexed Job (`JOB_COMPLETION_INDEX`).
+        case kubernetes
+        /// An AWS Batch array job (`AWS_BATCH_JOB_ARRAY_INDEX`).
+        case awsBatch = "aws_batch"
+        /// No shard given: the whole list.
+        case none
+    }
+
+    /// The shard to run: `explicit` (`--shard I/N`) if given, else the batch engine's own index from `environment`,
+    /// else the whole list.
+    ///
+    /// - Slurm: `SLURM_ARRAY_TASK_ID`, less `SLURM_ARRAY_TASK_MIN` and divided by `SLURM_ARRAY_TASK_STEP` (so
+    ///   `--array=1-8` and `--array=0-14:2` work); the count is `shards`, else `SLURM_ARRAY_TASK_COUNT`, else worked
+    ///   out from `SLURM_ARRAY_TASK_MAX`.
+    /// - Kubernetes Indexed Job: `JOB_COMPLETION_INDEX`; the count is `shards` (the Job's `completions`, which the
+    ///   pod is not told).
+    /// - AWS Batch array job: `AWS_BATCH_JOB_ARRAY_INDEX`; the count is `shards` (the array size).
+    public static func resolve(
+        explicit: CatalogShard?, shards: Int?, environment: [String: String]
+    )
+        throws(CatalogError) -> (shard: CatalogShard, source: Source)
+    {
+        if let explicit {
+            if let shards, shards != explicit.count {
+                throw CatalogError(.invalidShard, "--shard \(explicit) and --shards \(shards) disagree")
+            }
+            return (explicit, .option)
+        }
+        func number(_ name: String) throws(CatalogError) -> Int? {
+            guard let text = environment[name], !text.isEmpty else { return nil }
+            guard let value = Int(text.trimmingCharacters(in: .whitespaces)) else {
+                throw CatalogError(.invalidShard, "\(name)=\(text) is not a number")
+            }
+            return value
+        }
+        if let id = try number("SLURM_ARRAY_TASK_ID") {
+            let minimum = try number("SLURM_ARRAY_TASK_MIN") ?? 0
+            let step = max(1, try number("SLURM_ARRAY_TASK_STEP") ?? 1)
+            guard id >= minimum, (id - minimum) % step == 0 else {
+                throw CatalogError(
+                    .invalidShard,
+                    "Slurm array task \(id) is not on the array's grid (min \(minimum), step \(step)): pass --shard I/N"
+                )
+            }
+            var count = shards
+            if count == nil { count = try number("SLURM_ARRAY_TASK_COUNT") }
+            if count == nil, let maximum = try number("SLURM_ARRAY_TASK_MAX") { count = (maximum - minimum) / step + 1 }
+            guard let count else {
+                throw CatalogError(.invalidShard, "Slurm does not say the array's size: pass --shards N")
+            }
+            return (try CatalogShard(index: (id - minimum) / step, count: count), .slurm)
+        }
+        for (name, source, engine) in [
+            (
+                "JOB_COMPLETION_INDEX", Source.kubernetes,
+                "a Kubernetes Indexed Job does not tell its pods the Job's completions"
+            ),
+            ("AWS_BATCH_JOB_ARRAY_INDEX", .awsBatch, "AWS Batch does not tell its child jobs the array size"),
+        ] {
+            guard let index = try number(name) else { continue }
+            guard let shards else { throw CatalogError(.invalidShard, "\(name) is set but \(engine): pass --shards N") }
+            return (try CatalogShard(index: index, count: shards), source)
+        }
+        if let shards {
+            throw CatalogError(
+                .invalidShard,
+                "--shards \(shards) needs this process's index: --shard I/N, or a Slurm, Kubernetes or AWS Batch array")
+        }
+        return (.whole, .none)
+    }
+}

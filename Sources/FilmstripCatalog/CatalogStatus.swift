@@ -1,0 +1,121 @@
+import Crypto
+public import FilmstripLoading
+import Foundation
+
+/// Where each listed item of a catalog stands.
+public struct CatalogStatus: Sendable {
+    /// One item's state.
+    public enum State: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Complete under the catalog's settings.
+        case done
+        /// Being made now (a live process holds its lock).
+        case running
+        /// Its last outcome was a failure.
+        case failed
+        /// Never made, or made for an older version of the video or of the settings.
+        case missing
+        /// Complete, but a file no longer matches its marker (`--verify` only).
+        case corrupt
+    }
+
+    /// One item.
+    public struct Item: Sendable, Hashable {
+        /// The item.
+        public var item: CatalogItem
+        /// Its key, when its identity could be read.
+        public var key: ContentKey?
+        /// Its state.
+        public var state: State
+        /// The last failure, for ``State/failed`` (and why an identity could not be read).
+        public var error: CatalogRecord.Failure?
+        /// The completion marker, for ``State/done``.
+        public var completion: ItemCompletion?
+    }
+
+    /// Every listed item, in list order.
+    public var items: [Item]
+    /// Complete items in the folder that no listed item has (older versions of videos or settings).
+    public var orphans: Int
+
+    /// The number of items in `state`.
+    public func count(_ state: State) -> Int { items.count { $0.state == state } }
+
+    /// Reads the state of `items` in `catalog` under the catalog's settings. Identities are read `concurrency` at a
+    /// time (one `stat` per file, one one-byte request per URL); with `verify`, every output of a complete item is
+    /// read and checked against the SHA-256 in its marker.
+    public static func read(
+        _ items: [CatalogItem], catalog: Catalog, loading: LoadingConfiguration = LoadingConfiguration(),
+        transport: (any DataLoading)? = nil, verify: Bool = false, concurrency: Int = 16
+    ) async throws(CatalogError) -> CatalogStatus {
+        guard let settings = try catalog.settings() else {
+            throw CatalogError(
+                .storage, "not a catalog yet (no catalog.json): run `filmstrip catalog generate` first",
+                url: catalog.directory)
+        }
+        let transport = transport ?? URLSessionDataLoader()
+        var failures: [String: CatalogRecord] = [:]
+        for record in CatalogJournal.records(in: catalog) {
+            failures[record.key?.hex ?? record.input] = record.status == .failed ? record : nil
+        }
+        let known = failures
+        var states = [Item?](repeating: nil, count: items.count)
+        await withTaskGroup(of: (Int, Item).self) { group in
+            var next = items.indices.makeIterator()
+            func start(_ index: Int) {
+                group.addTask {
+                    (index, await state(of: items[index], catalog, settings, loading, transport, verify, known))
+                }
+            }
+            for _ in 0..<max(1, concurrency) {
+                guard let index = next.next() else { break }
+                start(index)
+            }
+            while let (index, item) = await group.next() {
+                states[index] = item
+                if let index = next.next() { start(index) }
+            }
+        }
+        let listed = Set(states.compactMap { $0?.key })
+        return CatalogStatus(
+            items: states.compactMap { $0 }, orphans: catalog.storedKeys().count { !listed.contains($0) })
+    }
+
+    private static func state(
+        of item: CatalogItem, _ catalog: Catalog, _ settings: CatalogSettings, _ loading: LoadingConfiguration,
+        _ transport: any DataLoading, _ verify: Bool, _ failures: [String: CatalogRecord]
+    ) async -> Item {
+        let identity: ItemIdentity
+        do {
+            identity =
+                item.url.isFileURL
+                ? try ItemIdentity.ofFile(item.url)
+                : try await ItemIdentity.ofRemote(item.url, loading: loading, transport: transport)
+        } catch {
+            return Item(item: item, key: nil, state: .failed, error: ItemContext.failure(error))
+        }
+        let key = ContentKey(identity: identity, settings: settings)
+        if let completion = catalog.completion(of: key) {
+            if verify, !intact(completion, in: catalog.itemDirectory(of: key)) {
+                return Item(item: item, key: key, state: .corrupt, completion: completion)
+            }
+            return Item(item: item, key: key, state: .done, completion: completion)
+        }
+        if FileLock.isHeld(catalog.staging.appendingPathComponent(key.hex + ".lock").path) {
+            return Item(item: item, key: key, state: .running)
+        }
+        if let failure = failures[key.hex] {
+            return Item(item: item, key: key, state: .failed, error: failure.error)
+        }
+        return Item(item: item, key: key, state: .missing)
+    }
+
+    /// Whether every file of a complete item still has the size and SHA-256 its marker gives.
+    static func intact(_ completion: ItemCompletion, in folder: URL) -> Bool {
+        completion.files.allSatisfy { file in
+            guard let data = try? Data(contentsOf: folder.appendingPathComponent(file.path)),
+                Int64(data.count) == file.bytes
+            else { return false }
+            return SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() == file.sha256
+        }
+    }
+}

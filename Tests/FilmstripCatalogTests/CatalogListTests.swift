@@ -1,0 +1,76 @@
+import FilmstripCatalog
+import FilmstripTesting
+import Foundation
+import Testing
+
+@Suite("Catalog lists")
+struct CatalogListTests {
+    @Test("a list file: comments, blank lines and repeats skipped; paths relative to the list; URLs kept")
+    func listFile() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let text = """
+            # the catalog
+            shows/ep1.mp4
+
+              shows/ep2.mp4  \r
+            /absolute/movie.mov
+            https://cdn.example.com/v/trailer.mp4
+            file:///srv/film.mkv
+            shows/ep1.mp4
+            #shows/ep3.mp4
+            """
+        let list = try directory.write("videos.txt", Array(text.utf8))
+        let items = try CatalogList.read(list)
+        #expect(
+            items.map(\.input) == [
+                "shows/ep1.mp4", "shows/ep2.mp4", "/absolute/movie.mov", "https://cdn.example.com/v/trailer.mp4",
+                "file:///srv/film.mkv",
+            ])
+        #expect(items[0].url == directory.url.appendingPathComponent("shows/ep1.mp4").standardizedFileURL)
+        #expect(items[2].url.path == "/absolute/movie.mov")
+        #expect(items[3].url.absoluteString == "https://cdn.example.com/v/trailer.mp4")
+        #expect(items[4].url.isFileURL && items[4].url.path == "/srv/film.mkv")
+    }
+
+    @Test("a line that is neither a path nor an http(s) or file URL is an error naming its line")
+    func badLines() throws {
+        let base = URL(fileURLWithPath: "/lists")
+        for (text, line) in [("a.mp4\nftp://host/b.mp4\n", 2), ("# x\n\ndata:video/mp4;base64,AAAA\n", 3)] {
+            #expect {
+                try CatalogList.parse(text, relativeTo: base)
+            } throws: { error in
+                let error = error as? CatalogError
+                return error?.kind == .invalidList && error?.line == line
+            }
+        }
+        #expect(throws: CatalogError.self) { try CatalogList.read(URL(fileURLWithPath: "/no/such/list.txt")) }
+        let binary = try TemporaryDirectory()
+        defer { binary.remove() }
+        #expect(throws: CatalogError.self) { try CatalogList.read(try binary.write("list.txt", [0xFF, 0xFE, 0x00])) }
+    }
+
+    @Test(
+        "a folder lists every video under it by relative path; hidden files and an HLS stream's segments are not videos"
+    )
+    func folder() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        for name in ["a.mp4", "shows/b.mkv", "shows/.hidden.mp4", ".cache/c.mp4", "notes.txt"] {
+            let url = directory.file(name)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data([0]).write(to: url)
+        }
+        let stream = directory.file("stream/index.m3u8")
+        try FileManager.default.createDirectory(
+            at: stream.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data("#EXTM3U\n#EXTINF:2,\nseg-0.ts\n#EXTINF:2,\nseg-1.ts\n#EXT-X-ENDLIST\n".utf8).write(to: stream)
+        for name in ["seg-0.ts", "seg-1.ts", "other.ts"] {
+            try Data([0]).write(to: directory.file("stream/" + name))
+        }
+        let items = try CatalogList.read(directory.url)
+        #expect(items.map(\.input) == ["a.mp4", "shows/b.mkv", "stream/other.ts"])
+        #expect(items[1].url == directory.file("shows/b.mkv").standardizedFileURL)
+    }
+}
