@@ -1,7 +1,7 @@
 # Filmstrip — `make demo` and `make test` work on a fresh Debian machine with Swift installed.
 SWIFT ?= swift
 # Suites that run thousands of child processes; `make test` runs them after the others.
-PROCESS_HEAVY = DamagedMediaTests|CacheKillTests
+PROCESS_HEAVY = DamagedMediaTests|CacheKillTests|CatalogKillTests
 # Warnings are errors for the package's own targets (see Package.swift).
 export FILMSTRIP_WARNINGS_AS_ERRORS ?= 1
 
