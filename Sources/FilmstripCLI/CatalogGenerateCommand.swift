@@ -10,9 +10,10 @@ struct CatalogGenerateCommand: AsyncParsableCommand {
         abstract: "Make the preview tracks of this shard's items that are not complete; record every outcome.",
         discussion: """
             The shard is --shard I/N, else the batch engine's index: SLURM_ARRAY_TASK_ID (with \
-            SLURM_ARRAY_TASK_COUNT, or --shards N), JOB_COMPLETION_INDEX or AWS_BATCH_JOB_ARRAY_INDEX (each with \
-            --shards N); else the whole list. Items are assigned by a hash of their input: the same in every \
-            process, unchanged when the list is reordered, balanced to one item.
+            SLURM_ARRAY_TASK_COUNT, or --shards N), JOB_COMPLETION_INDEX (with --shards N) or \
+            AWS_BATCH_JOB_ARRAY_INDEX (with AWS_BATCH_JOB_ARRAY_SIZE, or --shards N); else the whole list. Items \
+            are assigned by a hash of their input: the same in every process, unchanged when the list is \
+            reordered, balanced to one item.
 
             Complete items are skipped, staging left by killed runs is removed, and an item another process is \
             making is waited for. Each outcome is one line of DIR/results/shard-I.jsonl, synced to disk. Exit \
@@ -82,10 +83,15 @@ struct CatalogGenerateCommand: AsyncParsableCommand {
                     $0 += 1
                     return $0
                 }
-                if json, let record = outcome.record {
+                if json {
+                    let line =
+                        outcome.record.map { "{\"event\":\"item\"," + $0.jsonLine.dropFirst() }
+                        ?? JSON.object([
+                            ("event", .string("item")), ("input", .string(outcome.item.input)),
+                            ("key", outcome.key.map { .string($0.hex) } ?? .null), ("status", .string("skipped")),
+                        ]).text
                     // Unbuffered, one write per line: a reader sees each outcome as it ends.
-                    FileHandle.standardOutput.write(
-                        Data(("{\"event\":\"item\"," + record.jsonLine.dropFirst() + "\n").utf8))
+                    FileHandle.standardOutput.write(Data((line + "\n").utf8))
                 } else if outcome.kind == .failed, let error = outcome.record?.error {
                     printError("failed: \(outcome.item.input): \(error.kind): \(error.message)")
                 }
@@ -111,7 +117,8 @@ struct CatalogGenerateCommand: AsyncParsableCommand {
                 ]).text)
         } else {
             print(
-                "shard \(summary.shard) (\(resolved.source.rawValue)): \(summary.assigned) of \(summary.listed) items: "
+                "shard \(summary.shard) (\(resolved.source == .none ? "the whole list" : resolved.source.rawValue)): "
+                    + "\(summary.assigned) of \(summary.listed) items: "
                     + "\(summary.done) made, \(summary.skipped) already complete, \(summary.failed) failed "
                     + String(format: "in %.2f s", summary.seconds))
         }

@@ -74,6 +74,9 @@ public struct CatalogItemOutcome: Sendable {
     public var item: CatalogItem
     /// How it ended.
     public var kind: Kind
-    /// The line written to the results, if one was.
+    /// Its key, when its identity could be read.
+    public var key: ContentKey?
+    /// The line written to the results, if one was (a complete item found with its line already written has
+    /// none).
     public var record: CatalogRecord?
 }

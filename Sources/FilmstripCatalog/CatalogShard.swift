@@ -83,7 +83,7 @@ extension CatalogShard {
     ///   out from `SLURM_ARRAY_TASK_MAX`.
     /// - Kubernetes Indexed Job: `JOB_COMPLETION_INDEX`; the count is `shards` (the Job's `completions`, which the
     ///   pod is not told).
-    /// - AWS Batch array job: `AWS_BATCH_JOB_ARRAY_INDEX`; the count is `shards` (the array size).
+    /// - AWS Batch array job: `AWS_BATCH_JOB_ARRAY_INDEX`; the count is `shards`, else `AWS_BATCH_JOB_ARRAY_SIZE`.
     public static func resolve(
         explicit: CatalogShard?, shards: Int?, environment: [String: String]
     )
@@ -119,16 +119,23 @@ extension CatalogShard {
             }
             return (try CatalogShard(index: (id - minimum) / step, count: count), .slurm)
         }
-        for (name, source, engine) in [
-            (
-                "JOB_COMPLETION_INDEX", Source.kubernetes,
-                "a Kubernetes Indexed Job does not tell its pods the Job's completions"
-            ),
-            ("AWS_BATCH_JOB_ARRAY_INDEX", .awsBatch, "AWS Batch does not tell its child jobs the array size"),
-        ] {
-            guard let index = try number(name) else { continue }
-            guard let shards else { throw CatalogError(.invalidShard, "\(name) is set but \(engine): pass --shards N") }
-            return (try CatalogShard(index: index, count: shards), source)
+        if let index = try number("JOB_COMPLETION_INDEX") {
+            guard let shards else {
+                throw CatalogError(
+                    .invalidShard,
+                    "JOB_COMPLETION_INDEX is set, but a Kubernetes Indexed Job does not tell its pods the Job's "
+                        + "completions: pass --shards N")
+            }
+            return (try CatalogShard(index: index, count: shards), .kubernetes)
+        }
+        if let index = try number("AWS_BATCH_JOB_ARRAY_INDEX") {
+            var count = shards
+            if count == nil { count = try number("AWS_BATCH_JOB_ARRAY_SIZE") }
+            guard let count else {
+                throw CatalogError(
+                    .invalidShard, "AWS_BATCH_JOB_ARRAY_INDEX is set without AWS_BATCH_JOB_ARRAY_SIZE: pass --shards N")
+            }
+            return (try CatalogShard(index: index, count: count), .awsBatch)
         }
         if let shards {
             throw CatalogError(

@@ -153,7 +153,7 @@ extension ItemContext {
         // Complete without a done line: its maker was killed between the rename and the line.
         let missing = recorded.withLock { $0.insert(key).inserted }
         guard missing, let completion = catalog.completion(of: key) else {
-            return CatalogItemOutcome(item: item, kind: .skipped, record: nil)
+            return CatalogItemOutcome(item: item, kind: .skipped, key: key, record: nil)
         }
         var record = record(item, key: key, status: .done, timings.finished(started))
         record.outputs = completion.files.map { catalog.relativePath(of: key) + "/" + $0.path }
@@ -193,12 +193,12 @@ extension ItemContext {
     {
         do {
             try journal.append(record)
-            return CatalogItemOutcome(item: item, kind: kind, record: record)
+            return CatalogItemOutcome(item: item, kind: kind, key: record.key, record: record)
         } catch {
             var failed = record
             failed.status = .failed
             failed.error = Self.failure(error)
-            return CatalogItemOutcome(item: item, kind: .failed, record: failed)
+            return CatalogItemOutcome(item: item, kind: .failed, key: record.key, record: failed)
         }
     }
 

@@ -65,6 +65,8 @@ struct CatalogShardTests {
         #expect(try resolve(["JOB_COMPLETION_INDEX": "7"], shards: 10) == "7/10 kubernetes")
         #expect(try resolve(["AWS_BATCH_JOB_ARRAY_INDEX": "0"], shards: 3) == "0/3 aws_batch")
         #expect(
+            try resolve(["AWS_BATCH_JOB_ARRAY_INDEX": "4", "AWS_BATCH_JOB_ARRAY_SIZE": "10"]) == "4/10 aws_batch")
+        #expect(
             try resolve(
                 ["SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "4"], explicit: .init(index: 3, count: 5))
                 == "3/5 option")

@@ -54,7 +54,8 @@ final class FileLock {
 
     /// Whether another process holds the lock at `path` now (a missing lock file is not held).
     static func isHeld(_ path: String) -> Bool {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // Opened for writing: over NFS, flock is a POSIX write lock, which a read-only descriptor cannot take.
+        let fd = open(path, O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }
         if flock(fd, LOCK_EX | LOCK_NB) == 0 {
