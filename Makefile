@@ -32,6 +32,8 @@ test: deps lint
 	$(SWIFT) test --skip-build --filter "$(PROCESS_HEAVY)"
 	@# `filmstrip serve` and `filmstrip page` over raw HTTP and in headless Chromium.
 	FILMSTRIP_BIN="$$($(SWIFT) build --show-bin-path)/filmstrip" python3 -m unittest discover -s Tests/Browser -v
+	@# `filmstrip catalog generate` as a Slurm job array on a one-node cluster started for the test.
+	FILMSTRIP_BIN="$$($(SWIFT) build --show-bin-path)/filmstrip" python3 -m unittest discover -s Tests/Cluster -v
 
 bench: deps
 	@Scripts/deps.sh --bench

@@ -11,4 +11,6 @@ bin="$(swift build -c release --show-bin-path)"
     "$bin/FilmstripBench" media bench-output/media
     echo
     Benchmarks/serve.sh "$bin"
+    echo
+    Benchmarks/catalog.sh "$bin"
 } | tee bench-output/report.txt

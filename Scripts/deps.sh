@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what Filmstrip needs and is missing: pkg-config, libjpeg-turbo (TurboJPEG API), libpng and FFmpeg
-# (libavformat, libavcodec, libswscale, libswresample, libavfilter, libavutil) headers, the ffmpeg CLI, and Chromium with its driver (page
-# tests).
+# (libavformat, libavcodec, libswscale, libswresample, libavfilter, libavutil) headers, the ffmpeg CLI, Chromium with
+# its driver (page tests), and Slurm with munge (the catalog's job-array test).
 # Debian/Ubuntu use apt-get (with sudo when not root); macOS uses Homebrew. Prints nothing when all is present.
 # Python's m3u8 and mpegdash check what Filmstrip writes; with --bench, webvtt-py is installed too (a benchmark
 # reference).
@@ -26,6 +26,9 @@ Linux)
     # Headless Chromium and its driver run the page tests of `filmstrip serve` and `filmstrip page`.
     command -v chromium >/dev/null 2>&1 || missing+=(chromium)
     command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
+    # A one-node Slurm cluster (munged, slurmctld, slurmd) runs the catalog's job-array test.
+    [ -x /usr/sbin/slurmctld ] || command -v slurmctld >/dev/null 2>&1 || missing+=(slurm-wlm)
+    [ -x /usr/sbin/munged ] || command -v munged >/dev/null 2>&1 || missing+=(munge)
     # wrk loads the server in the benchmarks.
     if [ "${1:-}" = "--bench" ] && ! command -v wrk >/dev/null 2>&1; then missing+=(wrk); fi
     if ((${#missing[@]})); then

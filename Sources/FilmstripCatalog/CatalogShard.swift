@@ -78,9 +78,10 @@ extension CatalogShard {
     /// The shard to run: `explicit` (`--shard I/N`) if given, else the batch engine's own index from `environment`,
     /// else the whole list.
     ///
-    /// - Slurm: `SLURM_ARRAY_TASK_ID`, less `SLURM_ARRAY_TASK_MIN` and divided by `SLURM_ARRAY_TASK_STEP` (so
-    ///   `--array=1-8` and `--array=0-14:2` work); the count is `shards`, else `SLURM_ARRAY_TASK_COUNT`, else worked
-    ///   out from `SLURM_ARRAY_TASK_MAX`.
+    /// - Slurm: with `shards`, `SLURM_ARRAY_TASK_ID` is the index (so resubmitting only some tasks, `--array=2,5`,
+    ///   keeps their shards). Without, the index is `SLURM_ARRAY_TASK_ID` less `SLURM_ARRAY_TASK_MIN`, divided by
+    ///   `SLURM_ARRAY_TASK_STEP` (so `--array=1-8` and `--array=0-14:2` work), and the count is
+    ///   `SLURM_ARRAY_TASK_COUNT`, else worked out from `SLURM_ARRAY_TASK_MAX`: right for a whole array.
     /// - Kubernetes Indexed Job: `JOB_COMPLETION_INDEX`; the count is `shards` (the Job's `completions`, which the
     ///   pod is not told).
     /// - AWS Batch array job: `AWS_BATCH_JOB_ARRAY_INDEX`; the count is `shards`, else `AWS_BATCH_JOB_ARRAY_SIZE`.
@@ -103,16 +104,16 @@ extension CatalogShard {
             return value
         }
         if let id = try number("SLURM_ARRAY_TASK_ID") {
+            // With --shards, task ids are shard indexes: resubmitting some tasks (`--array=2,5`) keeps their shards.
+            if let shards { return (try CatalogShard(index: id, count: shards), .slurm) }
             let minimum = try number("SLURM_ARRAY_TASK_MIN") ?? 0
             let step = max(1, try number("SLURM_ARRAY_TASK_STEP") ?? 1)
             guard id >= minimum, (id - minimum) % step == 0 else {
                 throw CatalogError(
                     .invalidShard,
-                    "Slurm array task \(id) is not on the array's grid (min \(minimum), step \(step)): pass --shard I/N"
-                )
+                    "Slurm array task \(id) is not on the array's grid (min \(minimum), step \(step)): pass --shards N")
             }
-            var count = shards
-            if count == nil { count = try number("SLURM_ARRAY_TASK_COUNT") }
+            var count = try number("SLURM_ARRAY_TASK_COUNT")
             if count == nil, let maximum = try number("SLURM_ARRAY_TASK_MAX") { count = (maximum - minimum) / step + 1 }
             guard let count else {
                 throw CatalogError(.invalidShard, "Slurm does not say the array's size: pass --shards N")

@@ -61,7 +61,13 @@ struct CatalogShardTests {
                 "SLURM_ARRAY_TASK_ID": "10", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_MAX": "14",
                 "SLURM_ARRAY_TASK_STEP": "2",
             ]) == "5/8 slurm")
-        #expect(try resolve(["SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "4"], shards: 2) == "1/2 slurm")
+        // With --shards, the task id is the shard: one task resubmitted alone (--array=2) keeps its shard.
+        #expect(
+            try resolve(
+                [
+                    "SLURM_ARRAY_TASK_ID": "2", "SLURM_ARRAY_TASK_COUNT": "1", "SLURM_ARRAY_TASK_MIN": "2",
+                    "SLURM_ARRAY_TASK_MAX": "2",
+                ], shards: 4) == "2/4 slurm")
         #expect(try resolve(["JOB_COMPLETION_INDEX": "7"], shards: 10) == "7/10 kubernetes")
         #expect(try resolve(["AWS_BATCH_JOB_ARRAY_INDEX": "0"], shards: 3) == "0/3 aws_batch")
         #expect(
@@ -75,7 +81,8 @@ struct CatalogShardTests {
             (["JOB_COMPLETION_INDEX": "1"], nil), (["AWS_BATCH_JOB_ARRAY_INDEX": "1"], nil), ([:], 4),
             (["SLURM_ARRAY_TASK_ID": "1"], nil), (["SLURM_ARRAY_TASK_ID": "x", "SLURM_ARRAY_TASK_COUNT": "2"], nil),
             (["SLURM_ARRAY_TASK_ID": "4", "SLURM_ARRAY_TASK_COUNT": "4"], nil),
-            (["SLURM_ARRAY_TASK_ID": "3", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_STEP": "2"], 4),
+            (["SLURM_ARRAY_TASK_ID": "3", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_STEP": "2"], nil),
+            (["SLURM_ARRAY_TASK_ID": "4"], 4),
             (["JOB_COMPLETION_INDEX": "5"], 5),
         ]
         for (environment, shards) in refused {

@@ -5,7 +5,10 @@
 #
 # Every task runs the same command; filmstrip reads its shard from SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT.
 # Resubmitting the same array after a failure, a cancellation or a node loss makes only what is not complete, and
-# an item a still-running task is making is waited for, never made twice.
+# an item a still-running task is making is waited for, never made twice. To resubmit only some tasks, give the
+# array's size, so that each task id stays its shard:
+#
+#   sbatch --array=2,5 docs/catalog/slurm-array.sh videos.txt /shared/previews --shards 16
 #
 # Shared storage: the list, the videos (or their URLs) and the catalog folder must be at the same paths on every
 # node, on a file system with atomic rename within a folder and flock visible across nodes (NFSv4, Lustre mounted
