@@ -15,7 +15,7 @@ for i in $(seq -w 1 24); do
     [ -f "$clip" ] || ffmpeg -loglevel error -y -f lavfi -i "testsrc2=s=1280x720:r=25:d=10,hue=h=$((10#$i * 15))" \
         -c:v libx264 -preset veryfast -g 50 -pix_fmt yuv420p "$clip"
 done
-ls "$media"/clips/clip-*.mp4 | xargs -n1 basename | sed 's|^|clips/|' >"$media/list.txt"
+for clip in "$media"/clips/clip-*.mp4; do echo "clips/$(basename "$clip")"; done >"$media/list.txt"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 now() { date +%s.%N; }
@@ -23,22 +23,36 @@ rate() { awk -v n="$1" -v s="$2" -v c="$3" 'BEGIN { printf "%.0f", n / s * 3600 
 list="$media/list.txt"
 settings=(--interval 1 --formats vtt)
 
-echo "catalog generate: 24 clips of 10 s 1280x720 H.264, a thumbnail a second, on $cores cores"
-t0=$(now)
-"$bin" catalog generate "$list" --output "$work/one" --jobs 2 "${settings[@]}" >/dev/null
-one=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { print b - a }')
-t0=$(now)
-for shard in 0 1; do
-    "$bin" catalog generate "$list" --output "$work/two" --shard "$shard/2" --cores 1 "${settings[@]}" >/dev/null &
-done
-wait
-two=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { print b - a }')
-t0=$(now)
-mkdir -p "$work/ffmpeg"
-# shellcheck disable=SC2016
-ls "$media"/clips/clip-*.mp4 | xargs -P 2 -I{} sh -c \
-    'ffmpeg -loglevel error -y -i "$1" -vf fps=1,scale=160:-2,tile=10x10 -frames:v 1 "$2/$(basename "$1").jpg"' _ {} "$work/ffmpeg"
-reference=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { print b - a }')
+# The median of three runs of "$@", each into an empty $work/out.
+median() {
+    local runs=() t0
+    for _ in 1 2 3; do
+        rm -rf "$work/out"
+        t0=$(now)
+        "$@" >/dev/null
+        runs+=("$(awk -v a="$t0" -v b="$(now)" 'BEGIN { print b - a }')")
+    done
+    printf '%s\n' "${runs[@]}" | sort -g | sed -n 2p
+}
+one_process() { "$bin" catalog generate "$list" --output "$work/out" --jobs 2 "${settings[@]}"; }
+two_shards() {
+    for shard in 0 1; do
+        "$bin" catalog generate "$list" --output "$work/out" --shard "$shard/2" --cores 1 "${settings[@]}" &
+    done
+    wait
+}
+ffmpeg_recipe() {
+    mkdir -p "$work/out"
+    # shellcheck disable=SC2016
+    printf '%s\0' "$media"/clips/clip-*.mp4 | xargs -0 -P 2 -I{} sh -c \
+        'ffmpeg -loglevel error -y -i "$1" -vf fps=1,scale=160:-2,tile=10x10 -frames:v 1 "$2/$(basename "$1").jpg"' \
+        _ {} "$work/out"
+}
+
+echo "catalog generate: 24 clips of 10 s 1280x720 H.264, a thumbnail a second, on $cores cores (median of 3)"
+one=$(median one_process)
+two=$(median two_shards)
+reference=$(median ffmpeg_recipe)
 printf '  %-44s %6.2f s  %6s videos/hour/core\n' "one process, --jobs 2" "$one" "$(rate 24 "$one" "$cores")"
 printf '  %-44s %6.2f s  %6s videos/hour/core\n' "two shards (--shard 0/2, 1/2), a core each" "$two" \
     "$(rate 24 "$two" "$cores")"
