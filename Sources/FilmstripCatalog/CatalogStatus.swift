@@ -1,5 +1,6 @@
 import Crypto
 public import FilmstripLoading
+import FilmstripSync
 import Foundation
 
 /// Where each listed item of a catalog stands.
@@ -88,14 +89,19 @@ public struct CatalogStatus: Sendable {
         do {
             identity =
                 item.url.isFileURL
-                ? try ItemIdentity.ofFile(item.url)
+                ? try await runBlocking { try ItemIdentity.ofFile(item.url) }
                 : try await ItemIdentity.ofRemote(item.url, loading: loading, transport: transport)
         } catch {
             return Item(item: item, key: nil, state: .failed, error: ItemContext.failure(error))
         }
         let key = ContentKey(identity: identity, settings: settings)
-        if let completion = catalog.completion(of: key) {
-            if verify, !intact(completion, in: catalog.itemDirectory(of: key)) {
+        // Markers and (with verify) every output are read off the cooperative pool.
+        let found = try? await runBlocking { () -> (ItemCompletion, Bool)? in
+            guard let completion = catalog.completion(of: key) else { return nil }
+            return (completion, !verify || intact(completion, in: catalog.itemDirectory(of: key)))
+        }
+        if let (completion, whole) = found ?? nil {
+            if !whole {
                 return Item(item: item, key: key, state: .corrupt, completion: completion)
             }
             return Item(item: item, key: key, state: .done, completion: completion)

@@ -1,6 +1,7 @@
 import Crypto
 import FilmstripLoading
 import FilmstripMedia
+import FilmstripSync
 import Foundation
 
 #if canImport(Glibc)
@@ -10,7 +11,8 @@ import Foundation
 #endif
 
 extension ItemContext {
-    /// Makes one item (or finds it complete) and records the outcome.
+    /// Makes one item (or finds it complete) and records the outcome. File system work that can block (a `stat` on
+    /// shared storage, `fsync`, reading outputs back) runs outside the cooperative pool.
     func make(_ item: CatalogItem) async -> CatalogItemOutcome {
         let started = ContinuousClock.now
         var timings = CatalogRecord.Timings(identify: 0, generate: 0, commit: 0, total: 0)
@@ -18,16 +20,16 @@ extension ItemContext {
         do {
             identity =
                 item.url.isFileURL
-                ? try ItemIdentity.ofFile(item.url)
+                ? try await runBlocking { try ItemIdentity.ofFile(item.url) }
                 : try await ItemIdentity.ofRemote(item.url, loading: options.preview.loading, transport: transport)
         } catch {
             timings.identify = (ContinuousClock.now - started).seconds
             timings.total = timings.identify
-            return failed(item, key: nil, error, timings)
+            return await failed(item, key: nil, error, timings)
         }
         timings.identify = (ContinuousClock.now - started).seconds
         let key = ContentKey(identity: identity, settings: settings)
-        if !options.force, catalog.isComplete(key) { return skipped(item, key, started, timings) }
+        if !options.force, catalog.isComplete(key) { return await skipped(item, key, started, timings) }
 
         // Wait for whoever is making this item; it may then be complete.
         let lockPath = catalog.staging.appendingPathComponent(key.hex + ".lock").path
@@ -39,34 +41,38 @@ extension ItemContext {
                 try await Task.sleep(for: options.lockPollInterval)
             }
         } catch {
-            return failed(item, key: key, error, timings.finished(started))
+            return await failed(item, key: key, error, timings.finished(started))
         }
-        guard let lock else { return failed(item, key: key, CancellationError(), timings.finished(started)) }
+        guard let lock else { return await failed(item, key: key, CancellationError(), timings.finished(started)) }
         defer { lock.release(removing: true) }
-        if !options.force, catalog.isComplete(key) { return skipped(item, key, started, timings) }
+        if !options.force, catalog.isComplete(key) { return await skipped(item, key, started, timings) }
 
         let stage = catalog.staging.appendingPathComponent(key.hex, isDirectory: true)
-        Durable.remove(stage.path)
         let generating = ContinuousClock.now
         var preview = options.preview
         preview.workers = options.workers
         let summary: PreviewTrackSummary
         do {
-            try Durable.makeDirectory(stage.path)
+            try await runBlocking {
+                Durable.remove(stage.path)
+                try Durable.makeDirectory(stage.path)
+            }
             summary = try await PreviewTrackGenerator.generate(from: item.url, to: stage, options: preview)
         } catch {
-            Durable.remove(stage.path)
+            _ = try? await runBlocking { Durable.remove(stage.path) }
             timings.generate = (ContinuousClock.now - generating).seconds
-            return failed(item, key: key, error, timings.finished(started))
+            return await failed(item, key: key, error, timings.finished(started))
         }
         timings.generate = (ContinuousClock.now - generating).seconds
         let committing = ContinuousClock.now
         let completion: ItemCompletion
         do {
-            completion = try commit(item, key: key, identity: identity, summary: summary, stage: stage)
+            completion = try await runBlocking {
+                try self.commit(item, key: key, identity: identity, summary: summary, stage: stage)
+            }
         } catch {
-            Durable.remove(stage.path)
-            return failed(item, key: key, error, timings.finished(started))
+            _ = try? await runBlocking { Durable.remove(stage.path) }
+            return await failed(item, key: key, error, timings.finished(started))
         }
         timings.commit = (ContinuousClock.now - committing).seconds
         var record = record(item, key: key, status: .done, timings.finished(started))
@@ -77,7 +83,7 @@ extension ItemContext {
         record.bytesWritten = completion.files.reduce(0) { $0 + $1.bytes }
         record.forced = options.force ? true : nil
         recorded.withLock { _ = $0.insert(key) }
-        return write(record, for: item, as: .done)
+        return await write(record, for: item, as: .done)
     }
 
     /// Syncs the staged outputs, writes the completion marker last and renames the folder into `items/`.
@@ -149,10 +155,11 @@ extension ItemContext {
     private func skipped(
         _ item: CatalogItem, _ key: ContentKey, _ started: ContinuousClock.Instant,
         _ timings: CatalogRecord.Timings
-    ) -> CatalogItemOutcome {
+    ) async -> CatalogItemOutcome {
         // Complete without a done line: its maker was killed between the rename and the line.
         let missing = recorded.withLock { $0.insert(key).inserted }
-        guard missing, let completion = catalog.completion(of: key) else {
+        let catalog = self.catalog
+        guard missing, let completion = try? await runBlocking({ catalog.completion(of: key) }) else {
             return CatalogItemOutcome(item: item, kind: .skipped, key: key, record: nil)
         }
         var record = record(item, key: key, status: .done, timings.finished(started))
@@ -161,17 +168,15 @@ extension ItemContext {
         record.duration = completion.duration
         record.bytesWritten = completion.files.reduce(0) { $0 + $1.bytes }
         record.recovered = true
-        return write(record, for: item, as: .skipped)
+        return await write(record, for: item, as: .skipped)
     }
 
     private func failed(
         _ item: CatalogItem, key: ContentKey?, _ error: any Error, _ timings: CatalogRecord.Timings
-    )
-        -> CatalogItemOutcome
-    {
+    ) async -> CatalogItemOutcome {
         var record = record(item, key: key, status: .failed, timings)
         record.error = Self.failure(error)
-        return write(record, for: item, as: .failed)
+        return await write(record, for: item, as: .failed)
     }
 
     private func record(
@@ -188,11 +193,10 @@ extension ItemContext {
     /// output only (the item's outputs, if any, stay complete).
     private func write(
         _ record: CatalogRecord, for item: CatalogItem, as kind: CatalogItemOutcome.Kind
-    )
-        -> CatalogItemOutcome
-    {
+    ) async -> CatalogItemOutcome {
+        let journal = self.journal
         do {
-            try journal.append(record)
+            try await runBlocking { try journal.append(record) }
             return CatalogItemOutcome(item: item, kind: kind, key: record.key, record: record)
         } catch {
             var failed = record

@@ -1,6 +1,7 @@
 import FilmstripFormats
 public import FilmstripLoading
 import FilmstripStreaming
+import FilmstripSync
 public import Foundation
 
 /// What ``IFramePlaylistGenerator/generate(from:to:options:)`` wrote.
