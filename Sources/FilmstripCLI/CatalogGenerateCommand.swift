@@ -54,7 +54,7 @@ struct CatalogGenerateCommand: AsyncParsableCommand {
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
         if let cores, cores < 1 { throw ValidationError("--cores must be at least 1") }
         let items = try catalogItems(list)
-        let resolved: (shard: CatalogShard, source: CatalogShard.Source)
+        let resolved: CatalogShard.Resolution
         do {
             resolved = try CatalogShard.resolve(
                 explicit: shard.map(CatalogShard.init(parsing:)), shards: shards,
@@ -63,6 +63,7 @@ struct CatalogGenerateCommand: AsyncParsableCommand {
             printError(error.description)
             throw ExitStatus.badInput
         }
+        for warning in resolved.warnings { printError("warning: " + warning) }
         var options = CatalogRunOptions()
         options.preview = try generation.previewOptions()
         options.preview.loading = network.applied(to: options.preview.loading)

@@ -48,7 +48,9 @@ struct CatalogIndexCommand: AsyncParsableCommand {
         print(
             "\(destination.path): \(index.items.count) of \(items.count) items"
                 + (index.failed.isEmpty ? "" : ", \(index.failed.count) failed")
-                + (index.missing.isEmpty ? "" : ", \(index.missing.count) missing"))
-        if index.items.count < items.count { throw ExitCode(1) }
+                + (index.missing.isEmpty ? "" : ", \(index.missing.count) missing")
+                + (index.unreachable.isEmpty
+                    ? "" : ", \(index.unreachable.count) unreachable (the last version made kept, if any)"))
+        if index.items.count < items.count || !index.unreachable.isEmpty { throw ExitCode(1) }
     }
 }

@@ -73,7 +73,9 @@ struct CatalogStatusCommand: AsyncParsableCommand {
                 "\(status.items.count) items: " + parts.joined(separator: ", ")
                     + (status.orphans > 0 ? "; \(status.orphans) complete items no listed video has any more" : ""))
         }
-        if status.count(.missing) + status.count(.running) + status.count(.corrupt) > 0 { throw ExitCode(1) }
+        if !status.started { printError("no run yet in \(catalog.directory.path): every item is missing") }
+        let pending = [CatalogStatus.State.missing, .running, .corrupt, .unreachable].map(status.count).reduce(0, +)
+        if pending > 0 { throw ExitCode(1) }
         if status.count(.failed) > 0 { throw ExitCode(3) }
     }
 }

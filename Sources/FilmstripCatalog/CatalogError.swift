@@ -8,6 +8,8 @@ public struct CatalogError: Error, Sendable, CustomStringConvertible {
         case invalidList = "invalid_list"
         /// The shard cannot be worked out (a bad `--shard`, or an environment that does not say the count).
         case invalidShard = "invalid_shard"
+        /// The generation settings are out of range (checked before the catalog is touched).
+        case invalidSettings = "invalid_settings"
         /// The catalog directory cannot be created, written or read.
         case storage
         /// An item's input cannot be identified (a missing file, an HTTP error).

@@ -8,7 +8,7 @@ import Foundation
 ///
 /// ```swift
 /// let items = try CatalogList.read(URL(fileURLWithPath: "videos.txt"))
-/// let (shard, _) = try CatalogShard.resolve(explicit: nil, shards: nil, environment: ProcessInfo.processInfo.environment)
+/// let shard = try CatalogShard.resolve(explicit: nil, shards: nil, environment: ProcessInfo.processInfo.environment).shard
 /// var options = CatalogRunOptions()
 /// options.preview.formats = [.vtt, .hls]
 /// let summary = try await CatalogGenerator.run(items, shard: shard, catalog: Catalog(directory: out), options: options)
@@ -25,6 +25,12 @@ public enum CatalogGenerator {
         report: @escaping @Sendable (CatalogItemOutcome) -> Void = { _ in }
     ) async throws(CatalogError) -> CatalogRunSummary {
         let started = ContinuousClock.now
+        // Bad settings are the caller's mistake, not every item's failure: nothing is touched.
+        do {
+            try options.preview.validate()
+        } catch {
+            throw CatalogError(.invalidSettings, error.message, underlying: error)
+        }
         let settings = CatalogSettings(options.preview)
         try catalog.prepare(settings: settings)
         let staleRemoved = catalog.removeStaleStaging()
@@ -32,7 +38,7 @@ public enum CatalogGenerator {
         let context = ItemContext(
             catalog: catalog, shard: shard, settings: settings, options: options, journal: journal,
             transport: options.preview.transport ?? URLSessionDataLoader(),
-            recorded: Set(CatalogJournal.records(in: catalog).filter { $0.status == .done }.compactMap(\.key)))
+            recorded: DoneKeys(results: catalog.results))
         let mine = shard.assigned(items)
         var totals: [CatalogItemOutcome.Kind: Int] = [:]
         await withTaskGroup(of: CatalogItemOutcome.Kind.self) { group in
@@ -74,11 +80,11 @@ final class ItemContext: Sendable {
     let journal: CatalogJournal
     let transport: any DataLoading
     /// Keys with a `done` line in some results file.
-    let recorded: Mutex<Set<ContentKey>>
+    let recorded: DoneKeys
 
     init(
         catalog: Catalog, shard: CatalogShard, settings: CatalogSettings, options: CatalogRunOptions,
-        journal: CatalogJournal, transport: any DataLoading, recorded: Set<ContentKey>
+        journal: CatalogJournal, transport: any DataLoading, recorded: DoneKeys
     ) {
         self.catalog = catalog
         self.shard = shard
@@ -86,6 +92,6 @@ final class ItemContext: Sendable {
         self.options = options
         self.journal = journal
         self.transport = transport
-        self.recorded = Mutex(recorded)
+        self.recorded = recorded
     }
 }

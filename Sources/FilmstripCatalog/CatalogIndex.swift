@@ -12,7 +12,7 @@ public import Foundation
 ///       "widths": {"320": {"vtt": "items/3f/3f2a…/w320/thumbnails.vtt"}}
 ///     }
 ///   },
-///   "missing": ["show/ep2.mp4"], "failed": ["broken.mp4"]
+///   "missing": ["show/ep2.mp4"], "failed": ["broken.mp4"], "unreachable": []
 /// }
 /// ```
 ///
@@ -40,6 +40,8 @@ public struct CatalogIndex: Sendable, Hashable, Encodable {
         public var tracks: [String: String]
         /// Track URLs per format for each extra width.
         public var widths: [String: [String: String]]?
+        /// `false` when the input could not be reached to check it: the entry is the last version made.
+        public var verified: Bool?
     }
 
     /// The index format's version.
@@ -52,6 +54,8 @@ public struct CatalogIndex: Sendable, Hashable, Encodable {
     public var missing: [String]
     /// Inputs whose last outcome was a failure.
     public var failed: [String]
+    /// Remote inputs that could not be reached now; those made before keep their last entry in ``items``.
+    public var unreachable: [String]
 
     /// The index of `status`; `baseURL` (ending in `/`) is put before every path.
     public init(_ status: CatalogStatus, catalog: Catalog, baseURL: String? = nil) {
@@ -59,9 +63,17 @@ public struct CatalogIndex: Sendable, Hashable, Encodable {
         var items: [String: Entry] = [:]
         var missing: [String] = []
         var failed: [String] = []
+        var unreachable: [String] = []
         for item in status.items {
-            guard item.state == .done, let key = item.key, let completion = item.completion else {
-                if item.state == .failed { failed.append(item.item.input) } else { missing.append(item.item.input) }
+            if item.state == .unreachable { unreachable.append(item.item.input) }
+            guard item.state == .done || item.state == .unreachable, let key = item.key,
+                let completion = item.completion
+            else {
+                if item.state == .failed {
+                    failed.append(item.item.input)
+                } else if item.state != .unreachable {
+                    missing.append(item.item.input)
+                }
                 continue
             }
             let folder = (baseURL ?? "") + catalog.relativePath(of: key) + "/"
@@ -77,11 +89,12 @@ public struct CatalogIndex: Sendable, Hashable, Encodable {
             items[item.item.input] = Entry(
                 key: key.hex, duration: completion.duration, thumbnails: completion.thumbnails,
                 tile: .init(w: completion.tileWidth, h: completion.tileHeight), tracks: tracks,
-                widths: widths.isEmpty ? nil : widths)
+                widths: widths.isEmpty ? nil : widths, verified: item.state == .unreachable ? false : nil)
         }
         self.items = items
         self.missing = missing
         self.failed = failed
+        self.unreachable = unreachable
     }
 
     /// Writes the index to `url` atomically (a reader sees the old index or the new one).

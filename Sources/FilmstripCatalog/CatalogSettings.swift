@@ -14,7 +14,7 @@ public struct CatalogSettings: Sendable, Hashable, Codable {
     public var outputVersion: Int
     /// The track files written, sorted (``PreviewTrackOptions/OutputFormat`` raw values).
     public var formats: [String]
-    /// Seconds per thumbnail, when no count is set.
+    /// Seconds per thumbnail; 0 when a count is set.
     public var interval: Double
     /// A fixed number of thumbnails, if set.
     public var count: Int?
@@ -43,7 +43,8 @@ public struct CatalogSettings: Sendable, Hashable, Codable {
     public init(_ options: PreviewTrackOptions) {
         outputVersion = Self.outputVersion
         formats = options.formats.map(\.rawValue).sorted()
-        interval = options.interval
+        // With a count, the interval is not read: it must not change the key.
+        interval = options.count == nil ? options.interval : 0
         count = options.count
         width = options.width
         extraWidths = Array(Set(options.additionalWidths)).sorted()
@@ -71,7 +72,7 @@ public struct CatalogSettings: Sendable, Hashable, Codable {
             throw CatalogError(.storage, "unreadable mode or sheet size in the catalog's settings")
         }
         options.formats = formats
-        options.interval = interval
+        if count == nil { options.interval = interval }
         options.count = count
         options.width = width
         options.additionalWidths = extraWidths

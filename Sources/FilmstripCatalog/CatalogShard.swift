@@ -88,13 +88,13 @@ extension CatalogShard {
     public static func resolve(
         explicit: CatalogShard?, shards: Int?, environment: [String: String]
     )
-        throws(CatalogError) -> (shard: CatalogShard, source: Source)
+        throws(CatalogError) -> Resolution
     {
         if let explicit {
             if let shards, shards != explicit.count {
                 throw CatalogError(.invalidShard, "--shard \(explicit) and --shards \(shards) disagree")
             }
-            return (explicit, .option)
+            return Resolution(shard: explicit, source: .option)
         }
         func number(_ name: String) throws(CatalogError) -> Int? {
             guard let text = environment[name], !text.isEmpty else { return nil }
@@ -105,7 +105,17 @@ extension CatalogShard {
         }
         if let id = try number("SLURM_ARRAY_TASK_ID") {
             // With --shards, task ids are shard indexes: resubmitting some tasks (`--array=2,5`) keeps their shards.
-            if let shards { return (try CatalogShard(index: id, count: shards), .slurm) }
+            if let shards {
+                var warnings: [String] = []
+                if let maximum = try number("SLURM_ARRAY_TASK_MAX"), let count = try number("SLURM_ARRAY_TASK_COUNT"),
+                    count > 1, maximum < shards - 1
+                {
+                    warnings.append(
+                        "--shards \(shards), but this array's highest task is \(maximum): shards \(maximum + 1) and up "
+                            + "are not run by it")
+                }
+                return Resolution(shard: try CatalogShard(index: id, count: shards), source: .slurm, warnings: warnings)
+            }
             let minimum = try number("SLURM_ARRAY_TASK_MIN") ?? 0
             let step = max(1, try number("SLURM_ARRAY_TASK_STEP") ?? 1)
             guard id >= minimum, (id - minimum) % step == 0 else {
@@ -118,7 +128,7 @@ extension CatalogShard {
             guard let count else {
                 throw CatalogError(.invalidShard, "Slurm does not say the array's size: pass --shards N")
             }
-            return (try CatalogShard(index: (id - minimum) / step, count: count), .slurm)
+            return Resolution(shard: try CatalogShard(index: (id - minimum) / step, count: count), source: .slurm)
         }
         if let index = try number("JOB_COMPLETION_INDEX") {
             guard let shards else {
@@ -127,22 +137,36 @@ extension CatalogShard {
                     "JOB_COMPLETION_INDEX is set, but a Kubernetes Indexed Job does not tell its pods the Job's "
                         + "completions: pass --shards N")
             }
-            return (try CatalogShard(index: index, count: shards), .kubernetes)
+            return Resolution(shard: try CatalogShard(index: index, count: shards), source: .kubernetes)
         }
         if let index = try number("AWS_BATCH_JOB_ARRAY_INDEX") {
-            var count = shards
-            if count == nil { count = try number("AWS_BATCH_JOB_ARRAY_SIZE") }
-            guard let count else {
+            let size = try number("AWS_BATCH_JOB_ARRAY_SIZE")
+            if let shards, let size, shards != size {
+                throw CatalogError(
+                    .invalidShard,
+                    "--shards \(shards) and AWS_BATCH_JOB_ARRAY_SIZE=\(size) disagree: items would be missed")
+            }
+            guard let count = shards ?? size else {
                 throw CatalogError(
                     .invalidShard, "AWS_BATCH_JOB_ARRAY_INDEX is set without AWS_BATCH_JOB_ARRAY_SIZE: pass --shards N")
             }
-            return (try CatalogShard(index: index, count: count), .awsBatch)
+            return Resolution(shard: try CatalogShard(index: index, count: count), source: .awsBatch)
         }
         if let shards {
             throw CatalogError(
                 .invalidShard,
                 "--shards \(shards) needs this process's index: --shard I/N, or a Slurm, Kubernetes or AWS Batch array")
         }
-        return (.whole, .none)
+        return Resolution(shard: .whole, source: .none)
+    }
+
+    /// The shard a process runs, where it came from, and what looks wrong without being an error.
+    public struct Resolution: Sendable, Hashable {
+        /// The shard.
+        public var shard: CatalogShard
+        /// Where it came from.
+        public var source: Source
+        /// Settings that will leave items out (say so on standard error).
+        public var warnings: [String] = []
     }
 }

@@ -15,8 +15,13 @@ public struct CatalogStatus: Sendable {
         case failed
         /// Never made, or made for an older version of the video or of the settings.
         case missing
-        /// Complete, but a file no longer matches its marker (`--verify` only).
+        /// Complete, but a file no longer matches its marker (`--verify` only; `catalog generate --verify` makes
+        /// it again).
         case corrupt
+        /// A remote input that cannot be reached now (its error is given): whether it changed is unknown. The last
+        /// version made of it, if any, is kept (``Item/key``, ``Item/completion``), so an outage does not empty an
+        /// index.
+        case unreachable
     }
 
     /// One item.
@@ -29,7 +34,7 @@ public struct CatalogStatus: Sendable {
         public var state: State
         /// The last failure, for ``State/failed`` (and why an identity could not be read).
         public var error: CatalogRecord.Failure?
-        /// The completion marker, for ``State/done``.
+        /// The completion marker, for ``State/done`` (and the last version made, for ``State/unreachable``).
         public var completion: ItemCompletion?
     }
 
@@ -37,6 +42,8 @@ public struct CatalogStatus: Sendable {
     public var items: [Item]
     /// Complete items in the folder that no listed item has (older versions of videos or settings).
     public var orphans: Int
+    /// Whether the catalog has had a run: before its first, there are no settings and every item is missing.
+    public var started: Bool
 
     /// The number of items in `state`.
     public func count(_ state: State) -> Int { items.count { $0.state == state } }
@@ -49,16 +56,17 @@ public struct CatalogStatus: Sendable {
         transport: (any DataLoading)? = nil, verify: Bool = false, concurrency: Int = 16
     ) async throws(CatalogError) -> CatalogStatus {
         guard let settings = try catalog.settings() else {
-            throw CatalogError(
-                .storage, "not a catalog yet (no catalog.json): run `filmstrip catalog generate` first",
-                url: catalog.directory)
+            // No run yet: a waiting pipeline sees everything missing, not an error.
+            return CatalogStatus(
+                items: items.map { Item(item: $0, key: nil, state: .missing) }, orphans: 0, started: false)
         }
         let transport = transport ?? URLSessionDataLoader()
-        var failures: [String: CatalogRecord] = [:]
+        var journal = Journal()
         for record in CatalogJournal.records(in: catalog) {
-            failures[record.key?.hex ?? record.input] = record.status == .failed ? record : nil
+            journal.failures[record.key?.hex ?? record.input] = record.status == .failed ? record : nil
+            if record.status == .done, let key = record.key { journal.lastDone[record.input] = key }
         }
-        let known = failures
+        let known = journal
         var states = [Item?](repeating: nil, count: items.count)
         await withTaskGroup(of: (Int, Item).self) { group in
             var next = items.indices.makeIterator()
@@ -78,12 +86,13 @@ public struct CatalogStatus: Sendable {
         }
         let listed = Set(states.compactMap { $0?.key })
         return CatalogStatus(
-            items: states.compactMap { $0 }, orphans: catalog.storedKeys().count { !listed.contains($0) })
+            items: states.compactMap { $0 }, orphans: catalog.storedKeys().count { !listed.contains($0) },
+            started: true)
     }
 
     private static func state(
         of item: CatalogItem, _ catalog: Catalog, _ settings: CatalogSettings, _ loading: LoadingConfiguration,
-        _ transport: any DataLoading, _ verify: Bool, _ failures: [String: CatalogRecord]
+        _ transport: any DataLoading, _ verify: Bool, _ journal: Journal
     ) async -> Item {
         let identity: ItemIdentity
         do {
@@ -92,7 +101,14 @@ public struct CatalogStatus: Sendable {
                 ? try await runBlocking { try ItemIdentity.ofFile(item.url) }
                 : try await ItemIdentity.ofRemote(item.url, loading: loading, transport: transport)
         } catch {
-            return Item(item: item, key: nil, state: .failed, error: ItemContext.failure(error))
+            guard !item.url.isFileURL else {
+                return Item(item: item, key: nil, state: .failed, error: ItemContext.failure(error))
+            }
+            let last = journal.lastDone[item.input]
+            let completion = try? await runBlocking { last.flatMap { catalog.completion(of: $0) } }
+            return Item(
+                item: item, key: completion == nil ? nil : last, state: .unreachable,
+                error: ItemContext.failure(error), completion: completion ?? nil)
         }
         let key = ContentKey(identity: identity, settings: settings)
         // Markers and (with verify) every output are read off the cooperative pool.
@@ -109,10 +125,16 @@ public struct CatalogStatus: Sendable {
         if FileLock.isHeld(catalog.staging.appendingPathComponent(key.hex + ".lock").path) {
             return Item(item: item, key: key, state: .running)
         }
-        if let failure = failures[key.hex] {
+        if let failure = journal.failures[key.hex] {
             return Item(item: item, key: key, state: .failed, error: failure.error)
         }
         return Item(item: item, key: key, state: .missing)
+    }
+
+    /// What the results files say: the last failure per key (or input), the last done key per input.
+    struct Journal: Sendable {
+        var failures: [String: CatalogRecord] = [:]
+        var lastDone: [String: ContentKey] = [:]
     }
 
     /// Whether every file of a complete item still has the size and SHA-256 its marker gives.

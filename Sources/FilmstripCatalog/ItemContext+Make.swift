@@ -29,7 +29,9 @@ extension ItemContext {
         }
         timings.identify = (ContinuousClock.now - started).seconds
         let key = ContentKey(identity: identity, settings: settings)
-        if !options.force, catalog.isComplete(key) { return await skipped(item, key, started, timings) }
+        if !options.force, recorded.contains(key), catalog.isComplete(key) {
+            return CatalogItemOutcome(item: item, kind: .skipped, key: key, record: nil)
+        }
 
         // Wait for whoever is making this item; it may then be complete.
         let lockPath = catalog.staging.appendingPathComponent(key.hex + ".lock").path
@@ -45,6 +47,7 @@ extension ItemContext {
         }
         guard let lock else { return await failed(item, key: key, CancellationError(), timings.finished(started)) }
         defer { lock.release(removing: true) }
+        // Complete: its maker wrote its done line before it let the lock go, unless it was killed in between.
         if !options.force, catalog.isComplete(key) { return await skipped(item, key, started, timings) }
 
         let stage = catalog.staging.appendingPathComponent(key.hex, isDirectory: true)
@@ -82,7 +85,7 @@ extension ItemContext {
         record.bytesRead = summary.bytesRead
         record.bytesWritten = completion.files.reduce(0) { $0 + $1.bytes }
         record.forced = options.force ? true : nil
-        recorded.withLock { _ = $0.insert(key) }
+        _ = recorded.insert(key)
         return await write(record, for: item, as: .done)
     }
 
@@ -156,10 +159,13 @@ extension ItemContext {
         _ item: CatalogItem, _ key: ContentKey, _ started: ContinuousClock.Instant,
         _ timings: CatalogRecord.Timings
     ) async -> CatalogItemOutcome {
-        // Complete without a done line: its maker was killed between the rename and the line.
-        let missing = recorded.withLock { $0.insert(key).inserted }
-        let catalog = self.catalog
-        guard missing, let completion = try? await runBlocking({ catalog.completion(of: key) }) else {
+        // Called with the item's lock held. Without a done line, its maker was killed between the rename and the line.
+        let (catalog, recorded) = (self.catalog, self.recorded)
+        let completion = try? await runBlocking { () -> ItemCompletion? in
+            recorded.refresh()
+            return recorded.insert(key) ? catalog.completion(of: key) : nil
+        }
+        guard let completion = completion ?? nil else {
             return CatalogItemOutcome(item: item, kind: .skipped, key: key, record: nil)
         }
         var record = record(item, key: key, status: .done, timings.finished(started))

@@ -83,7 +83,8 @@ public struct PreviewTrackOptions: Sendable {
     /// The defaults.
     public init() {}
 
-    func validate() throws(MediaError) {
+    /// Checks every option is in range; the error says which is not.
+    public func validate() throws(MediaError) {
         if let count, !(1...1_000_000).contains(count) {
             throw MediaError(.invalidArgument, "the count must be between 1 and 1,000,000 (got \(count))")
         }

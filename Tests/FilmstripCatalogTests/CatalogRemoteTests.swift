@@ -48,5 +48,14 @@ struct CatalogRemoteTests {
         let completion = try #require(catalog.completion(of: made!.key!))
         let size = Int64(try Data(contentsOf: clips[7]).count)
         #expect(completion.identity.etag != nil && completion.identity.size == size)
+
+        // The server goes away: nothing is known to have changed, so the index keeps the last versions made.
+        server.stop()
+        let status = try await CatalogStatus.read(items, catalog: catalog)
+        #expect(status.count(.unreachable) == 4 && status.orphans == 1, "the old version of 1.mp4 only")
+        #expect(status.items[1].key == made?.key && status.items[1].completion != nil)
+        let index = CatalogIndex(status, catalog: catalog)
+        #expect(index.items.count == 3 && index.items.values.allSatisfy { $0.verified == false })
+        #expect(index.unreachable.count == 4 && index.failed.isEmpty && index.missing.isEmpty)
     }
 }

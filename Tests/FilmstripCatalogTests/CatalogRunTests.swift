@@ -160,4 +160,39 @@ struct CatalogRunTests {
         #expect(text.split(separator: "\n").count == 12)
         #expect(CatalogJournal.records(in: bench.catalog).count == 12)
     }
+
+    @Test("settings out of range are refused before the catalog is touched; a count makes the interval irrelevant")
+    func settings() async throws {
+        let bench = try CatalogBench(broken: false)
+        defer { bench.remove() }
+        var bad = CatalogBench.options()
+        bad.preview.width = 7
+        await #expect {
+            _ = try await bench.run(bad)
+        } throws: { ($0 as? CatalogError)?.kind == .invalidSettings }
+        #expect(!FileManager.default.fileExists(atPath: bench.catalog.directory.path))
+        var counted = CatalogBench.options()
+        counted.preview.count = 3
+        _ = try await bench.run(counted)
+        counted.preview.interval = 7
+        let again = try await bench.run(counted)
+        #expect((again.done, again.skipped) == (0, 12))
+    }
+
+    @Test("two processes on the same shard at once: each item made once, one done line each")
+    func sameShardTwice() async throws {
+        let bench = try CatalogBench(broken: false)
+        defer { bench.remove() }
+        let options = {
+            var options = CatalogBench.options(jobs: 1)
+            options.lockPollInterval = .milliseconds(20)
+            return options
+        }()
+        async let first = bench.run(options)
+        async let second = bench.run(options)
+        let (a, b) = try await (first, second)
+        #expect(a.done + b.done == 12 && a.skipped + b.skipped == 12)
+        let done = CatalogJournal.records(in: bench.catalog).filter { $0.status == .done }
+        #expect(done.count == 12 && Set(done.compactMap(\.key)).count == 12, "\(done.map(\.input))")
+    }
 }

@@ -48,8 +48,8 @@ struct CatalogShardTests {
         ) throws
             -> String
         {
-            let (shard, source) = try CatalogShard.resolve(explicit: explicit, shards: shards, environment: environment)
-            return "\(shard) \(source.rawValue)"
+            let resolved = try CatalogShard.resolve(explicit: explicit, shards: shards, environment: environment)
+            return "\(resolved.shard) \(resolved.source.rawValue)"
         }
         #expect(try resolve([:]) == "0/1 none")
         #expect(try resolve(["SLURM_ARRAY_TASK_ID": "2", "SLURM_ARRAY_TASK_COUNT": "4"]) == "2/4 slurm")
@@ -91,5 +91,13 @@ struct CatalogShardTests {
             }
         }
         #expect(throws: CatalogError.self) { try resolve([:], shards: 3, explicit: .init(index: 0, count: 2)) }
+        #expect(throws: CatalogError.self) {
+            try resolve(["AWS_BATCH_JOB_ARRAY_INDEX": "1", "AWS_BATCH_JOB_ARRAY_SIZE": "3"], shards: 4)
+        }
+        // An array smaller than --shards leaves shards out: a warning, not an error (a resubmission is smaller too).
+        let small = try CatalogShard.resolve(
+            explicit: nil, shards: 5,
+            environment: ["SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "3", "SLURM_ARRAY_TASK_MAX": "2"])
+        #expect(small.shard.description == "1/5" && small.warnings.count == 1)
     }
 }
