@@ -34,7 +34,7 @@ struct CatalogGenerateCommand: AsyncParsableCommand {
     @Option(help: "The number of shards, for an index read from the environment.")
     var shards: Int?
 
-    @Option(help: "Items made at the same time (default: 1).")
+    @Option(help: "Items made at the same time.")
     var jobs: Int = 1
 
     @Option(help: "Cores this process may use (default: SLURM_CPUS_PER_TASK, the CPU affinity and cgroup quota).")
@@ -42,6 +42,9 @@ struct CatalogGenerateCommand: AsyncParsableCommand {
 
     @Flag(help: "Make every item again, complete or not.")
     var force = false
+
+    @Flag(help: "Check every output of complete items against its marker; make again those whose files changed.")
+    var verify = false
 
     @Flag(help: "Print each outcome as a JSON line, then a summary line.")
     var json = false
@@ -71,14 +74,18 @@ struct CatalogGenerateCommand: AsyncParsableCommand {
         if let cores { options.cores = cores }
         options.workersPerItem = generation.workers
         options.force = force
+        options.verify = verify
         let catalog = Catalog(directory: URL(fileURLWithPath: output, isDirectory: true))
         let bar = ProgressBar(label: "items")
         let total = resolved.shard.assigned(items).count
         let ended = Mutex(0)
         let json = self.json
-        let summary: CatalogRunSummary
-        do {
-            summary = try await CatalogGenerator.run(items, shard: resolved.shard, catalog: catalog, options: options) {
+        // SIGTERM (Slurm's scancel and preemption, Kubernetes and AWS Batch stopping a task) stops the run cleanly:
+        // nothing new starts, the items under way are cancelled and their staging removed, and the results say
+        // what was done; the next run goes on from there.
+        signal(SIGTERM, SIG_IGN)
+        let run = Task { () async throws -> CatalogRunSummary in
+            try await CatalogGenerator.run(items, shard: resolved.shard, catalog: catalog, options: options) {
                 outcome in
                 let count = ended.withLock {
                     $0 += 1
@@ -89,19 +96,29 @@ struct CatalogGenerateCommand: AsyncParsableCommand {
                         outcome.record.map { "{\"event\":\"item\"," + $0.jsonLine.dropFirst() }
                         ?? JSON.object([
                             ("event", .string("item")), ("input", .string(outcome.item.input)),
-                            ("key", outcome.key.map { .string($0.hex) } ?? .null), ("status", .string("skipped")),
+                            ("key", outcome.key.map { .string($0.hex) } ?? .null),
+                            ("status", .string(outcome.kind == .skipped ? "skipped" : "cancelled")),
                         ]).text
                     // Unbuffered, one write per line: a reader sees each outcome as it ends.
                     FileHandle.standardOutput.write(Data((line + "\n").utf8))
                 } else if outcome.kind == .failed, let error = outcome.record?.error {
+                    bar.clear()
                     printError("failed: \(outcome.item.input): \(error.kind): \(error.message)")
                 }
                 bar.update(count, of: total)
             }
+        }
+        let terminate = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .global())
+        terminate.setEventHandler { run.cancel() }
+        terminate.resume()
+        let summary: CatalogRunSummary
+        do {
+            summary = try await run.value
         } catch {
             printError("\(error)")
             throw ExitStatus.badInput
         }
+        terminate.cancel()
         if json {
             print(
                 JSON.object([
@@ -109,6 +126,7 @@ struct CatalogGenerateCommand: AsyncParsableCommand {
                     ("source", .string(resolved.source.rawValue)), ("listed", .int(summary.listed)),
                     ("assigned", .int(summary.assigned)), ("done", .int(summary.done)),
                     ("skipped", .int(summary.skipped)), ("failed", .int(summary.failed)),
+                    ("cancelled", .int(summary.cancelled)),
                     ("stale_removed", .int(summary.staleRemoved)),
                     ("seconds", .double((summary.seconds * 1000).rounded() / 1000)),
                     (
@@ -120,8 +138,13 @@ struct CatalogGenerateCommand: AsyncParsableCommand {
             print(
                 "shard \(summary.shard) (\(resolved.source == .none ? "the whole list" : resolved.source.rawValue)): "
                     + "\(summary.assigned) of \(summary.listed) items: "
-                    + "\(summary.done) made, \(summary.skipped) already complete, \(summary.failed) failed "
+                    + "\(summary.done) made, \(summary.skipped) already complete, \(summary.failed) failed"
+                    + (summary.cancelled > 0 ? ", \(summary.cancelled) stopped " : " ")
                     + String(format: "in %.2f s", summary.seconds))
+        }
+        if run.isCancelled {
+            printError("stopped by SIGTERM; run again to go on")
+            throw ExitCode(128 + SIGTERM)
         }
         if summary.failed > 0 { throw ExitCode(1) }
     }

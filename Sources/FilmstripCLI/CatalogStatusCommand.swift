@@ -9,9 +9,12 @@ struct CatalogStatusCommand: AsyncParsableCommand {
         abstract: "Say which items of a catalog are done, running, failed or missing.",
         discussion: """
             Keys are worked out as `catalog generate` does, under the settings of the catalog's last run \
-            (DIR/catalog.json): a file is stat'ed, a URL costs one one-byte request. Lists every item that is \
-            not done (all of them with --all), then a summary. Exit status: 0 when every item is done, 1 while any \
-            is missing, running or corrupt, 3 when the rest failed, 2 on bad input.
+            (DIR/catalog.json): a file is stat'ed, a URL costs one one-byte request. States: done, running (a live \
+            process holds its lock), failed, missing, corrupt (with --verify; `generate --verify` makes it again) \
+            and unreachable (a URL that cannot be reached now; its last version stays in the index). Lists every \
+            item that is not done (all of them with --all), then a summary. Exit status: 0 when every item is \
+            done, 1 while any is missing, running, corrupt or unreachable (before the first run, all are \
+            missing), 3 when the rest failed, 2 on bad input.
             """
     )
 

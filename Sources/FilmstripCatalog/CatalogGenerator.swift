@@ -56,12 +56,14 @@ public enum CatalogGenerator {
             }
             while let kind = await group.next() {
                 totals[kind, default: 0] += 1
-                if let item = next.next() { start(item) }
+                // A cancelled run (SIGTERM) starts nothing new; the items under way end as cancelled.
+                if !Task.isCancelled, let item = next.next() { start(item) }
             }
         }
         return CatalogRunSummary(
             shard: shard, listed: items.count, assigned: mine.count, done: totals[.done] ?? 0,
-            skipped: totals[.skipped] ?? 0, failed: totals[.failed] ?? 0, staleRemoved: staleRemoved,
+            skipped: totals[.skipped] ?? 0, failed: totals[.failed] ?? 0, cancelled: totals[.cancelled] ?? 0,
+            staleRemoved: staleRemoved,
             seconds: (ContinuousClock.now - started).seconds)
     }
 }

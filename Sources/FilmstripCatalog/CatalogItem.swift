@@ -19,9 +19,10 @@ public struct CatalogItem: Sendable, Hashable {
 /// Reads the list of a catalog: a text file of paths and URLs, or a folder.
 ///
 /// In a text file each line is a path or an `http(s)` or `file` URL; blank lines and lines starting with `#` are
-/// skipped, and so is a repeated line. A relative path is relative to the list's own folder, so a list on shared
-/// storage means the same videos on every node. A folder lists every video under it (``VideoFolder``), named by
-/// its path relative to the folder.
+/// skipped, and so is a repeated line (a `#` inside a line is part of it). A relative path is relative to the list's
+/// own folder, so a list on shared storage means the same videos on every node. A folder lists every video under it
+/// and every stream (a DASH MPD, an HLS playlist no other playlist lists), but not the segments a playlist lists
+/// (``VideoFolder``), each named by its path relative to the folder.
 public enum CatalogList {
     /// The most items a list may hold.
     public static let maximumItems = 10_000_000
@@ -34,7 +35,7 @@ public enum CatalogList {
         }
         if isDirectory.boolValue {
             let root = location.standardizedFileURL
-            return VideoFolder.videos(under: root).map { url in
+            return VideoFolder.videos(under: root, includingStreams: true).map { url in
                 CatalogItem(input: String(url.path.dropFirst(root.path.count).drop { $0 == "/" }), url: url)
             }
         }
@@ -79,8 +80,10 @@ public enum CatalogList {
     )
         throws(CatalogError) -> URL
     {
+        // A URL has a scheme and "://" (or is a data: URL); anything else, colons included, is a path.
         if let colon = line.firstIndex(of: ":"), line[..<colon].count > 1,
-            line[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) })
+            line[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }),
+            line[colon...].hasPrefix("://") || line[..<colon].lowercased() == "data"
         {
             let scheme = line[..<colon].lowercased()
             guard ["http", "https", "file"].contains(scheme), let url = URL(string: line),
@@ -92,6 +95,6 @@ public enum CatalogList {
             return scheme == "file" ? url.standardizedFileURL : url
         }
         if line.hasPrefix("/") { return URL(fileURLWithPath: line).standardizedFileURL }
-        return URL(fileURLWithPath: line, relativeTo: base).standardizedFileURL
+        return URL(fileURLWithPath: base.standardizedFileURL.path + "/" + line).standardizedFileURL
     }
 }

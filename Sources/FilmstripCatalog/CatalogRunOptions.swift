@@ -14,6 +14,9 @@ public struct CatalogRunOptions: Sendable {
     public var workersPerItem: Int?
     /// Makes every item again, complete or not.
     public var force = false
+    /// Reads every output of a complete item back and checks it against its marker; an item whose files changed is
+    /// made again (what `catalog status --verify` reports as corrupt).
+    public var verify = false
     /// How often a process waiting for an item another process is making checks its lock.
     public var lockPollInterval: Duration = .milliseconds(250)
 
@@ -52,6 +55,8 @@ public struct CatalogRunSummary: Sendable, Hashable {
     public var skipped: Int
     /// Items that failed.
     public var failed: Int
+    /// Items under way when the run was cancelled.
+    public var cancelled: Int
     /// Staging folders of killed runs removed at the start.
     public var staleRemoved: Int
     /// Wall-clock seconds.
@@ -68,6 +73,8 @@ public struct CatalogItemOutcome: Sendable {
         case skipped
         /// Could not be made.
         case failed
+        /// Stopped with the run (SIGTERM): left for the next run, not recorded.
+        case cancelled
     }
 
     /// The item.

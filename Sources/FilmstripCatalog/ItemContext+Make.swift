@@ -29,7 +29,7 @@ extension ItemContext {
         }
         timings.identify = (ContinuousClock.now - started).seconds
         let key = ContentKey(identity: identity, settings: settings)
-        if !options.force, recorded.contains(key), catalog.isComplete(key) {
+        if !options.force, recorded.contains(key), await isComplete(key) {
             return CatalogItemOutcome(item: item, kind: .skipped, key: key, record: nil)
         }
 
@@ -48,7 +48,7 @@ extension ItemContext {
         guard let lock else { return await failed(item, key: key, CancellationError(), timings.finished(started)) }
         defer { lock.release(removing: true) }
         // Complete: its maker wrote its done line before it let the lock go, unless it was killed in between.
-        if !options.force, catalog.isComplete(key) { return await skipped(item, key, started, timings) }
+        if !options.force, await isComplete(key) { return await skipped(item, key, started, timings) }
 
         let stage = catalog.staging.appendingPathComponent(key.hex, isDirectory: true)
         let generating = ContinuousClock.now
@@ -87,6 +87,17 @@ extension ItemContext {
         record.forced = options.force ? true : nil
         _ = recorded.insert(key)
         return await write(record, for: item, as: .done)
+    }
+
+    /// Whether the item is complete (with ``CatalogRunOptions/verify``, and every output still matches its marker).
+    private func isComplete(_ key: ContentKey) async -> Bool {
+        guard options.verify else { return catalog.isComplete(key) }
+        let catalog = self.catalog
+        return
+            (try? await runBlocking { () -> Bool in
+                guard let completion = catalog.completion(of: key) else { return false }
+                return CatalogStatus.intact(completion, in: catalog.itemDirectory(of: key))
+            }) ?? false
     }
 
     /// Syncs the staged outputs, writes the completion marker last and renames the folder into `items/`.
@@ -182,6 +193,10 @@ extension ItemContext {
     ) async -> CatalogItemOutcome {
         var record = record(item, key: key, status: .failed, timings)
         record.error = Self.failure(error)
+        // A run stopped (SIGTERM) leaves the item for the next one; nothing about the item is known.
+        if Task.isCancelled, record.error?.kind == "cancelled" {
+            return CatalogItemOutcome(item: item, kind: .cancelled, key: key, record: nil)
+        }
         return await write(record, for: item, as: .failed)
     }
 
@@ -220,7 +235,7 @@ extension ItemContext {
         case let error as CatalogError:
             return .init(kind: error.kind.rawValue, message: error.message)
         case let error as LoadingError:
-            return .init(kind: "input_unavailable", message: error.message)
+            return .init(kind: error.kind == .cancelled ? "cancelled" : "input_unavailable", message: error.message)
         case is CancellationError:
             return .init(kind: "cancelled", message: "cancelled")
         default:

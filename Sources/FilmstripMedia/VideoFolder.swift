@@ -3,9 +3,10 @@ public import Foundation
 /// The videos in a folder tree, as a person would count them.
 ///
 /// A video is a regular file with a video extension (``videoExtensions``). Hidden files and folders are skipped,
-/// and so are the segments an HLS playlist beside them lists: the `.ts` pieces of a stream the `ffmpeg` CLI wrote
-/// are not videos of their own. A file addressed by byte ranges (ffmpeg's single-file mode) holds the whole stream
-/// and stays a video.
+/// and so is every file an HLS playlist in the tree lists, wherever it lies: the `.ts` pieces of a stream the
+/// `ffmpeg` CLI wrote are not videos of their own. A file addressed by byte ranges (ffmpeg's single-file mode) holds
+/// the whole stream and stays a video. With `includingStreams`, the streams themselves are counted too: every DASH
+/// MPD, and every HLS playlist no other playlist lists (a master, or a media playlist on its own).
 public enum VideoFolder {
     /// File extensions taken as videos.
     public static let videoExtensions: Set<String> = [
@@ -13,57 +14,65 @@ public enum VideoFolder {
     ]
 
     /// Every video under `directory` (standardized file URLs), sorted by path.
-    public static func videos(under directory: URL) -> [URL] {
+    public static func videos(under directory: URL, includingStreams: Bool = false) -> [URL] {
         guard
             let walker = FileManager.default.enumerator(
                 at: directory, includingPropertiesForKeys: [.isRegularFileKey],
                 options: [.skipsHiddenFiles, .skipsPackageDescendants])
         else { return [] }
-        var found: [URL] = []
-        var segmentsByFolder: [String: Set<String>] = [:]
+        var files: [URL] = []
+        var playlists: [URL] = []
+        var manifests: [URL] = []
         for case let url as URL in walker {
-            guard videoExtensions.contains(url.pathExtension.lowercased()) else { continue }
-            let folder = url.deletingLastPathComponent()
-            let segments = segmentsByFolder[folder.path] ?? playlistEntries(in: folder)
-            segmentsByFolder[folder.path] = segments
-            guard !segments.contains(url.lastPathComponent) else { continue }
-            found.append(url.standardizedFileURL)
+            let kind = url.pathExtension.lowercased()
+            if videoExtensions.contains(kind) {
+                files.append(url.standardizedFileURL)
+            } else if kind == "m3u8" {
+                playlists.append(url.standardizedFileURL)
+            } else if kind == "mpd" {
+                manifests.append(url.standardizedFileURL)
+            }
         }
+        var listed: Set<String> = []
+        for playlist in playlists { listed.formUnion(referencedPaths(in: playlist)) }
+        var found = files.filter { !listed.contains($0.path) }
+        if includingStreams { found += playlists.filter { !listed.contains($0.path) } + manifests }
         return found.sorted { $0.path.localizedStandardCompare($1.path) == .orderedAscending }
     }
 
-    /// The file names the HLS playlists of a folder list (segments and `EXT-X-MAP` sections), read from playlists
-    /// of at most 4 MB.
-    public static func playlistEntries(in folder: URL) -> Set<String> {
-        let files = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        var names: Set<String> = []
-        for file in files where file.lowercased().hasSuffix(".m3u8") {
-            let url = folder.appendingPathComponent(file)
-            guard let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber,
-                size.intValue <= 4 << 20, let text = try? String(contentsOf: url, encoding: .utf8)
-            else { continue }
-            var ranged = false
-            for line in text.split(whereSeparator: \.isNewline) {
-                var entry = line.trimmingCharacters(in: .whitespaces)
-                if entry.hasPrefix("#EXT-X-BYTERANGE") {
-                    ranged = true
-                    continue
-                }
-                if entry.hasPrefix("#EXT-X-MAP:"), !entry.contains("BYTERANGE="), let start = entry.range(of: "URI=\""),
+    /// The local files an HLS playlist of at most 4 MB lists (segments, `EXT-X-MAP` sections, variant, rendition and
+    /// I-frame playlists), as standardized paths, relative URIs resolved against the playlist's folder. Files
+    /// addressed by byte ranges are left out: each holds a whole stream.
+    public static func referencedPaths(in playlist: URL) -> Set<String> {
+        guard let size = (try? FileManager.default.attributesOfItem(atPath: playlist.path))?[.size] as? NSNumber,
+            size.intValue <= 4 << 20, let text = try? String(contentsOf: playlist, encoding: .utf8)
+        else { return [] }
+        let folder = playlist.deletingLastPathComponent()
+        var paths: Set<String> = []
+        func add(_ uri: Substring) {
+            let reference = uri.split(separator: "?").first.map(String.init) ?? String(uri)
+            guard !reference.isEmpty, !reference.contains("://") else { return }
+            let url =
+                reference.hasPrefix("/")
+                ? URL(fileURLWithPath: reference) : folder.appendingPathComponent(reference)
+            paths.insert(url.standardizedFileURL.path)
+        }
+        var ranged = false
+        for line in text.split(whereSeparator: \.isNewline) {
+            let entry = line.trimmingCharacters(in: .whitespaces)
+            if entry.hasPrefix("#EXT-X-BYTERANGE") {
+                ranged = true
+            } else if entry.hasPrefix("#") {
+                // URI="…" of EXT-X-MAP (unless ranged), EXT-X-MEDIA, EXT-X-I-FRAME-STREAM-INF and the like.
+                guard !entry.contains("BYTERANGE="), let start = entry.range(of: "URI=\""),
                     let end = entry[start.upperBound...].firstIndex(of: "\"")
-                {
-                    entry = String(entry[start.upperBound..<end])
-                } else if entry.isEmpty || entry.hasPrefix("#") {
-                    continue
-                } else if ranged {
-                    ranged = false
-                    continue
-                }
-                // Only names in this folder: a playlist's URL may carry a query.
-                let name = entry.split(separator: "?").first.map(String.init) ?? entry
-                if !name.contains("/") { names.insert(name) }
+                else { continue }
+                add(entry[start.upperBound..<end][...])
+            } else if !entry.isEmpty {
+                if !ranged { add(entry[...]) }
+                ranged = false
             }
         }
-        return names
+        return paths
     }
 }

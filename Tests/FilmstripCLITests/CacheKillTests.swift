@@ -135,15 +135,8 @@ struct CacheKillTests {
         let watch = inotify_init1(Int32(IN_NONBLOCK))
         defer { close(watch) }
         _ = inotify_add_watch(watch, cacheDirectory, UInt32(IN_CREATE))
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let argv = ([binary] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        guard posix_spawn(&pid, binary, &actions, nil, argv, environ) == 0 else { return .finished }
+        let pid = spawnQuietly(binary, arguments)
+        guard pid > 0 else { return .finished }
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64((atWrite ? 20 : delay) * 1e9)
         var status: Int32 = 0
         var buffer = [UInt8](repeating: 0, count: 4096)

@@ -128,18 +128,8 @@ struct KillRounds: Sendable {
         var pids: [pid_t] = []
         for shard in delays.indices {
             let arguments =
-                [binary, "catalog", "generate", list, "--output", catalog, "--shard", "\(shard)/\(delays.count)"]
-                + settings
-            var actions = posix_spawn_file_actions_t()
-            posix_spawn_file_actions_init(&actions)
-            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-            let argv = arguments.map { strdup($0) } + [nil]
-            var pid: pid_t = 0
-            if posix_spawn(&pid, binary, &actions, nil, argv, environ) != 0 { pid = -1 }
-            argv.forEach { free($0) }
-            posix_spawn_file_actions_destroy(&actions)
-            pids.append(pid)
+                ["catalog", "generate", list, "--output", catalog, "--shard", "\(shard)/\(delays.count)"] + settings
+            pids.append(spawnQuietly(binary, arguments))
         }
         var statuses: [Int32] = []
         var running = Set(pids.indices.filter { pids[$0] > 0 })

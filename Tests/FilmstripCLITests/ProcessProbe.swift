@@ -101,3 +101,16 @@ private final class ThreadWork<T: Sendable>: @unchecked Sendable {
         running = threads
     }
 }
+
+/// Starts `executable` with `arguments`, its standard output and error to /dev/null; the pid, or -1.
+func spawnQuietly(_ executable: String, _ arguments: [String]) -> pid_t {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid: pid_t = 0
+    return posix_spawn(&pid, executable, &actions, nil, argv, environ) == 0 ? pid : -1
+}

@@ -36,6 +36,8 @@ struct CatalogListTests {
     @Test("a line that is neither a path nor an http(s) or file URL is an error naming its line")
     func badLines() throws {
         let base = URL(fileURLWithPath: "/lists")
+        // A colon does not make a URL: "ep:1.mp4" is a file.
+        #expect(try CatalogList.parse("ep:1.mp4\n", relativeTo: base).first?.url.path == "/lists/ep:1.mp4")
         for (text, line) in [("a.mp4\nftp://host/b.mp4\n", 2), ("# x\n\ndata:video/mp4;base64,AAAA\n", 3)] {
             #expect {
                 try CatalogList.parse(text, relativeTo: base)
@@ -69,8 +71,23 @@ struct CatalogListTests {
         for name in ["seg-0.ts", "seg-1.ts", "other.ts"] {
             try Data([0]).write(to: directory.file("stream/" + name))
         }
+        // A master beside its variant, whose segments lie in a folder below; a single-file stream by byte ranges.
+        let master = directory.file("show/master.m3u8")
+        try FileManager.default.createDirectory(
+            at: directory.file("show/v0/segs"), withIntermediateDirectories: true)
+        try Data("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\nv0/index.m3u8\n".utf8).write(to: master)
+        try Data("#EXTM3U\n#EXT-X-MAP:URI=\"segs/init.mp4\"\n#EXTINF:2,\nsegs/s0.m4s\n".utf8)
+            .write(to: directory.file("show/v0/index.m3u8"))
+        for name in ["init.mp4", "s0.m4s"] { try Data([0]).write(to: directory.file("show/v0/segs/" + name)) }
+        try Data("#EXTM3U\n#EXT-X-BYTERANGE:100@0\n#EXTINF:2,\nall.ts\n".utf8).write(to: directory.file("one.m3u8"))
+        try Data([0]).write(to: directory.file("all.ts"))
+        try Data("<MPD/>".utf8).write(to: directory.file("dash.mpd"))
         let items = try CatalogList.read(directory.url)
-        #expect(items.map(\.input) == ["a.mp4", "shows/b.mkv", "stream/other.ts"])
-        #expect(items[1].url == directory.file("shows/b.mkv").standardizedFileURL)
+        #expect(
+            items.map(\.input) == [
+                "a.mp4", "all.ts", "dash.mpd", "one.m3u8", "show/master.m3u8", "shows/b.mkv", "stream/index.m3u8",
+                "stream/other.ts",
+            ])
+        #expect(items[5].url == directory.file("shows/b.mkv").standardizedFileURL)
     }
 }

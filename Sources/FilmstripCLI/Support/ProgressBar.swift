@@ -31,4 +31,10 @@ final class ProgressBar: Sendable {
         FileHandle.standardError.write(Data("\r\(label) [\(bar)] \(done)/\(total)".utf8))
         if done == total { FileHandle.standardError.write(Data("\n".utf8)) }
     }
+
+    /// Clears the bar's line, so that a message can be printed; the next update draws it again.
+    func clear() {
+        guard enabled, last.withLock({ $0.fraction >= 0 && $0.fraction < 1 }) else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
+    }
 }
