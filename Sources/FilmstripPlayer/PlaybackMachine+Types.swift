@@ -130,3 +130,24 @@ extension PlaybackMachine {
         return [.clockChanged]
     }
 }
+
+extension PlaybackMachine {
+    /// How long a seek waits for its first frame before showing `buffering`.
+    public static let seekGrace = 0.25
+    /// How long `play` waits for the start threshold before showing `buffering`.
+    public static let startGrace = 0.2
+    /// A frame later than this (two intervals at 25 fps) is dropped, unless it is the first since the clock started.
+    public static let lateness = 0.08
+
+    /// What the statistics count.
+    struct Counters: Sendable {
+        var presented = 0
+        var dropped = 0
+        var rebuffers = 0
+        var rebufferTime = 0.0
+        var stallStarted: Double?
+        var openedAt: Double?
+        var startupTime: Double?
+        var lastStatistics = -Double.infinity
+    }
+}

@@ -13,13 +13,6 @@
 /// while running { execute(machine.step(buffer, at: clock.now)) }
 /// ```
 public struct PlaybackMachine: Sendable {
-    /// How long a seek waits for its first frame before showing `buffering`.
-    public static let seekGrace = 0.25
-    /// How long `play` waits for the start threshold before showing `buffering`.
-    public static let startGrace = 0.2
-    /// A frame later than this (two intervals at 25 fps) is dropped, unless it is the first since the clock started.
-    public static let lateness = 0.08
-
     /// The settings (replaced by ``load(_:at:)``).
     public private(set) var settings: Settings
     /// The state graph.
@@ -46,17 +39,6 @@ public struct PlaybackMachine: Sendable {
     private var startupBuffer: Double?
     private var hasPresentedSinceAnchor = false
     private(set) var counters = Counters()
-
-    struct Counters: Sendable {
-        var presented = 0
-        var dropped = 0
-        var rebuffers = 0
-        var rebufferTime = 0.0
-        var stallStarted: Double?
-        var openedAt: Double?
-        var startupTime: Double?
-        var lastStatistics = -Double.infinity
-    }
 
     /// A machine in `idle`.
     public init(settings: Settings) {
