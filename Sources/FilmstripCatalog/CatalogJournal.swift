@@ -49,14 +49,19 @@ public final class CatalogJournal: Sendable {
     public static func records(in catalog: Catalog) -> [CatalogRecord] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: catalog.results.path)) ?? []
         var records: [CatalogRecord] = []
-        let decoder = JSONDecoder.catalog
         for name in names.sorted() where name.hasSuffix(".jsonl") {
             guard let data = try? Data(contentsOf: catalog.results.appendingPathComponent(name)) else { continue }
-            for line in data.split(separator: UInt8(ascii: "\n")) {
-                if let record = try? decoder.decode(CatalogRecord.self, from: Data(line)) { records.append(record) }
-            }
+            records += decode(data[...])
         }
         return records
+    }
+
+    /// The records of results-file bytes, one per line, skipping lines that do not parse.
+    static func decode(_ lines: Data.SubSequence) -> [CatalogRecord] {
+        let decoder = JSONDecoder.catalog
+        return lines.split(separator: UInt8(ascii: "\n")).compactMap {
+            try? decoder.decode(CatalogRecord.self, from: Data($0))
+        }
     }
 
     /// Truncates the file after its last newline when it does not end with one.

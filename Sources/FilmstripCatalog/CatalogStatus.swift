@@ -1,4 +1,3 @@
-import Crypto
 public import FilmstripLoading
 import FilmstripSync
 import Foundation
@@ -143,7 +142,7 @@ public struct CatalogStatus: Sendable {
             guard let data = try? Data(contentsOf: folder.appendingPathComponent(file.path)),
                 Int64(data.count) == file.bytes
             else { return false }
-            return SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() == file.sha256
+            return sha256Hex(data) == file.sha256
         }
     }
 }

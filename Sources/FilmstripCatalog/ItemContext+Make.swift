@@ -1,4 +1,3 @@
-import Crypto
 import FilmstripLoading
 import FilmstripMedia
 import FilmstripSync
@@ -116,7 +115,7 @@ extension ItemContext {
             files.append(
                 .init(
                     path: path, bytes: Int64(data.count),
-                    sha256: SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()))
+                    sha256: sha256Hex(data)))
             let parts = path.split(separator: "/")
             if let format = ItemCompletion.Track.format(ofFileNamed: String(parts.last ?? "")) {
                 let width = parts.count == 2 && parts[0].hasPrefix("w") ? Int(parts[0].dropFirst()) : settings.width

@@ -1,4 +1,3 @@
-import Crypto
 public import FilmstripLoading
 public import Foundation
 
@@ -102,7 +101,7 @@ public struct ContentKey: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The key of `identity` under `settings`.
     public init(identity: ItemIdentity, settings: CatalogSettings) {
         let text = "filmstrip-item\n" + identity.canonical + "\n--\n" + settings.canonical
-        hex = SHA256.hash(data: Data(text.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
+        hex = sha256Hex(Data(text.utf8), bytes: 16)
     }
 
     /// A key read back from a file name or a record; `nil` unless it is 32 lowercase hex digits.

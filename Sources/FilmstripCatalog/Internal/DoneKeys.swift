@@ -20,7 +20,6 @@ final class DoneKeys: Sendable {
     /// Reads what the results files gained since the last refresh. Blocks on file reads.
     func refresh() {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: results.path)) ?? []
-        let decoder = JSONDecoder.catalog
         for name in names where name.hasSuffix(".jsonl") {
             let offset = state.withLock { $0.offsets[name] ?? 0 }
             guard let handle = try? FileHandle(forReadingFrom: results.appendingPathComponent(name)) else { continue }
@@ -28,14 +27,7 @@ final class DoneKeys: Sendable {
             guard (try? handle.seek(toOffset: UInt64(offset))) != nil, let data = try? handle.readToEnd(),
                 let end = data.lastIndex(of: UInt8(ascii: "\n"))
             else { continue }
-            var found: [ContentKey] = []
-            for line in data[..<end].split(separator: UInt8(ascii: "\n")) {
-                if let record = try? decoder.decode(CatalogRecord.self, from: Data(line)), record.status == .done,
-                    let key = record.key
-                {
-                    found.append(key)
-                }
-            }
+            let found = CatalogJournal.decode(data[..<end]).filter { $0.status == .done }.compactMap(\.key)
             state.withLock {
                 $0.keys.formUnion(found)
                 $0.offsets[name] = offset + (end - data.startIndex) + 1
