@@ -181,7 +181,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FilmstripCatalogTests",
-            dependencies: ["FilmstripCatalog", "FilmstripTesting"]
+            dependencies: ["FilmstripCatalog", "FilmstripMedia", "FilmstripTesting"]
         ),
         .testTarget(
             name: "FilmstripCLITests",

@@ -5,8 +5,9 @@ public import Foundation
 /// A video is a regular file with a video extension (``videoExtensions``). Hidden files and folders are skipped,
 /// and so is every file an HLS playlist in the tree lists, wherever it lies: the `.ts` pieces of a stream the
 /// `ffmpeg` CLI wrote are not videos of their own. A file addressed by byte ranges (ffmpeg's single-file mode) holds
-/// the whole stream and stays a video. With `includingStreams`, the streams themselves are counted too: every DASH
-/// MPD, and every HLS playlist no other playlist lists (a master, or a media playlist on its own).
+/// the whole stream and stays a video. With `includingStreams`, the streams themselves are counted instead: every
+/// DASH MPD, and every HLS playlist no other playlist lists (a master, or a media playlist on its own), and a file
+/// addressed by byte ranges is then its playlist's media, not a second video.
 public enum VideoFolder {
     /// File extensions taken as videos.
     public static let videoExtensions: Set<String> = [
@@ -34,7 +35,7 @@ public enum VideoFolder {
             }
         }
         var listed: Set<String> = []
-        for playlist in playlists { listed.formUnion(referencedPaths(in: playlist)) }
+        for playlist in playlists { listed.formUnion(referencedPaths(in: playlist, ranged: includingStreams)) }
         var found = files.filter { !listed.contains($0.path) }
         if includingStreams { found += playlists.filter { !listed.contains($0.path) } + manifests }
         return found.sorted { $0.path.localizedStandardCompare($1.path) == .orderedAscending }
@@ -42,8 +43,8 @@ public enum VideoFolder {
 
     /// The local files an HLS playlist of at most 4 MB lists (segments, `EXT-X-MAP` sections, variant, rendition and
     /// I-frame playlists), as standardized paths, relative URIs resolved against the playlist's folder. Files
-    /// addressed by byte ranges are left out: each holds a whole stream.
-    public static func referencedPaths(in playlist: URL) -> Set<String> {
+    /// addressed by byte ranges, which each hold a whole stream, are left out unless `ranged`.
+    public static func referencedPaths(in playlist: URL, ranged includeRanged: Bool = false) -> Set<String> {
         guard let size = (try? FileManager.default.attributesOfItem(atPath: playlist.path))?[.size] as? NSNumber,
             size.intValue <= 4 << 20, let text = try? String(contentsOf: playlist, encoding: .utf8)
         else { return [] }
@@ -64,12 +65,12 @@ public enum VideoFolder {
                 ranged = true
             } else if entry.hasPrefix("#") {
                 // URI="…" of EXT-X-MAP (unless ranged), EXT-X-MEDIA, EXT-X-I-FRAME-STREAM-INF and the like.
-                guard !entry.contains("BYTERANGE="), let start = entry.range(of: "URI=\""),
+                guard includeRanged || !entry.contains("BYTERANGE="), let start = entry.range(of: "URI=\""),
                     let end = entry[start.upperBound...].firstIndex(of: "\"")
                 else { continue }
                 add(entry[start.upperBound..<end][...])
             } else if !entry.isEmpty {
-                if !ranged { add(entry[...]) }
+                if !ranged || includeRanged { add(entry[...]) }
                 ranged = false
             }
         }
