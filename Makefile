@@ -32,6 +32,8 @@ test: deps lint
 	$(SWIFT) test --skip-build --filter "$(PROCESS_HEAVY)"
 	@# `filmstrip serve` and `filmstrip page` over raw HTTP and in headless Chromium.
 	FILMSTRIP_BIN="$$($(SWIFT) build --show-bin-path)/filmstrip" python3 -m unittest discover -s Tests/Browser -v
+	@# The tracks Filmstrip writes, read by real Shaka Player and dash.js builds in headless Chromium.
+	FILMSTRIP_BIN="$$($(SWIFT) build --show-bin-path)/filmstrip" python3 -m unittest discover -s Tests/Interop -v
 	@# `filmstrip catalog generate` as a Slurm job array on a one-node cluster started for the test.
 	FILMSTRIP_BIN="$$($(SWIFT) build --show-bin-path)/filmstrip" python3 -m unittest discover -s Tests/Cluster -v
 

@@ -16,8 +16,17 @@ struct GenerateCommand: AsyncParsableCommand {
             With --json the summary lists every file written, the EXT-X-IMAGE-STREAM-INF line to paste into a \
             master playlist and the AdaptationSet to paste into an MPD.
 
-            Example:
+            With --attach (an HLS master or media playlist, or a static MPD, local or http) Filmstrip does the \
+            pasting: it also writes DIR/master.m3u8 (HLS input: the stream's master with an \
+            EXT-X-IMAGE-STREAM-INF per width; a media playlist gets a master that wraps it) or DIR/manifest.mpd \
+            (DASH input: an image AdaptationSet in every Period, one Representation per width), every other URI \
+            rewritten to resolve from DIR (relative for a local stream, absolute for a remote one). Serve DIR and \
+            play that manifest. The protocol's own format is added to --formats; the others are written as plain \
+            tracks. A live stream is refused.
+
+            Examples:
               filmstrip generate movie.mp4 --output thumbs --interval 5 --formats vtt,hls,dash,bif,json --json
+              filmstrip generate stream/manifest.mpd --output thumbs --interval 2 --attach
             """
     )
 
@@ -29,6 +38,9 @@ struct GenerateCommand: AsyncParsableCommand {
 
     @OptionGroup var generation: GenerationOptions
 
+    @Flag(help: "Also write the stream's own manifest with the image tracks added (DIR/master.m3u8, DIR/manifest.mpd).")
+    var attach = false
+
     @Flag(help: "Print a JSON summary on standard output.")
     var json = false
 
@@ -37,6 +49,7 @@ struct GenerateCommand: AsyncParsableCommand {
     func run() async throws {
         var options = try generation.previewOptions()
         options.loading = network.applied(to: options.loading)
+        options.attach = attach
         let directory = URL(fileURLWithPath: output, isDirectory: true).standardizedFileURL
         let bar = ProgressBar(label: "thumbnails")
         let summary: PreviewTrackSummary
@@ -60,6 +73,7 @@ struct GenerateCommand: AsyncParsableCommand {
                     ("files", .array(summary.files.map { JSON.string($0.path) })),
                     ("image_stream_inf", summary.imageStreamInf.map(JSON.string) ?? .null),
                     ("dash_adaptation_set", summary.dashAdaptationSet.map(JSON.string) ?? .null),
+                    ("attached", summary.attachedManifest.map { JSON.string($0.path) } ?? .null),
                     (
                         "other_widths",
                         .array(
@@ -76,6 +90,7 @@ struct GenerateCommand: AsyncParsableCommand {
             print(
                 "\(summary.thumbnails) thumbnails (\(summary.tileSize)) on \(sheets) and \(summary.trackURL.path) "
                     + String(format: "in %.2f s", summary.seconds))
+            if let attached = summary.attachedManifest { print("the stream with its previews: \(attached.path)") }
         }
     }
 }

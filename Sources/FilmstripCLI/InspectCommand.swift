@@ -206,7 +206,8 @@ struct TrackSummary {
             ])
         }
         return .object([
-            ("id", .string(cue.identifier ?? String(index + 1))), ("start", .double(cue.start)),
+            // The id as a browser reports it ("" when the cue has none); the position is a field of its own.
+            ("index", .int(index + 1)), ("id", .string(cue.id)), ("start", .double(cue.start)),
             ("end", .double(cue.end)), ("image", .string(track.imageURL(of: cue).absoluteString)), ("region", region),
         ])
     }
@@ -234,7 +235,8 @@ struct TrackSummary {
                     cue.region.map { "#xywh=\($0.x),\($0.y),\($0.width),\($0.height)" }
                     ?? cue.tile.map { " tile \($0.column),\($0.row) of \($0.columns)x\($0.rows)" } ?? ""
                 lines.append(
-                    String(format: "  %@  %.3f – %.3f s  ", cue.identifier ?? String(k + 1), cue.start, cue.end)
+                    String(format: "  %5d  %.3f – %.3f s  ", k + 1, cue.start, cue.end)
+                        + (cue.identifier.map { "\"\($0)\"  " } ?? "")
                         + track.imageURL(of: cue).lastPathComponent + place)
             }
         }

@@ -13,6 +13,8 @@ public struct ThumbnailCue: Sendable, Hashable {
     public var tile: TileCell?
     /// The cue identifier, when the track gives one.
     public var identifier: String?
+    /// The cue identifier as a browser reports it (`TextTrackCue.id`): as written, `""` when the cue has none.
+    public var id: String { identifier ?? "" }
     /// The 1-based line of the cue's timing line in the source.
     public var line: Int32
 

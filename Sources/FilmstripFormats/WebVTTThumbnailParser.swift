@@ -56,4 +56,47 @@ public struct WebVTTThumbnailParser: Sendable {
     public func parse(_ text: String, trackURL: URL) throws(WebVTTParseError) -> ThumbnailTrack {
         try parse(Array(text.utf8), trackURL: trackURL)
     }
+
+    /// The cues of a WebVTT file as a browser's parser gives them (the W3C WebVTT parser algorithm): every cue whose
+    /// timing line parses, whatever its payload, with its identifier as written (`""` when it has none) and NUL
+    /// characters as U+FFFD. In strict mode the first timing line or block a browser would drop is an error; in
+    /// lenient mode each is a diagnostic. ``parse(_:trackURL:)`` reads the same cues as thumbnails (each needs an
+    /// image reference).
+    public func cues(in bytes: some ContiguousBytes) throws(WebVTTParseError) -> [WebVTTCue] {
+        let result: Result<[WebVTTCue], WebVTTParseError> = bytes.withUnsafeBytes { raw in
+            var state = WebVTTParserState(
+                bytes: raw, trackURL: URL(fileURLWithPath: "/"), mode: mode, maximumCues: maximumCues)
+            state.collectsTextCues = true
+            do throws(WebVTTParseError) {
+                _ = try state.run()
+                return .success(state.textCues)
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+}
+
+/// A cue as a browser's text track holds it: what ``WebVTTThumbnailParser/cues(in:)`` gives.
+public struct WebVTTCue: Sendable, Hashable {
+    /// The identifier as written; `""` when the cue has none (a browser's `TextTrackCue.id`).
+    public var id: String
+    /// Start, milliseconds.
+    public var startMilliseconds: Int64
+    /// End, milliseconds (may be at or before the start: browsers keep such cues).
+    public var endMilliseconds: Int64
+    /// The payload lines, joined by line feeds.
+    public var text: String
+    /// The 1-based line of the timing line.
+    public var line: Int
+
+    /// Creates a cue.
+    public init(id: String, startMilliseconds: Int64, endMilliseconds: Int64, text: String, line: Int) {
+        self.id = id
+        self.startMilliseconds = startMilliseconds
+        self.endMilliseconds = endMilliseconds
+        self.text = text
+        self.line = line
+    }
 }

@@ -12,6 +12,7 @@ extension PreviewTrackGenerator {
         _ input: URL, to directory: URL, options: PreviewTrackOptions, started: Date,
         progress: (@Sendable (Int, Int) -> Void)?
     ) async throws -> PreviewTrackSummary {
+        var options = options
         var extractorOptions = FrameExtractorOptions()
         extractorOptions.maximumSize = ImageSize(width: options.width, height: Int(Int32.max))
         extractorOptions.loading = options.loading
@@ -21,10 +22,15 @@ extension PreviewTrackGenerator {
         guard !timeline.presentation.isLive else {
             throw MediaError(.invalidMedia, "a live stream has no duration to generate a track for", url: input)
         }
+        let streamingProtocol = timeline.presentation.streamingProtocol
+        if options.attach {
+            try checkAttachment(input: input, directory: directory, streamingProtocol: streamingProtocol)
+            options.formats.insert(streamingProtocol == .hls ? .hls : .dash)
+        }
         let cancellation = CancellationFlag()
         let store = SegmentStore(
             stream: stream, timeline: timeline, cancellation: cancellation, capacity: 2 * options.workers + 2)
-        return try await withTaskCancellationHandler {
+        return try await withTaskCancellationHandler { [options] in
             // The first segment tells the display size.
             let first = try await store.segment(0)
             let outputs = try GenerationOutputs(
@@ -100,9 +106,17 @@ extension PreviewTrackGenerator {
                     throw error
                 }
             }
-            return try outputs.finish(
+            var summary = try outputs.finish(
                 started: started, bytesRead: stream.client.statistics.bytes,
                 decodedFrames: counters.decoded.load(ordering: .relaxed))
+            if options.attach {
+                summary.attachedManifest = try await attach(
+                    summary, stream: stream, timeline: timeline, displaySize: first.input.displaySize,
+                    directory: directory, sheetPrefix: options.sheetPrefix)
+                summary.files.append(summary.attachedManifest!)
+                summary.seconds = Date().timeIntervalSince(started)
+            }
+            return summary
         } onCancel: {
             cancellation.cancelAll()
         }

@@ -31,6 +31,10 @@ public enum PreviewTrackGenerator {
         } catch {
             throw MediaError(.outputFailed, "cannot create \(directory.path): \(error.localizedDescription)")
         }
+        guard !options.attach || StreamFrames.isManifest(input) else {
+            throw MediaError(
+                .invalidArgument, "attaching tracks needs a stream: an HLS playlist or a DASH MPD", url: input)
+        }
         if StreamFrames.isManifest(input) {
             return try await generateFromStream(
                 input, to: directory, options: options, started: started, progress: progress)
@@ -114,6 +118,8 @@ public enum PreviewTrackGenerator {
             seconds: 0, tileSize: ImageSize(width: plan.tileWidth, height: plan.tileHeight),
             trackURL: directory.appendingPathComponent(options.trackName), sheetURLs: sheetURLs, bytesRead: bytesRead,
             decodedFrames: decodedFrames)
+        summary.layout = layout
+        summary.sheetBytes = sheetBytes
         if let storyboard = try sheets.finishStoryboard(directory: directory) {
             files.append(storyboard.image)
             try write("storyboard.json", Data(storyboard.json.utf8))
@@ -262,8 +268,12 @@ struct Plan: Sendable {
         return (used, (used + columns - 1) / columns)
     }
 
-    /// Whether every sheet keeps the full layout's height (DASH tiles share one size per Representation).
-    func padsLastSheet(_ options: PreviewTrackOptions) -> Bool { options.formats.contains(.dash) }
+    /// Whether every sheet keeps the full layout's height. DASH tiles share one size per Representation; HLS players
+    /// take a sheet's size from the first sheet's `EXT-X-TILES` (Shaka Player multiplies the tile `RESOLUTION` by
+    /// the first `LAYOUT`), so every sheet declares and has the full layout.
+    func padsLastSheet(_ options: PreviewTrackOptions) -> Bool {
+        options.formats.contains(.dash) || options.formats.contains(.hls)
+    }
 
     /// The layout the track writers describe.
     func layout(options: PreviewTrackOptions) -> PreviewTrackLayout {

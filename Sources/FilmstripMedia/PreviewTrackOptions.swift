@@ -1,3 +1,4 @@
+public import FilmstripFormats
 public import FilmstripImaging
 public import FilmstripLoading
 public import Foundation
@@ -75,6 +76,12 @@ public struct PreviewTrackOptions: Sendable {
     public var sheetPrefix = "sprite-"
     /// The track's file name. Default `thumbnails.vtt`.
     public var trackName = "thumbnails.vtt"
+    /// With an HLS or DASH input, also write the stream's own manifest with the image tracks added: `master.m3u8`
+    /// (an `EXT-X-IMAGE-STREAM-INF` per width; a media playlist is wrapped in a master) for HLS, `manifest.mpd` (an
+    /// image AdaptationSet in every Period, one Representation per width) for DASH, every other reference made to
+    /// resolve from the output directory. The protocol's format (``OutputFormat/hls`` or ``OutputFormat/dash``) is
+    /// written too; other formats are written as plain tracks. Default `false`.
+    public var attach = false
     /// Timeouts, size limit, retries and headers for http(s) inputs.
     public var loading = LoadingConfiguration(maximumResponseSize: 16 << 20, requestTimeout: 15, resourceTimeout: 60)
     /// The HTTP transport; `nil` uses a shared `URLSessionDataLoader`.
@@ -141,4 +148,10 @@ public struct PreviewTrackSummary: Sendable, Hashable {
     public var dashAdaptationSet: String?
     /// The summaries of ``PreviewTrackOptions/additionalWidths``, in order.
     public var otherWidths: [PreviewTrackSummary] = []
+    /// Where each thumbnail is: times, sheets and cells.
+    public var layout: PreviewTrackLayout?
+    /// Each sheet's size in bytes, in order.
+    public var sheetBytes: [Int] = []
+    /// The stream's manifest with the image tracks added (``PreviewTrackOptions/attach``).
+    public var attachedManifest: URL?
 }

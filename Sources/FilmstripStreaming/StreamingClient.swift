@@ -27,6 +27,7 @@ public final class StreamingClient: Sendable {
 
     private struct State {
         var presentation: Task<Presentation, any Error>?
+        var manifestBytes: Data?
         var playlists: [URL: Task<LoadedPlaylist, any Error>] = [:]
         var indexes: [SegmentBaseIndex: Task<[SegmentReference], any Error>] = [:]
         var initialization: [InitializationSection: Task<Data, any Error>] = [:]
@@ -102,7 +103,16 @@ public final class StreamingClient: Sendable {
 
     private func loadManifest() async throws -> Presentation {
         let data = try await fetcher.fetch(url, limit: limits.maximumManifestBytes, object: .manifest)
-        return try parseManifest(data, url: url)
+        let presentation = try parseManifest(data, url: url)
+        state.withLock { $0.manifestBytes = data }
+        return presentation
+    }
+
+    /// The manifest's bytes as last loaded (loading the presentation first when it is not yet): for a writer that
+    /// rewrites the manifest, without fetching it again.
+    public func manifestBytes() async throws -> Data {
+        _ = try await presentation()
+        return state.withLock { $0.manifestBytes } ?? Data()
     }
 
     /// The error kind of a manifest that did not parse.

@@ -65,7 +65,7 @@ extension TrackThumbnails {
         switch try HLSPlaylistParser().parse(bytes, url: url) {
         case .media(let media):
             guard media.imagesOnly || media.segments.contains(where: { $0.tiles != nil }) else {
-                throw Self.noImageTrack(url)
+                throw Self.noImageTrack(url, hasIFrames: media.iFramesOnly)
             }
             return try Self.imageTrack(media, url: url, previous: live)
         case .master(let master):
@@ -74,7 +74,7 @@ extension TrackThumbnails {
                 let chosen = Self.closest(
                     streams, size: { ($0.resolution?.width ?? 0, $0.resolution?.height ?? 0) },
                     preferred: configuration.preferredTileSize)
-            else { throw Self.noImageTrack(url) }
+            else { throw Self.noImageTrack(url, hasIFrames: !master.iFrameStreams.isEmpty) }
             try Self.refuseLocal(chosen.uri, from: url)
             let policy: ResourceLoader.CachePolicy = configuration.offline ? .cacheOnly : .networkFirst
             let data = try await loader.data(for: chosen.uri, policy: policy)
@@ -152,7 +152,10 @@ extension TrackThumbnails {
                         }))
             }
         }
-        guard found else { throw Self.noImageTrack(url) }
+        guard found else {
+            let trickMode = presentation.periods.contains { $0.tracks.contains { $0.kind == .iFrame } }
+            throw Self.noImageTrack(url, hasIFrames: trickMode)
+        }
         let track = try Self.checked(ThumbnailTrack(sheets: sheets, sourceURL: url, format: .dash))
         guard presentation.isLive else { return ReadTrack(track: track) }
         return ReadTrack(
@@ -174,12 +177,17 @@ extension TrackThumbnails {
         return candidates.max { size($0).0 * size($0).1 < size($1).0 * size($1).1 }
     }
 
-    private static func noImageTrack(_ url: URL) -> ThumbnailsError {
-        ThumbnailsError(
+    /// The presentation has no image track. One with I-frame playlists (or DASH trick-mode sets) can still show
+    /// previews through the `.frames` engine, which decodes those keyframes: the message says so first.
+    private static func noImageTrack(_ url: URL, hasIFrames: Bool) -> ThumbnailsError {
+        let none =
+            "the presentation has no image track (no EXT-X-IMAGE-STREAM-INF, EXT-X-IMAGES-ONLY or DASH thumbnail tiles)"
+        let generate = "make a preview track from its video with `filmstrip generate` (PreviewTrackGenerator)"
+        guard hasIFrames else { return ThumbnailsError(.unsupported, "\(none); \(generate)", url: url) }
+        return ThumbnailsError(
             .unsupported,
-            "the presentation has no image track (no EXT-X-IMAGE-STREAM-INF, EXT-X-IMAGES-ONLY or DASH thumbnail "
-                + "tiles); make a preview track from its video with `filmstrip generate` (PreviewTrackGenerator)",
-            url: url)
+            "\(none), but it has I-frame playlists: `--engine frames` (FrameThumbnails, the .frames engine) shows "
+                + "previews decoded from them; or \(generate)", url: url)
     }
 
     /// A remote source may not refer to local files.

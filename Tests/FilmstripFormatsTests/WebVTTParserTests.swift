@@ -178,6 +178,39 @@ struct WebVTTStructureTests {
         #expect(track.cues.first?.end == 2)
         let tabbed = try parse("WEBVTT\n\n00:01.000\t-->\t00:02.000\tline:0\na.jpg\n")
         #expect(tabbed.cues.first?.start == 1)
+        // As browsers read them: settings glued to the end time, form feeds as whitespace, no space at all.
+        for timing in [
+            "00:01.000 --> 00:02.000line:40%", "00:01.000 --> 00:02.000x", "00:01.000 --> 00:02.000\u{0}align:end",
+            "\u{0C}00:01.000\u{0C}-->\u{0C}00:02.000", "00:01.000-->00:02.000",
+        ] {
+            let glued = try parse("WEBVTT\n\n\(timing)\na.jpg\n")
+            #expect(glued.cues.map(\.end) == [2], "\(timing)")
+        }
+    }
+
+    @Test("ids as browsers report them: as written, \"\" when absent, NUL as U+FFFD")
+    func browserIds() throws {
+        let text =
+            "WEBVTT\n\n a b \n00:01.000 --> 00:02.000\na.jpg\n\n00:02.000 --> 00:03.000\nb.jpg\n\n"
+            + "x\u{0}y\n00:03.000 --> 00:04.000\nc.jpg\n"
+        let track = try parse(text)
+        #expect(track.cues.map(\.id) == [" a b ", "", "x\u{FFFD}y"])
+        #expect(track.cues.map(\.identifier) == [" a b ", nil, "x\u{FFFD}y"])
+        let cues = try WebVTTThumbnailParser().cues(in: Array(text.utf8))
+        #expect(cues.map(\.id) == [" a b ", "", "x\u{FFFD}y"])
+        #expect(cues.map(\.text) == ["a.jpg", "b.jpg", "c.jpg"])
+    }
+
+    @Test("a --> line as the third line of a block starts the next block, as in browsers")
+    func arrowStartsBlock() throws {
+        // "a\nb\n00:01.000 --> …": the first two lines are a stray block; the timing line starts a cue.
+        let text = "WEBVTT\n\na\nb\n00:01.000 --> 00:02.000\na.jpg\n"
+        let cues = try WebVTTThumbnailParser(mode: .lenient).cues(in: Array(text.utf8))
+        #expect(cues.map(\.startMilliseconds) == [1000] && cues.map(\.id) == [""])
+        #expect(throws: WebVTTParseError.self) { try WebVTTThumbnailParser(mode: .strict).cues(in: Array(text.utf8)) }
+        // A cue without payload is still a cue to a browser (not to a thumbnail track).
+        let empty = "WEBVTT\n\n00:01.000 --> 00:02.000\n00:02.000 --> 00:03.000\nb.jpg\n"
+        #expect(try WebVTTThumbnailParser(mode: .strict).cues(in: Array(empty.utf8)).count == 2)
     }
 
     @Test("cues follow one another without blank lines (a later --> line starts a new cue)")

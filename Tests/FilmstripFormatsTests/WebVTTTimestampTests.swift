@@ -60,8 +60,7 @@ struct WebVTTTimestampTests {
                 message: "end time: the fraction must have exactly three digits"),
             Bad(timing: "00:01.000 -> 00:02.000", column: 11, message: "expected '-->' after the start time"),
             Bad(timing: "00:01.000 --> ", column: 15, message: "end time: expected a timestamp"),
-            Bad(timing: "00:01.000 --> 00:02.000x", column: 24, message: "expected a space or tab"),
-            Bad(timing: "00:01.000 --> 00:02.000.5", column: 24, message: "expected a space or tab"),
+            Bad(timing: "00:01.000\u{0B}--> 00:02.000", column: 10, message: "expected '-->' after the start time"),
         ])
     func badTimestamps(_ bad: Bad) throws {
         let text = "WEBVTT\n\nNOTE before\n\n\(bad.timing)\na.jpg\n\n00:10.000 --> 00:11.000\nb.jpg\n"

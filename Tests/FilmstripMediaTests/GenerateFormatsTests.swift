@@ -96,8 +96,16 @@ struct GenerateFormatsTests {
             assert abs(sum(s.duration for s in playlist.segments) - 10) < 0.001
             mpd = MPEGDASHParser.parse(open(sys.argv[2]).read())
             aset = mpd.periods[0].adaptation_sets[0]
-            assert aset.content_type == "image" and aset.essential_properties[0].value == "4x2"
-            assert aset.segment_templates[0].media == "sprite-$Number$.jpg"
+            rep = aset.representations[0]
+            # The tile layout on the Representation, where Shaka Player and dash.js read it, never on the set.
+            assert aset.content_type == "image" and not aset.essential_properties
+            assert rep.essential_properties[0].value == "4x2" and rep.width == 320
+            assert rep.segment_templates[0].media == "sprite-$Number$.jpg"
+            # Each sheet's EXTINF, then its EXT-X-TILES, then its URI (Roku's and Apple's order, which Shaka reads).
+            lines = open(sys.argv[1]).read().splitlines()
+            for i, line in enumerate(lines):
+                if line.startswith("#EXTINF"):
+                    assert lines[i + 1].startswith("#EXT-X-TILES:") and lines[i + 2].startswith("sprite-"), lines
             print("ok")
             """
         let file = directory.file("check.py")

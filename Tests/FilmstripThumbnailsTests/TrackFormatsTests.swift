@@ -263,6 +263,8 @@ struct TrackFormatsTests {
         arguments: [
             ("novideo", "no image track"), ("layout", "is not a resolution"), ("local", "may not refer"),
             ("missing", "404"), ("garbage", "not a thumbnail track"),
+            ("iframes", "it has I-frame playlists: `--engine frames` (FrameThumbnails"),
+            ("trickmode", "it has I-frame playlists: `--engine frames` (FrameThumbnails"),
         ])
     func badSources(_ kind: String, _ expected: String) async throws {
         let server = try LoopbackServer()
@@ -271,6 +273,28 @@ struct TrackFormatsTests {
         switch kind {
         case "novideo":
             server.serve(path, text: "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\nv.ts\n#EXT-X-ENDLIST\n")
+            let error = await thumbnailsError { try await Self.engine().load(track: server.url(path)) }
+            #expect(error?.description.contains("I-frame") == false, "no I-frames, no such hint")
+        case "iframes":
+            server.serve(
+                path,
+                text: "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=800000,RESOLUTION=640x360\nv.m3u8\n"
+                    + "#EXT-X-I-FRAME-STREAM-INF:BANDWIDTH=90000,RESOLUTION=640x360,URI=\"i.m3u8\"\n")
+        case "trickmode":
+            server.serve(
+                path,
+                text: """
+                    <MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="static" mediaPresentationDuration="PT4S">
+                      <Period><AdaptationSet id="1" contentType="video" mimeType="video/mp4">
+                        <SegmentTemplate media="v$Number$.m4s" duration="2" startNumber="1"/>
+                        <Representation id="v" bandwidth="800000" width="640" height="360"/>
+                      </AdaptationSet><AdaptationSet id="2" contentType="video" mimeType="video/mp4">
+                        <EssentialProperty schemeIdUri="http://dashif.org/guidelines/trickmode" value="1"/>
+                        <SegmentTemplate media="t$Number$.m4s" duration="2" startNumber="1"/>
+                        <Representation id="t" bandwidth="90000" width="640" height="360"/>
+                      </AdaptationSet></Period>
+                    </MPD>
+                    """)
         case "layout":
             server.serve(
                 path,

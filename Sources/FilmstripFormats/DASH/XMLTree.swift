@@ -11,6 +11,14 @@ struct XMLNode {
     var text = ""
     /// Byte offset of the `<` that opens the element (for line numbers in errors).
     var offset: Int
+    /// The name as written, with its namespace prefix.
+    var qualifiedName = ""
+    /// Byte offset just after the start tag's `>` (for a self-closing element, its end).
+    var contentStart = 0
+    /// Byte offset of the `</` of the end tag (for a self-closing element, its end).
+    var endTagStart = 0
+    /// Byte offset just after the element's last `>`. With the others, lets a writer splice a document in place.
+    var end = 0
 
     func attribute(_ name: String) -> String? {
         for attribute in attributes where attribute.name == name { return attribute.value }
@@ -75,12 +83,14 @@ struct XMLTreeReader {
                 cursor.skipSpace()
                 guard cursor.peek == 0x3E else { throw .malformed("'>' expected after </\(name)", offset: start) }
                 cursor.position += 1
-                guard let closed = stack.popLast() else {
+                guard var closed = stack.popLast() else {
                     throw .malformed("</\(name)> closes nothing", offset: start)
                 }
                 guard closed.name == localName(name) else {
                     throw .malformed("</\(name)> does not close <\(closed.name)>", offset: start)
                 }
+                closed.endTagStart = start
+                closed.end = cursor.position
                 if stack.isEmpty {
                     root = closed
                 } else {
@@ -95,6 +105,7 @@ struct XMLTreeReader {
                 }
                 if root != nil, stack.isEmpty { throw .malformed("a second root element <\(name)>", offset: start) }
                 var node = XMLNode(name: localName(name), attributes: [], offset: start)
+                node.qualifiedName = name
                 var selfClosing = false
                 while true {
                     let hadSpace = cursor.skipSpace()
@@ -133,7 +144,10 @@ struct XMLTreeReader {
                     }
                     node.attributes.append((attributeName, value))
                 }
+                node.contentStart = cursor.position
                 if selfClosing {
+                    node.endTagStart = cursor.position
+                    node.end = cursor.position
                     if stack.isEmpty {
                         root = node
                     } else {

@@ -29,6 +29,10 @@ struct WebVTTParserState {
     var imageIndexByPath: [String: Int32] = [:]
     var lastPath: (start: Int, count: Int, index: Int32)?
     var diagnostics: [WebVTTDiagnostic] = []
+    /// With ``collectsTextCues``, the cues as a browser's track holds them, whatever their payload.
+    var textCues: [WebVTTCue] = []
+    /// Whether to read the file as a browser does (``WebVTTCue``s) instead of as a thumbnail track.
+    var collectsTextCues = false
 
     let maximumCues: Int
 
@@ -122,6 +126,15 @@ struct WebVTTParserState {
         String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
     }
 
+    /// Text as a browser's parser keeps it: invalid UTF-8 and NUL characters become U+FFFD.
+    func browserText(from start: Int, to end: Int) -> String {
+        let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+        guard memchr(slice.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!, 0, slice.count) != nil else {
+            return String(decoding: slice, as: UTF8.self)
+        }
+        return String(decoding: slice, as: UTF8.self).replacingOccurrences(of: "\u{0}", with: "\u{FFFD}")
+    }
+
     // MARK: Header
 
     mutating func parseHeader() throws(WebVTTParseError) {
@@ -157,8 +170,8 @@ struct WebVTTParserState {
 
     /// Collects the next block into `block`; returns false at the end of the input.
     ///
-    /// As in the W3C parser, the timing line may be the first or second line of a block, and a later line that
-    /// holds `-->` starts the next cue even without a blank line before it.
+    /// As in the W3C parser, the timing line may be the first or second line of a block, and any other line that
+    /// holds `-->` starts the next block even without a blank line before it.
     mutating func collectBlock() -> Bool {
         block.removeAll(keepingCapacity: true)
         timingIndex = -1
@@ -175,10 +188,10 @@ struct WebVTTParserState {
                     block.append(line)
                     continue
                 }
-                if sawTiming {
-                    pending = line
-                    break
-                }
+                // A `-->` line anywhere else (after the timing line, or as the third line of a block) ends this
+                // block and is the first line of the next one.
+                pending = line
+                break
             }
             block.append(line)
         }
@@ -189,8 +202,9 @@ struct WebVTTParserState {
         let first = block[0]
         if timingIndex < 0 {
             if hasKeyword(first, "NOTE") { return }
-            if hasKeyword(first, "STYLE") || hasKeyword(first, "REGION") {
-                if !cues.isEmpty {
+            // As the W3C parser recognises them: a first line of just the keyword (and spaces or tabs), and more.
+            if block.count >= 2, isOnly(first, "STYLE") || isOnly(first, "REGION") {
+                if !(cues.isEmpty && textCues.isEmpty) {
                     try report(
                         .misplacedBlock, first, column: 1, "STYLE and REGION blocks must come before the first cue")
                 }
@@ -220,6 +234,20 @@ struct WebVTTParserState {
             // Browsers keep such a cue (it is never shown); so does Filmstrip, with a diagnostic.
             note(diagnostic(.emptyTimeRange, timing, column: 1, "the cue ends at or before its start"))
         }
+        if collectsTextCues {
+            guard textCues.count < maximumCues else {
+                throw WebVTTParseError(
+                    diagnostic(.tooManyCues, timing, column: 1, "the track has more than \(maximumCues) cues"))
+            }
+            let payload = block[(timingIndex + 1)...]
+            textCues.append(
+                WebVTTCue(
+                    id: timingIndex == 1 ? browserText(from: first.start, to: first.end) : "",
+                    startMilliseconds: range.0, endMilliseconds: range.1,
+                    text: payload.map { browserText(from: $0.start, to: $0.end) }.joined(separator: "\n"),
+                    line: timing.number))
+            return
+        }
         guard timingIndex + 1 < block.count else {
             try report(
                 .missingImageReference, timing, column: timing.end - timing.start + 1,
@@ -234,7 +262,7 @@ struct WebVTTParserState {
                     "a thumbnail cue has one payload line; further lines are ignored"))
         }
         guard let (imageIndex, region) = try parseReference(payload) else { return }
-        let identifier: String? = timingIndex == 1 ? text(from: first.start, to: first.end) : nil
+        let identifier: String? = timingIndex == 1 ? browserText(from: first.start, to: first.end) : nil
         guard cues.count < maximumCues else {
             // In both modes: a track past the bound is refused, not cut short.
             throw WebVTTParseError(
@@ -270,18 +298,15 @@ struct WebVTTParserState {
         } catch {
             throw parseError(.invalidTimestamp, line, column: error.offset + 1, "end time: " + error.message)
         }
-        if p < raw.count, raw[p] != 0x20, raw[p] != 0x09 {
-            throw parseError(
-                .invalidTimingLine, line, column: p + 1,
-                "expected a space or tab between the end time and the cue settings")
-        }
+        // What follows is the cue settings, with or without whitespace before them (as browsers read them); a
+        // thumbnail track ignores them.
         return (start, end)
     }
 
     /// A line that starts with `d:` or `dd:` after optional whitespace.
     func looksLikeTiming(_ line: SourceLine) -> Bool {
         var p = line.start
-        while p < line.end, bytes[p] == 0x20 || bytes[p] == 0x09 { p += 1 }
+        while p < line.end, bytes[p] == 0x20 || bytes[p] == 0x09 || bytes[p] == 0x0C { p += 1 }
         var digits = 0
         while p < line.end, bytes[p] &- 48 < 10 {
             digits += 1
@@ -290,8 +315,17 @@ struct WebVTTParserState {
         return digits > 0 && p < line.end && bytes[p] == UInt8(ascii: ":")
     }
 
+    /// WebVTT whitespace inside a line: space, tab and form feed (a vertical tab is not whitespace).
     func skipSpaces(_ raw: UnsafeRawBufferPointer, _ p: inout Int) {
-        while p < raw.count, raw[p] == 0x20 || raw[p] == 0x09 { p += 1 }
+        while p < raw.count, raw[p] == 0x20 || raw[p] == 0x09 || raw[p] == 0x0C { p += 1 }
+    }
+
+    /// Whether the line is exactly `keyword` followed by nothing but spaces and tabs.
+    func isOnly(_ line: SourceLine, _ keyword: StaticString) -> Bool {
+        guard hasKeyword(line, keyword) else { return false }
+        var p = line.start + keyword.utf8CodeUnitCount
+        while p < line.end, bytes[p] == 0x20 || bytes[p] == 0x09 { p += 1 }
+        return p == line.end
     }
 
     // MARK: Image references

@@ -50,6 +50,45 @@ public struct PreviewTrackLayout: Sendable, Hashable {
     }
 }
 
+/// One width of a generated track in a DASH image AdaptationSet.
+public struct DASHImageRepresentation: Sendable, Hashable {
+    /// The track's layout.
+    public var layout: PreviewTrackLayout
+    /// The sheets' `SegmentTemplate@media` (`$Number$` from 1), relative to the MPD.
+    public var mediaTemplate: String
+    /// Each sheet's size in bytes (the bandwidth is the largest over one sheet's time).
+    public var sheetBytes: [Int]
+    /// The Representation's `id`.
+    public var id: String
+
+    /// Creates a Representation.
+    public init(layout: PreviewTrackLayout, mediaTemplate: String, sheetBytes: [Int], id: String = "thumbnails") {
+        self.layout = layout
+        self.mediaTemplate = mediaTemplate
+        self.sheetBytes = sheetBytes
+        self.id = id
+    }
+
+    /// One sheet's time, milliseconds: the first thumbnail's length times the thumbnails of a full sheet.
+    public var sheetMilliseconds: Int64 {
+        layout.count > 0 ? (layout.ends[0] - layout.starts[0]) * Int64(layout.perSheet) : 0
+    }
+}
+
+/// A Period's place on the presentation timeline, milliseconds.
+public struct DASHPeriodSpan: Sendable, Hashable {
+    /// The Period's start.
+    public var start: Int64
+    /// Its length, when known (else to the end of the track).
+    public var duration: Int64?
+
+    /// Creates a span.
+    public init(start: Int64, duration: Int64?) {
+        self.start = start
+        self.duration = duration
+    }
+}
+
 /// Writes a generated preview track in every format players read. Pure text (and bytes for BIF); the generator
 /// writes the files.
 public enum PreviewTrackWriter {
@@ -84,8 +123,9 @@ public enum PreviewTrackWriter {
     }
 
     /// An HLS image media playlist: `EXT-X-VERSION:7`, `EXT-X-TARGETDURATION` the longest sheet rounded up,
-    /// `EXT-X-IMAGES-ONLY`, an `EXT-X-TILES` before each sheet (one tile's size and time, the sheet's layout), the
-    /// sheet's time as its `EXTINF`, `EXT-X-ENDLIST`.
+    /// `EXT-X-IMAGES-ONLY`, then per sheet its time as `#EXTINF`, its `#EXT-X-TILES` (one tile's size and time, the
+    /// sheet's layout) and its URI, in that order (Roku's and Apple's examples; Shaka Player reads the tiles of a sheet
+    /// only when `EXT-X-TILES` follows `EXTINF`), and `EXT-X-ENDLIST`.
     public static func hlsImagePlaylist(_ layout: PreviewTrackLayout) -> String {
         let sheets = layout.sheetNames.indices
         let longest = sheets.map { span(layout, sheet: $0) }.map { $0.end - $0.start }.max() ?? 0
@@ -94,9 +134,10 @@ public enum PreviewTrackWriter {
         let tile = layout.count > 0 ? layout.ends[0] - layout.starts[0] : 0
         for s in sheets {
             let (start, end) = span(layout, sheet: s)
+            text += "#EXTINF:\(seconds(end - start)),\n"
             text += "#EXT-X-TILES:RESOLUTION=\(layout.tileWidth)x\(layout.tileHeight),"
             text += "LAYOUT=\(layout.columns)x\(layout.sheetRows[s]),DURATION=\(seconds(tile))\n"
-            text += "#EXTINF:\(seconds(end - start)),\n\(layout.sheetNames[s])\n"
+            text += "\(layout.sheetNames[s])\n"
         }
         return text + "#EXT-X-ENDLIST\n"
     }
@@ -119,15 +160,55 @@ public enum PreviewTrackWriter {
     public static func dashAdaptationSet(
         _ layout: PreviewTrackLayout, mediaTemplate: String, sheetBytes: [Int]
     ) -> String {
-        let sheetMs = layout.count > 0 ? (layout.ends[0] - layout.starts[0]) * Int64(layout.perSheet) : 0
-        let bandwidth = sheetBytes.max().map { Int(Double($0 * 8) / max(0.001, Double(sheetMs) / 1000)) } ?? 0
-        return """
-            <AdaptationSet id="1000" contentType="image" mimeType="image/jpeg">
-              <EssentialProperty schemeIdUri="http://dashif.org/thumbnail_tile" value="\(layout.columns)x\(layout.rows)"/>
-              <SegmentTemplate media="\(xmlEscaped(mediaTemplate))" timescale="1000" duration="\(sheetMs)" startNumber="1"/>
-              <Representation id="thumbnails" bandwidth="\(bandwidth)" width="\(layout.columns * layout.tileWidth)" height="\(layout.rows * layout.tileHeight)"/>
-            </AdaptationSet>
-            """
+        dashAdaptationSet([
+            DASHImageRepresentation(layout: layout, mediaTemplate: mediaTemplate, sheetBytes: sheetBytes)
+        ])
+    }
+
+    /// The image AdaptationSet with one Representation per width. Each Representation carries its own
+    /// `thumbnail_tile` EssentialProperty and SegmentTemplate: deployed players (Shaka Player, dash.js) read the tile
+    /// layout from the Representation only, and a player must drop an AdaptationSet whose EssentialProperty it does
+    /// not know, so the property is never written on the set.
+    ///
+    /// With `period`, the set covers that Period of a longer presentation; the sheets stay on the whole
+    /// presentation's timeline (sheet n covers [(n-1)·S, n·S)). A Period that starts on a sheet boundary gets
+    /// `SegmentTemplate@duration` with the `startNumber` of its first sheet: every player tested reads it right,
+    /// including the last sheet of a Period that ends mid-sheet. A Period that starts inside a sheet cannot be
+    /// described that way (a `@duration` template starts its first segment at the Period's start), so it gets a
+    /// SegmentTimeline from the sheet that holds its start, with the Period's start as `presentationTimeOffset`.
+    public static func dashAdaptationSet(
+        _ representations: [DASHImageRepresentation], id: Int = 1000, period: DASHPeriodSpan? = nil
+    ) -> String {
+        var text = "<AdaptationSet id=\"\(id)\" contentType=\"image\" mimeType=\"image/jpeg\">\n"
+        for representation in representations {
+            let layout = representation.layout
+            let sheetMs = representation.sheetMilliseconds
+            let bandwidth =
+                representation.sheetBytes.max().map { Int(Double($0 * 8) / max(0.001, Double(sheetMs) / 1000)) } ?? 0
+            text += "  <Representation id=\"\(xmlEscaped(representation.id))\" bandwidth=\"\(bandwidth)\" "
+            text += "width=\"\(layout.columns * layout.tileWidth)\" height=\"\(layout.rows * layout.tileHeight)\">\n"
+            text += "    <EssentialProperty schemeIdUri=\"http://dashif.org/thumbnail_tile\" "
+            text += "value=\"\(layout.columns)x\(layout.rows)\"/>\n"
+            let media = xmlEscaped(representation.mediaTemplate)
+            let start = period?.start ?? 0
+            if let period, sheetMs > 0, start % sheetMs != 0 {
+                let first = start / sheetMs
+                let sheets = max(1, Int64(representation.layout.sheetNames.count))
+                let periodEnd = period.duration.map { start + $0 } ?? (sheets * sheetMs)
+                let last = max(first + 1, min(sheets, (periodEnd + sheetMs - 1) / sheetMs))
+                text += "    <SegmentTemplate media=\"\(media)\" timescale=\"1000\" "
+                text += "presentationTimeOffset=\"\(start)\" startNumber=\"\(first + 1)\">\n"
+                text += "      <SegmentTimeline><S t=\"\(first * sheetMs)\" d=\"\(sheetMs)\""
+                text += (last - first > 1 ? " r=\"\(last - first - 1)\"" : "") + "/></SegmentTimeline>\n"
+                text += "    </SegmentTemplate>\n"
+            } else {
+                let number = sheetMs > 0 ? start / sheetMs + 1 : 1
+                text += "    <SegmentTemplate media=\"\(media)\" timescale=\"1000\" duration=\"\(sheetMs)\" "
+                text += "startNumber=\"\(number)\"/>\n"
+            }
+            text += "  </Representation>\n"
+        }
+        return text + "</AdaptationSet>"
     }
 
     /// A static MPD with the image AdaptationSet alone.
