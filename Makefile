@@ -2,10 +2,12 @@
 SWIFT ?= swift
 # Suites that run thousands of child processes; `make test` runs them after the others.
 PROCESS_HEAVY = DamagedMediaTests|CacheKillTests|CatalogKillTests
+# The player's end-to-end tests play streams in real time: `make test` gives them the cores on their own.
+REAL_TIME = FilmstripPlayerTests
 # Warnings are errors for the package's own targets (see Package.swift).
 export FILMSTRIP_WARNINGS_AS_ERRORS ?= 1
 
-.PHONY: deps build demo test bench lint fuzz tsan soak clean
+.PHONY: deps build demo test bench lint fuzz tsan asan soak clean
 
 deps:
 	@Scripts/deps.sh
@@ -18,24 +20,31 @@ demo: deps
 	@Scripts/demo.sh
 
 # The checked-in .swift-format (4 spaces, 120 columns), every warning an error; Package.swift declares exactly
-# what each target imports.
+# what each target imports; no task-group child returns a tuple (a compiler defect corrupts them under -O).
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests Benchmarks Examples Fuzz Package.swift
 	@python3 Scripts/check-imports.py
+	@python3 Scripts/check-task-groups.py
+
+# Users run the release build of `filmstrip`: every test that runs the command (the CLI suites, the page, interop
+# and cluster tests) runs that build (the optimiser has broken what the debug build did right).
+RELEASE_CLI = $$($(SWIFT) build -c release --show-bin-path)/filmstrip
 
 test: deps lint
 	$(SWIFT) build --build-tests
+	$(SWIFT) build -c release --product filmstrip
 	@# Test media first (made once with the ffmpeg CLI and cached), so the parallel run never waits on ffmpeg.
 	$(SWIFT) test --skip-build --filter MediaFixtureTests
-	$(SWIFT) test --skip-build --skip "$(PROCESS_HEAVY)"
+	FILMSTRIP_CLI="$(RELEASE_CLI)" $(SWIFT) test --skip-build --skip "$(PROCESS_HEAVY)|$(REAL_TIME)"
+	$(SWIFT) test --skip-build --filter "$(REAL_TIME)"
 	@# Thousands of short-lived processes (damaged media, kill -9 on the cache): on their own, after the rest.
-	$(SWIFT) test --skip-build --filter "$(PROCESS_HEAVY)"
+	FILMSTRIP_CLI="$(RELEASE_CLI)" $(SWIFT) test --skip-build --filter "$(PROCESS_HEAVY)"
 	@# `filmstrip serve` and `filmstrip page` over raw HTTP and in headless Chromium.
-	FILMSTRIP_BIN="$$($(SWIFT) build --show-bin-path)/filmstrip" python3 -m unittest discover -s Tests/Browser -v
+	FILMSTRIP_BIN="$(RELEASE_CLI)" python3 -m unittest discover -s Tests/Browser -v
 	@# The tracks Filmstrip writes, read by real Shaka Player and dash.js builds in headless Chromium.
-	FILMSTRIP_BIN="$$($(SWIFT) build --show-bin-path)/filmstrip" python3 -m unittest discover -s Tests/Interop -v
+	FILMSTRIP_BIN="$(RELEASE_CLI)" python3 -m unittest discover -s Tests/Interop -v
 	@# `filmstrip catalog generate` as a Slurm job array on a one-node cluster started for the test.
-	FILMSTRIP_BIN="$$($(SWIFT) build --show-bin-path)/filmstrip" python3 -m unittest discover -s Tests/Cluster -v
+	FILMSTRIP_BIN="$(RELEASE_CLI)" python3 -m unittest discover -s Tests/Cluster -v
 
 bench: deps
 	@Scripts/deps.sh --bench
@@ -56,6 +65,16 @@ tsan: deps
 	TSAN_OPTIONS="second_deadlock_stack=1" $(SWIFT) test --skip-build --sanitize=thread \
 		-Xswiftc -DFILMSTRIP_TSAN --scratch-path .build-tsan --filter "$(TSAN_SUITES)"
 
+# The command-line tests (and the damaged-media runs) against an AddressSanitizer build of `filmstrip`: the C side
+# (FFmpeg, libjpeg-turbo, libpng) gets every input those tests give it; a report fails the run that made it.
+ASAN_CLI = $$($(SWIFT) build --sanitize=address --scratch-path .build-asan --show-bin-path)/filmstrip
+asan: deps
+	$(SWIFT) build --product filmstrip --sanitize=address --scratch-path .build-asan
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --filter MediaFixtureTests
+	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 FILMSTRIP_CLI="$(ASAN_CLI)" $(SWIFT) test --skip-build \
+		--filter "FilmstripCLITests"
+
 # The long runs: 100 damaged files per container and kind (about 8,400 runs) and 1,000 kills on the cache.
 soak: deps
 	$(SWIFT) build --build-tests
@@ -64,4 +83,4 @@ soak: deps
 		$(SWIFT) test --skip-build --filter "$(PROCESS_HEAVY)"
 
 clean:
-	rm -rf .build .build-tsan demo-output bench-output fuzz-output soak-damaged-media.md
+	rm -rf .build .build-tsan .build-asan demo-output bench-output fuzz-output soak-damaged-media.md

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Filmstrip
+import FilmstripSync
 import Foundation
 
 struct GalleryCommand: AsyncParsableCommand {
@@ -67,18 +68,18 @@ struct GalleryCommand: AsyncParsableCommand {
         let started = Date()
         let inputs = videos.map(resourceURL)
         let bar = ProgressBar(label: "videos")
-        let results = await withTaskGroup(of: (Int, Result<VideoThumbnail, any Error>).self) { group in
+        let results = await withTaskGroup(of: Indexed<Result<VideoThumbnail, any Error>>.self) { group in
             for (index, url) in inputs.enumerated() {
                 group.addTask {
-                    do { return (index, .success(try await loader.thumbnail(for: url))) } catch {
-                        return (index, .failure(error))
+                    do { return Indexed(index, .success(try await loader.thumbnail(for: url))) } catch {
+                        return Indexed(index, .failure(error))
                     }
                 }
             }
             var results = [Result<VideoThumbnail, any Error>?](repeating: nil, count: inputs.count)
             var done = 0
-            for await (index, result) in group {
-                results[index] = result
+            for await child in group {
+                results[child.index] = child.value
                 done += 1
                 bar.update(done, of: inputs.count)
             }

@@ -67,19 +67,19 @@ public struct CatalogStatus: Sendable {
         }
         let known = journal
         var states = [Item?](repeating: nil, count: items.count)
-        await withTaskGroup(of: (Int, Item).self) { group in
+        await withTaskGroup(of: Indexed<Item>.self) { group in
             var next = items.indices.makeIterator()
             func start(_ index: Int) {
                 group.addTask {
-                    (index, await state(of: items[index], catalog, settings, loading, transport, verify, known))
+                    Indexed(index, await state(of: items[index], catalog, settings, loading, transport, verify, known))
                 }
             }
             for _ in 0..<max(1, concurrency) {
                 guard let index = next.next() else { break }
                 start(index)
             }
-            while let (index, item) = await group.next() {
-                states[index] = item
+            while let child = await group.next() {
+                states[child.index] = child.value
                 if let index = next.next() { start(index) }
             }
         }

@@ -50,7 +50,7 @@ public enum PreviewTrackGenerator {
             let plan = outputs.primary
             let counters = WorkCounters()
             let workerCount = max(1, min(options.workers, plan.count))
-            let totals = try await withThrowingTaskGroup(of: (Int, Int).self) { group in
+            let totals = try await withThrowingTaskGroup(of: WorkerTotals.self) { group in
                 for worker in 0..<workerCount {
                     group.addTask {
                         try await runBlocking {
@@ -73,13 +73,13 @@ public enum PreviewTrackGenerator {
                                 let completed = counters.done.add(1, ordering: .relaxed).newValue
                                 progress?(completed, plan.count)
                             }
-                            return (holder.input.bytesRead, holder.input.framesDecoded)
+                            return WorkerTotals(bytes: holder.input.bytesRead, decoded: holder.input.framesDecoded)
                         }
                     }
                 }
                 do {
                     var totals = (0, 0)
-                    for try await (bytes, decoded) in group { totals = (totals.0 + bytes, totals.1 + decoded) }
+                    for try await child in group { totals = (totals.0 + child.bytes, totals.1 + child.decoded) }
                     return totals
                 } catch {
                     cancellation.cancelAll()
@@ -188,6 +188,12 @@ public enum PreviewTrackGenerator {
         let content = try analyzer.image(frame.pointer, width: 64, height: 36, quarterTurns: 0).content
         return content.isBlack || content.isUniform
     }
+}
+
+/// What one worker read and decoded (a struct, not a tuple: see `Indexed` for the compiler defect).
+private struct WorkerTotals: Sendable {
+    let bytes: Int
+    let decoded: Int
 }
 
 /// The next thumbnail to take and the number finished, shared by the workers.

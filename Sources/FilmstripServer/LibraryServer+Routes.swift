@@ -1,5 +1,6 @@
 import FilmstripImaging
 import FilmstripMedia
+import FilmstripSync
 import FilmstripThumbnails
 import Foundation
 import Hummingbird
@@ -64,12 +65,12 @@ extension LibraryServer {
 
     private func libraryPage() async throws -> Response {
         let videos = library.videos()
-        let durations = await withTaskGroup(of: (Int, Double?).self) { group in
+        let durations = await withTaskGroup(of: Indexed<Double?>.self) { group in
             for (i, video) in videos.enumerated() {
-                group.addTask { (i, try? await self.media.duration(of: video)) }
+                group.addTask { Indexed(i, try? await self.media.duration(of: video)) }
             }
             var found = [Double?](repeating: nil, count: videos.count)
-            for await (i, duration) in group { found[i] = duration }
+            for await child in group { found[child.index] = child.value }
             return found
         }
         let items = zip(videos, durations).map { Pages.LibraryItem(path: $0.path, name: $0.name, duration: $1) }

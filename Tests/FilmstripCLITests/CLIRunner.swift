@@ -45,8 +45,13 @@ func filmstripArguments(_ arguments: [String], environment: [String: String] = [
         stderr: try String(contentsOf: err, encoding: .utf8))
 }
 
-/// The `filmstrip` executable built beside the test bundle.
+/// The `filmstrip` executable: `FILMSTRIP_CLI` when set (`make test` runs these tests on the release build, as users
+/// run it; `make asan` on an AddressSanitizer build), else the one built beside the test bundle.
 func cliExecutable() throws -> URL {
+    if let path = ProcessInfo.processInfo.environment["FILMSTRIP_CLI"], !path.isEmpty {
+        guard FileManager.default.isExecutableFile(atPath: path) else { throw CLIMissing(searched: [path]) }
+        return URL(fileURLWithPath: path)
+    }
     // Tests run from <build>/debug/<Package>PackageTests.xctest; the executable sits beside it.
     let candidates = [
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),

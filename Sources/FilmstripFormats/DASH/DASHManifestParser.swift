@@ -117,10 +117,17 @@ private struct MPDWalk {
     func integer(_ node: XMLNode, _ name: String) throws(DASHParseError) -> Int64? {
         guard let text = node.attribute(name) else { return nil }
         guard let value = Int64(text.trimmingCharacters(in: .whitespaces)) else {
-            throw fail(.malformed, "'\(text)' is not an integer", node, attribute: name)
+            throw fail(.malformed, "'\(Self.excerpt(text))' is not an integer", node, attribute: name)
+        }
+        // Every count, time, number and offset is held to ±2^53 (see IntegerBounds), so later sums never trap.
+        guard value.magnitude <= UInt64(IntegerBounds.maximum) else {
+            throw fail(.malformed, "\(name) \(value) is beyond 2^53", node, attribute: name)
         }
         return value
     }
+
+    /// At most 40 characters of an input value, for an error message.
+    static func excerpt(_ text: String) -> String { text.count <= 40 ? text : text.prefix(40) + "…" }
 
     func unsigned(_ node: XMLNode, _ name: String) throws(DASHParseError) -> Int64? {
         guard let value = try integer(node, name) else { return nil }
@@ -133,8 +140,10 @@ private struct MPDWalk {
     /// A non-negative decimal (`duration` may be fractional in real MPDs).
     func positiveNumber(_ node: XMLNode, _ name: String) throws(DASHParseError) -> Double? {
         guard let text = node.attribute(name) else { return nil }
-        guard let value = Double(text.trimmingCharacters(in: .whitespaces)), value.isFinite, value >= 0 else {
-            throw fail(.malformed, "'\(text)' is not a number", node, attribute: name)
+        guard let value = Double(text.trimmingCharacters(in: .whitespaces)), value.isFinite, value >= 0,
+            value <= Double(IntegerBounds.maximum)
+        else {
+            throw fail(.malformed, "'\(Self.excerpt(text))' is not a number from 0 to 2^53", node, attribute: name)
         }
         return value
     }
@@ -162,8 +171,10 @@ private struct MPDWalk {
                 break
             }
         }
-        guard sawDash, digits.0 > 0, digits.1 > 0, last >= first else {
-            throw fail(.malformed, "'\(text)' is not a byte range (first-last)", node, attribute: name)
+        guard sawDash, digits.0 > 0, digits.1 > 0, last >= first, last < IntegerBounds.maximum else {
+            throw fail(
+                .malformed, "'\(Self.excerpt(text))' is not a byte range (first-last, below 2^53)", node,
+                attribute: name)
         }
         return first..<(last + 1)
     }
@@ -427,8 +438,11 @@ private struct MPDWalk {
                 } else {
                     throw fail(.missing, "SegmentList needs duration or a SegmentTimeline", node)
                 }
-                if let end = period.duration, start - Double(pto) / Double(timescale) + seconds > end {
-                    seconds = max(0, end - (start - Double(pto) / Double(timescale)))
+                if let end = period.duration {
+                    let begins = start - Double(pto) / Double(timescale)
+                    // A list longer than its Period is clipped there: what starts at or after its end is not in it.
+                    if begins >= end - 1e-9 { break }
+                    if begins + seconds > end { seconds = end - begins }
                 }
                 references.append(
                     SegmentReference(

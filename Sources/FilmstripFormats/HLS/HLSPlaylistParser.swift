@@ -281,7 +281,7 @@ struct HLSParse {
             var range: Range<Int64>?
             if let text = a["BYTERANGE"] {
                 let (length, offset) = try byteRange(text)
-                range = (offset ?? 0)..<((offset ?? 0) + length)
+                range = (offset ?? 0)..<(try rangeEnd(offset ?? 0, length))
             }
             map = HLSMap(uri: try resolve(uri), byteRange: range)
         case "#EXT-X-KEY":
@@ -342,8 +342,9 @@ struct HLSParse {
             guard let start = offset ?? lastRangeEnd[reference] else {
                 throw error(.missing, "EXT-X-BYTERANGE without an offset needs a previous range of the same resource")
             }
-            range = start..<(start + length)
-            lastRangeEnd[reference] = start + length
+            let end = try rangeEnd(start, length)
+            range = start..<end
+            lastRangeEnd[reference] = end
         }
         if pendingDiscontinuity { nextDate = nil }
         let date = pendingDate ?? nextDate
@@ -388,11 +389,16 @@ struct HLSParse {
 
     func integer(_ text: String?, _ name: String) throws(HLSParseError) -> Int {
         guard let text else { throw error(.missing, "\(name) is required") }
-        guard let value = Int(text.trimmingCharacters(in: .whitespaces)), value >= 0 else {
-            throw error(.malformed, "\(name) must be a non-negative integer (got '\(text)')")
+        guard let value = Int(text.trimmingCharacters(in: .whitespaces)), value >= 0, value <= IntegerBounds.maximum
+        else {
+            throw error(
+                .malformed, "\(name) must be an integer from 0 to 2^53 (got '\(Self.excerpt(text))')")
         }
         return value
     }
+
+    /// At most 40 characters of an input value, for an error message.
+    static func excerpt(_ text: String) -> String { text.count <= 40 ? text : text.prefix(40) + "…" }
 
     func decimal(_ text: String, _ name: String) throws(HLSParseError) -> Double {
         guard let value = Double(text), value.isFinite, value >= 0, value <= TimeBounds.maximumSeconds else {
@@ -416,13 +422,25 @@ struct HLSParse {
     func byteRange(_ text: String) throws(HLSParseError) -> (Int64, Int64?) {
         let parts = text.split(separator: "@", omittingEmptySubsequences: false)
         guard (1...2).contains(parts.count), let length = Int64(parts[0]), length > 0 else {
-            throw error(.malformed, "'\(text)' is not a byte range (n[@o])")
+            throw error(.malformed, "'\(Self.excerpt(text))' is not a byte range (n[@o])")
+        }
+        guard length <= IntegerBounds.maximum else {
+            throw error(.malformed, "the byte range length \(length) is beyond 2^53")
         }
         guard parts.count == 2 else { return (length, nil) }
         guard let offset = Int64(parts[1]), offset >= 0 else {
-            throw error(.malformed, "'\(text)' is not a byte range (n[@o])")
+            throw error(.malformed, "'\(Self.excerpt(text))' is not a byte range (n[@o])")
         }
+        _ = try rangeEnd(offset, length)
         return (length, offset)
+    }
+
+    /// Where a range starting at `offset` of `length` bytes ends; an error past 2^53 bytes.
+    func rangeEnd(_ offset: Int64, _ length: Int64) throws(HLSParseError) -> Int64 {
+        guard offset <= IntegerBounds.maximum - length else {
+            throw error(.malformed, "a byte range ends beyond 2^53 (\(length)@\(offset))")
+        }
+        return offset + length
     }
 
     func hexIV(_ text: String) throws(HLSParseError) -> [UInt8] {

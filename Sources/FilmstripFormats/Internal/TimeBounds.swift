@@ -3,3 +3,24 @@
 enum TimeBounds {
     static let maximumSeconds = 1e9
 }
+
+/// The largest count, sequence number, byte offset or byte length a parser accepts: 2^53, the largest integer every
+/// player (JavaScript's numbers among them) holds exactly, and far past any real stream (a segment a second for 285
+/// million years; 9 PB). Bounding what comes from outside here keeps every later sum (a sequence number plus a
+/// segment's index, a range's start plus its length, one range after another) far from `Int64`'s end: a value past
+/// it is a parse error with its line, never an arithmetic trap.
+enum IntegerBounds {
+    static let maximum: Int64 = 1 << 53
+}
+
+extension Int {
+    /// `value` rounded toward zero and held within ±2^62 (NaN is 0): a count or index computed in floating point
+    /// from outside numbers never traps when it becomes an integer, and stays far from overflowing a later sum.
+    init(saturating value: Double) {
+        guard value.isFinite else {
+            self = value.isNaN ? 0 : (value > 0 ? 1 << 62 : -(1 << 62))
+            return
+        }
+        self = Int(Swift.max(-4.611686018427388e18, Swift.min(4.611686018427388e18, value.rounded(.towardZero))))
+    }
+}

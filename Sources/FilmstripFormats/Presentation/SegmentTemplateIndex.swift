@@ -119,7 +119,7 @@ public struct SegmentTemplateIndex: Sendable, Hashable {
         let mediaStart = start * scale + pto
         /// Whether a segment [t, t + d) is inside the request; `nil` once past it.
         func wanted(_ t: Int64, _ d: Int64) -> Bool? {
-            let segmentEnd = Double(t + d)
+            let segmentEnd = Double(t) + Double(d)
             if completeOnly ? segmentEnd > mediaEnd + 0.5 : Double(t) >= mediaEnd - 0.5 { return nil }
             return segmentEnd > mediaStart + 0.5
         }
@@ -130,9 +130,14 @@ public struct SegmentTemplateIndex: Sendable, Hashable {
             guard end.isFinite else {
                 throw DASHParseError(.missing, "a SegmentTemplate without a timeline needs the period's duration")
             }
-            var k = start.isFinite ? max(0, Int((start * scale / Double(duration)).rounded(.down)) - 1) : 0
+            var k = start.isFinite ? max(0, Int(saturating: (start * scale / Double(duration)).rounded(.down)) - 1) : 0
             while true {
-                let t = presentationTimeOffset + Int64(k) * duration
+                // Outside numbers are held to 2^53 (IntegerBounds), but a product of two is not: checked.
+                let (offset, overflow) = Int64(k).multipliedReportingOverflow(by: duration)
+                let (t, past) = presentationTimeOffset.addingReportingOverflow(offset)
+                guard !overflow, !past else {
+                    throw DASHParseError(.malformed, "segment \(k) of the SegmentTemplate starts past 2^63 time units")
+                }
                 guard let inside = wanted(t, duration) else { break }
                 if inside { try add(number: startNumber + k, time: t, length: duration) }
                 k += 1
@@ -151,18 +156,26 @@ public struct SegmentTemplateIndex: Sendable, Hashable {
                 guard until.isFinite else {
                     throw DASHParseError(.missing, "S@r=-1 at the end needs the period's duration", element: "S")
                 }
-                repeats = max(0, Int(((until - Double(time)) / Double(entry.duration)).rounded(.up)) - 1)
+                repeats = max(0, Int(saturating: ((until - Double(time)) / Double(entry.duration)).rounded(.up)) - 1)
             }
             // Segments wholly before the request are stepped over at once (a long live timeline).
             if mediaStart.isFinite, Double(time) < mediaStart {
-                let skip = min(repeats, max(0, Int(((mediaStart - Double(time)) / Double(entry.duration)) - 1)))
-                time += Int64(skip) * entry.duration
+                let skip = min(
+                    repeats, max(0, Int(saturating: ((mediaStart - Double(time)) / Double(entry.duration)) - 1)))
+                let (step, overflow) = Int64(skip).multipliedReportingOverflow(by: entry.duration)
+                guard !overflow, time.addingReportingOverflow(step).overflow == false else {
+                    throw DASHParseError(.malformed, "the SegmentTimeline runs past 2^63 time units", element: "S")
+                }
+                time += step
                 number += skip
                 repeats -= skip
             }
             for _ in 0...repeats {
                 guard let inside = wanted(time, entry.duration) else { return out }
                 if inside { try add(number: number, time: time, length: entry.duration) }
+                guard time.addingReportingOverflow(entry.duration).overflow == false else {
+                    throw DASHParseError(.malformed, "the SegmentTimeline runs past 2^63 time units", element: "S")
+                }
                 time += entry.duration
                 number += 1
             }

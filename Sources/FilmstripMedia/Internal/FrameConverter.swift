@@ -23,10 +23,14 @@ final class FrameConverter {
         let toneMapper = ToneMapper(frame: f)
         // Area averaging for strong reductions (a 1080p frame to a 160 px thumbnail): sharper than bicubic there
         // and a third of its cost, which is most of a thumbnail's time after the decode.
+        // At the frame's own size swscale takes its unscaled YUV-to-RGB path, whose SIMD code converts widths in
+        // steps of 8 and left the last columns of a 180 or 182 px frame black; accurate rounding keeps it off that
+        // path (scaled conversions are unaffected and keep their speed).
+        let unscaled = Int32(width) == f.width && Int32(height) == f.height
+        let flags = (Int32(width) * 3 <= f.width ? SWS_AREA : SWS_BICUBIC) | (unscaled ? SWS_ACCURATE_RND : 0)
         context = sws_getCachedContext(
             context, f.width, f.height, AVPixelFormat(rawValue: f.format), Int32(width), Int32(height),
-            toneMapper == nil ? AV_PIX_FMT_RGB24 : ToneMapper.rgb48,
-            Int32(width) * 3 <= f.width ? SWS_AREA : SWS_BICUBIC, nil, nil, nil)
+            toneMapper == nil ? AV_PIX_FMT_RGB24 : ToneMapper.rgb48, flags, nil, nil, nil)
         guard let context else { throw MediaError(.decodeFailed, "swscale cannot convert this frame format") }
         let space: Int32 =
             switch f.colorspace {
