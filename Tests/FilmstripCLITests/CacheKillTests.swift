@@ -83,8 +83,18 @@ struct CacheKillTests {
         #expect(outcome.corruptServed == 0, "\(outcome.problems)")
         #expect(outcome.dropped == 0, "atomic writes leave no damaged entry: \(outcome.problems)")
         #expect(outcome.kills == Self.iterations)
-        #expect(outcome.killedInsideWrite >= Self.iterations / 3)
+        // A third are aimed at the start of a write; a run that finds its entries cached writes none, so a few miss.
+        #expect(outcome.killedInsideWrite >= Self.iterations / 4)
         #expect(outcome.served > 0)
+
+        // Two runs that nothing kills complete their entries whatever the kills left (how far a killed run got depends
+        // on the binary's speed), so the offline checks below always have entries to read.
+        for t in 0..<2 {
+            let result = try await filmstrip(
+                "thumbnail", server.url("/t\(t)/track.vtt").absoluteString, "--at", "\(t * 100 + 42)", "--cache-dir",
+                cacheDirectory, "--output", directory.url.appendingPathComponent("whole.jpg").path)
+            #expect(result.status == 0, "\(result.stderr)")
+        }
 
         // Offline, every complete entry still answers.
         server.stop()
@@ -105,7 +115,7 @@ struct CacheKillTests {
         }
 
         // A planted truncated entry is found, dropped, and reported as not cached.
-        let (t, k) = complete[0]
+        let (t, k) = try #require(complete.first)
         let sheetEntry = cache.fileURL(for: server.url("/t\(t)/sheet-\(k).jpg"))
         let whole = try Data(contentsOf: sheetEntry)
         try whole.prefix(whole.count - 5000).write(to: sheetEntry)
