@@ -39,6 +39,12 @@ let package = Package(
             pkgConfig: "libpng",
             providers: [.apt(["libpng-dev"]), .brew(["libpng"])]
         ),
+        // libcurl: the HTTP transport on Linux (FoundationNetworking links it already; see CurlDataLoader).
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
         .systemLibrary(
             name: "CFFmpeg",
             pkgConfig: "libavformat",
@@ -60,6 +66,7 @@ let package = Package(
             name: "FilmstripLoading",
             dependencies: [
                 "FilmstripSync",
+                .target(name: "CCurl", condition: .when(platforms: [.linux])),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]

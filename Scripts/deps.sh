@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what Filmstrip needs and is missing: pkg-config, libjpeg-turbo (TurboJPEG API), libpng and FFmpeg
+# Installs what Filmstrip needs and is missing: pkg-config, libjpeg-turbo (TurboJPEG API), libpng, libcurl and FFmpeg
 # (libavformat, libavcodec, libswscale, libswresample, libavfilter, libavutil) headers, the ffmpeg CLI, Chromium with
 # its driver (page tests), and Slurm with munge (the catalog's job-array test).
 # Debian/Ubuntu use apt-get (with sudo when not root); macOS uses Homebrew. Prints nothing when all is present.
@@ -18,6 +18,8 @@ Linux)
     command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
     pkg-config --exists libturbojpeg 2>/dev/null || missing+=(libturbojpeg0-dev)
     pkg-config --exists libpng 2>/dev/null || missing+=(libpng-dev)
+    # libcurl's headers: the HTTP transport (the library itself is already there: Foundation's networking uses it).
+    pkg-config --exists libcurl 2>/dev/null || missing+=(libcurl4-openssl-dev)
     for library in libavformat libavcodec libswscale libswresample libavfilter libavutil; do
         pkg-config --exists "$library" 2>/dev/null || missing+=("$library-dev")
     done

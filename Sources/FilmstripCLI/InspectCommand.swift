@@ -91,7 +91,7 @@ struct InspectCommand: AsyncParsableCommand {
     /// Storyboard JSON served without a JSON content type (some players refuse it).
     private static func contentTypeFinding(_ url: URL, policy: AddressPolicy) async -> TrackFinding? {
         guard url.scheme == "http" || url.scheme == "https",
-            let response = try? await URLSessionDataLoader().load(
+            let response = try? await DefaultTransport.shared.load(
                 url, configuration: LoadingConfiguration(addressPolicy: policy))
         else { return nil }
         let type = response.headers["content-type"] ?? "(none)"
@@ -171,13 +171,15 @@ struct TrackSummary {
                     })
             ),
         ]
+        func entry(_ f: TrackFinding) -> JSON {
+            .object([
+                ("severity", .string(f.severity.rawValue)), ("location", f.location.map(JSON.string) ?? .null),
+                ("image", f.image.map { JSON.string($0.absoluteString) } ?? .null), ("message", .string(f.message)),
+            ])
+        }
+        // What reading the track found, with or without --check.
+        members.append(("findings", .array(track.findings.map(entry))))
         if let findings {
-            func entry(_ f: TrackFinding) -> JSON {
-                .object([
-                    ("severity", .string(f.severity.rawValue)), ("location", f.location.map(JSON.string) ?? .null),
-                    ("image", f.image.map { JSON.string($0.absoluteString) } ?? .null), ("message", .string(f.message)),
-                ])
-            }
             let errors = findings.filter { $0.severity == .error }
             members.append(
                 (
@@ -223,6 +225,11 @@ struct TrackSummary {
             "overlaps     \(overlaps.count)",
             "diagnostics  \(track.diagnostics.count)",
         ]
+        // What reading the track found (with --check, the check lists them with the rest).
+        if findings == nil, !track.findings.isEmpty {
+            lines.append("findings     \(track.findings.count)")
+            for finding in track.findings.prefix(40) { lines.append("  \(finding)") }
+        }
         for gap in gaps.prefix(10) { lines.append(String(format: "  gap      %.3f – %.3f s", gap.start, gap.end)) }
         for overlap in overlaps.prefix(10) {
             lines.append(

@@ -37,7 +37,7 @@ public enum CatalogGenerator {
         let journal = try CatalogJournal(catalog: catalog, shard: shard)
         let context = ItemContext(
             catalog: catalog, shard: shard, settings: settings, options: options, journal: journal,
-            transport: options.preview.transport ?? URLSessionDataLoader(),
+            transport: options.preview.transport ?? DefaultTransport.shared,
             recorded: DoneKeys(results: catalog.results))
         let mine = shard.assigned(items)
         var totals: [CatalogItemOutcome.Kind: Int] = [:]

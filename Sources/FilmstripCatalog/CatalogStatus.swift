@@ -59,7 +59,7 @@ public struct CatalogStatus: Sendable {
             return CatalogStatus(
                 items: items.map { Item(item: $0, key: nil, state: .missing) }, orphans: 0, started: false)
         }
-        let transport = transport ?? URLSessionDataLoader()
+        let transport = transport ?? DefaultTransport.shared
         var journal = Journal()
         for record in CatalogJournal.records(in: catalog) {
             journal.failures[record.key?.hex ?? record.input] = record.status == .failed ? record : nil

@@ -48,7 +48,7 @@ public struct WebVTTDiagnostic: Sendable, Hashable, CustomStringConvertible {
         self.kind = kind
         self.line = line
         self.column = column
-        self.message = message
+        self.message = excerpted(message)
         self.snippet = snippet
     }
 

@@ -2,7 +2,8 @@ public import Foundation
 
 /// Fetches the bytes of one URL in one attempt: no retries and no caching (``ResourceLoader`` adds those).
 ///
-/// ``URLSessionDataLoader`` is the default implementation; tests and apps can supply their own.
+/// ``DefaultTransport/shared`` is the default (libcurl on Linux, URLSession on Apple platforms); tests and apps can
+/// supply their own.
 public protocol DataLoading: Sendable {
     /// Loads the body of `url`, failing with a ``LoadingError`` for HTTP errors, limits and timeouts.
     func load(_ url: URL, configuration: LoadingConfiguration) async throws -> LoadResponse

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Limits, timeouts and retries for loading.
 public struct LoadingConfiguration: Sendable, Hashable {
     /// The largest body accepted, in bytes; a larger transfer is stopped as soon as it is known. Default 64 MiB.
@@ -20,6 +22,19 @@ public struct LoadingConfiguration: Sendable, Hashable {
     public var maximumRedirects: Int
     /// Hosts the address policy lets through (tests reach their loopback server with it, and check the redirects).
     var policyExemptHosts: Set<String> = []
+
+    /// Why `url` may not be requested at all (a scheme other than http and https, a header holding CR, LF or NUL),
+    /// or `nil`: what every transport checks before anything is sent.
+    func refusal(of url: URL) -> LoadingError? {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            return LoadingError(.unsupportedURL, url: url, "only http and https URLs can be fetched over the network")
+        }
+        for (name, value) in additionalHeaders
+        where (name + value).utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
+            return LoadingError(.refused, url: url, "the header '\(name.debugDescription)' holds CR, LF or NUL")
+        }
+        return nil
+    }
 
     /// Why the policy refuses `host` (resolving it; blocking), or `nil`.
     func policyRefusal(host: String) -> String? {

@@ -40,7 +40,7 @@ public final class ResourceLoader: Sendable {
     ) {
         self.interceptor = interceptor
         self.configuration = configuration
-        self.transport = transport ?? URLSessionDataLoader()
+        self.transport = transport ?? DefaultTransport.shared
         self.diskCache = diskCache
         self.logger = logger ?? Logger(label: "filmstrip.loading", factory: { _ in SwiftLogNoOpLogHandler() })
     }

@@ -5,8 +5,10 @@ public import Foundation
     public import FoundationNetworking
 #endif
 
-/// The default HTTP transport: one `URLSession` with a delegate that enforces the size limit while bytes arrive,
-/// detects truncated bodies and maps failures to ``LoadingError``.
+/// An HTTP transport on `URLSession`, with a delegate that enforces the size limit while bytes arrive, detects
+/// truncated bodies and maps failures to ``LoadingError``: the default on Apple platforms (see
+/// ``DefaultTransport``). On Linux, FoundationNetworking cannot bound a body that never ends, so the default there
+/// is ``CurlDataLoader``.
 public final class URLSessionDataLoader: DataLoading {
     private let session: URLSession
     private let delegate: SessionDelegate
@@ -61,17 +63,8 @@ public final class URLSessionDataLoader: DataLoading {
         _ url: URL, configuration: LoadingConfiguration,
         completion: @escaping @Sendable (Result<LoadResponse, any Error>) -> Void
     ) -> PendingRequest? {
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            completion(
-                .failure(
-                    LoadingError(.unsupportedURL, url: url, "only http and https URLs can be fetched over the network"))
-            )
-            return nil
-        }
-        for (name, value) in configuration.additionalHeaders
-        where (name + value).utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
-            completion(
-                .failure(LoadingError(.refused, url: url, "the header '\(name.debugDescription)' holds CR, LF or NUL")))
+        if let refusal = configuration.refusal(of: url) {
+            completion(.failure(refusal))
             return nil
         }
         let pending = PendingRequest(delegate: delegate)
@@ -196,6 +189,10 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
                 transfers[task.taskIdentifier] = transfer
                 if transfer.answeringRedirect { return }
             }
+            // FoundationNetworking keeps a cancelled task reading its body until the body ends (a body that never
+            // ends was read at a gigabyte every few seconds, into memory); suspending first stops the reading at
+            // once, and the cancel then completes the task.
+            task.suspend()
             task.cancel()
         }
     }
@@ -348,22 +345,24 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let id = dataTask.taskIdentifier
         let overflow = transfers.withLock { transfers -> LoadingError? in
-            guard var transfer = transfers[dataTask.taskIdentifier] else { return nil }
-            transfer.lastActivity = .now()
-            let status = transfer.response?.statusCode ?? 200
+            // Changed in place: a copy of the transfer would copy its body on every append (quadratic time, and a
+            // delegate slower than the network lets FoundationNetworking queue what arrives, without bound).
+            guard transfers[id] != nil else { return nil }
+            transfers[id]!.lastActivity = .now()
+            let status = transfers[id]!.response?.statusCode ?? 200
             // Error bodies are not kept beyond a small prefix; success bodies up to the limit.
-            let limit = (200...299).contains(status) ? transfer.limit : 4096
-            if transfer.data.count + data.count > limit {
+            let limit = (200...299).contains(status) ? transfers[id]!.limit : 4096
+            if transfers[id]!.data.count + data.count > limit {
                 if (200...299).contains(status) {
                     return LoadingError(
-                        .tooLarge(limit: limit), url: transfer.url,
+                        .tooLarge(limit: limit), url: transfers[id]!.url,
                         "the body is larger than the limit of \(limit) bytes")
                 }
                 return nil
             }
-            transfer.data.append(data)
-            transfers[dataTask.taskIdentifier] = transfer
+            transfers[id]!.data.append(data)
             return nil
         }
         if let overflow { cancel(dataTask, because: overflow) }

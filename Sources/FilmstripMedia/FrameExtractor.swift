@@ -39,7 +39,7 @@ public struct FrameExtractorOptions: Sendable {
     public var toleranceAfter: Double = 0
     /// Timeouts, size limit, retries and headers for http(s) inputs.
     public var loading = LoadingConfiguration(maximumResponseSize: 16 << 20, requestTimeout: 15, resourceTimeout: 60)
-    /// The HTTP transport; `nil` uses a shared `URLSessionDataLoader`.
+    /// The HTTP transport; `nil` uses ``DefaultTransport/shared``.
     public var transport: (any DataLoading)?
 
     /// The defaults.
@@ -58,7 +58,7 @@ public struct FrameExtractorOptions: Sendable {
     }
 }
 
-let sharedTransport = URLSessionDataLoader()
+let sharedTransport = DefaultTransport.shared
 
 /// A decoded video frame as an RGB image.
 public struct VideoFrame: Sendable {

@@ -38,7 +38,7 @@ public struct FrameThumbnailsConfiguration: Sendable {
     public var prefetchCount = 1
     /// Timeouts, size limit, retries and headers.
     public var loading = LoadingConfiguration(maximumResponseSize: 64 << 20, requestTimeout: 15, resourceTimeout: 60)
-    /// The HTTP transport; `nil` uses a shared `URLSessionDataLoader`.
+    /// The HTTP transport; `nil` uses ``DefaultTransport/shared``.
     public var transport: (any DataLoading)?
 
     /// The defaults.

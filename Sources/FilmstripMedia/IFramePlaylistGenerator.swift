@@ -32,7 +32,7 @@ public struct IFramePlaylistSummary: Sendable {
 public struct IFramePlaylistOptions: Sendable {
     /// Timeouts, size limit, retries and headers for http(s) sources.
     public var loading = LoadingConfiguration(maximumResponseSize: 256 << 20, requestTimeout: 15, resourceTimeout: 120)
-    /// The HTTP transport; `nil` uses a shared `URLSessionDataLoader`.
+    /// The HTTP transport; `nil` uses ``DefaultTransport/shared``.
     public var transport: (any DataLoading)?
 
     /// The defaults.

@@ -84,7 +84,7 @@ public struct PreviewTrackOptions: Sendable {
     public var attach = false
     /// Timeouts, size limit, retries and headers for http(s) inputs.
     public var loading = LoadingConfiguration(maximumResponseSize: 16 << 20, requestTimeout: 15, resourceTimeout: 60)
-    /// The HTTP transport; `nil` uses a shared `URLSessionDataLoader`.
+    /// The HTTP transport; `nil` uses ``DefaultTransport/shared``.
     public var transport: (any DataLoading)?
 
     /// The defaults.

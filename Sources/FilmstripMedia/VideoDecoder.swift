@@ -141,7 +141,7 @@ public final class StreamDecoder {
     public init(
         label: URL, audio: AudioFormat? = nil, read: @escaping @Sendable (UnsafeMutableRawBufferPointer) throws -> Int
     ) throws {
-        let network = MediaNetwork(transport: URLSessionDataLoader(), configuration: LoadingConfiguration())
+        let network = MediaNetwork(transport: DefaultTransport.shared, configuration: LoadingConfiguration())
         input = try MediaInput(
             url: label, network: network, cancellation: flag, stream: ByteStream(read: read), audio: audio)
         flag.begin(1)

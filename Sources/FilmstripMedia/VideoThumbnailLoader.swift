@@ -52,7 +52,7 @@ public struct VideoThumbnailLoaderConfiguration: Sendable {
     public var jpegQuality = 85
     /// Timeouts, size limit, retries and headers for http(s) videos and posters.
     public var loading = LoadingConfiguration(maximumResponseSize: 16 << 20, requestTimeout: 15, resourceTimeout: 60)
-    /// The HTTP transport; `nil` uses a shared `URLSessionDataLoader`.
+    /// The HTTP transport; `nil` uses ``DefaultTransport/shared``.
     public var transport: (any DataLoading)?
     /// Where the loader logs; nothing by default.
     public var logger: Logger?

@@ -34,11 +34,16 @@ extension PlaybackEngine {
         if let ms = network.timeoutIntervalForResourceMs {
             options.loading.resourceTimeout = Double(ms) / 1000
         }
-        // The player's own URL session, configured from the merged network settings.
-        let session = URLSessionConfiguration.ephemeral
-        session.urlCache = nil
-        network.apply(to: session)
-        let transport = URLSessionDataLoader(sessionConfiguration: session)
+        #if os(Linux)
+            // Linux's transport is libcurl (see DefaultTransport); every setting travels with each request.
+            let transport = DefaultTransport.shared
+        #else
+            // The player's own URL session, configured from the merged network settings.
+            let session = URLSessionConfiguration.ephemeral
+            session.urlCache = nil
+            network.apply(to: session)
+            let transport = URLSessionDataLoader(sessionConfiguration: session)
+        #endif
         if !configuration.url.isFileURL { options.transport = transport }
         fileOptions = options
         let duration: Double

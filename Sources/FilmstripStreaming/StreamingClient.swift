@@ -369,7 +369,7 @@ public struct SegmentList: Sendable {
 }
 
 /// The transport shared by clients made without one.
-let sharedTransport = URLSessionDataLoader()
+let sharedTransport = DefaultTransport.shared
 
 /// A task of any result type, for cancelling a mixed set.
 protocol CancellableTask: Sendable {

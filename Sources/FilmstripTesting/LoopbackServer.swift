@@ -40,6 +40,9 @@ public final class LoopbackServer: Sendable {
         /// Answer 200 with no length and send bytes until the client goes away or 32 MiB are sent (a body with no
         /// end in sight).
         case endless
+        /// Answer 200 with no length: `head`, then `unit` over and over until the client goes away or the server
+        /// stops (a body that never ends, for clients that stop reading when they have had enough).
+        case neverEnding(head: String, unit: String)
     }
 
     /// A request as the server received it.
@@ -377,6 +380,12 @@ public final class LoopbackServer: Sendable {
             let chunk = [UInt8](repeating: 0x41, count: 16 << 10)
             var sent = 0
             while sent < 32 << 20, !state.withLock({ $0.stopped }), writeAll(fd, chunk) { sent += chunk.count }
+            return false
+        case .neverEnding(let first, let unit)?:
+            let head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nConnection: close\r\n\r\n"
+            guard writeAll(fd, Array((head + first).utf8)) else { return false }
+            let chunk = Array(String(repeating: unit, count: max(1, (64 << 10) / max(1, unit.utf8.count))).utf8)
+            while !state.withLock({ $0.stopped }), writeAll(fd, chunk) {}
             return false
         case nil:
             break

@@ -114,6 +114,48 @@ public struct BIFParser: Sendable {
             sourceURL: url, cues: cues, images: Array(repeating: url, count: count))
         track.format = .bif
         track.imageByteRanges = (0..<count).map { offsets[$0]..<offsets[$0 + 1] }
+        track.findings = Self.imageFindings(raw, offsets: offsets)
         return track
+    }
+
+    /// The largest image a BIF may hold, in pixels (what the decoder allows); Roku's own are a few hundred wide.
+    static let maximumPixels = 50_000_000
+
+    /// What the images' headers say that players trip over: an image that is not a JPEG (Roku shows only JPEGs) and
+    /// one that declares more pixels than a decoder allows (a decompression bomb: never decoded). The first 20 of
+    /// each, then a count.
+    static func imageFindings(_ raw: UnsafeRawBufferPointer, offsets: [Int64]) -> [TrackFinding] {
+        var notJPEG: [Int] = []
+        var bombs: [(Int, Int, Int)] = []
+        var findings: [TrackFinding] = []
+        for i in 0..<(offsets.count - 1) {
+            let slice = UnsafeRawBufferPointer(rebasing: raw[Int(offsets[i])..<Int(offsets[i + 1])])
+            let header = ImageHeader(slice)
+            if header.format != .jpeg {
+                notJPEG.append(i)
+                if notJPEG.count <= 20 {
+                    let kind = header.format == .unknown ? "not an image format Filmstrip knows" : "a \(header.format)"
+                    findings.append(
+                        TrackFinding(
+                            .error, "the image is \(kind), not a JPEG: Roku devices show only JPEG images",
+                            location: "image \(i)"))
+                }
+            }
+            if let pixels = header.pixelCount, pixels > maximumPixels, let w = header.width, let h = header.height {
+                bombs.append((i, w, h))
+                if bombs.count <= 20 {
+                    findings.append(
+                        TrackFinding(
+                            .error,
+                            "the image declares \(w)x\(h) px, past the \(maximumPixels / 1_000_000) Mpx an image may "
+                                + "have (a decompression bomb): it is never decoded", location: "image \(i)"))
+                }
+            }
+        }
+        if notJPEG.count > 20 {
+            findings.append(TrackFinding(.error, "\(notJPEG.count) images in all are not JPEGs"))
+        }
+        if bombs.count > 20 { findings.append(TrackFinding(.error, "\(bombs.count) images in all are too large")) }
+        return findings
     }
 }

@@ -34,7 +34,7 @@ public struct DASHParseError: Error, Sendable, Hashable, CustomStringConvertible
         _ kind: Kind, _ message: String, element: String? = nil, attribute: String? = nil, line: Int? = nil
     ) {
         self.kind = kind
-        self.message = message
+        self.message = excerpted(message)
         self.element = element
         self.attribute = attribute
         self.line = line

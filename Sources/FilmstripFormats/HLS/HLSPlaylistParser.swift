@@ -76,7 +76,7 @@ struct HLSParse {
     var line: String { String(decoding: bytes, as: UTF8.self) }
 
     func error(_ kind: HLSParseError.Kind, _ message: String) -> HLSParseError {
-        HLSParseError(kind: kind, line: lineNumber, message: message, snippet: String(line.prefix(240)))
+        HLSParseError(kind: kind, line: lineNumber, message: excerpted(message), snippet: String(line.prefix(240)))
     }
 
     mutating func run(_ raw: UnsafeRawBufferPointer) throws(HLSParseError) -> HLSPlaylist {

@@ -24,3 +24,11 @@ extension Int {
         self = Int(Swift.max(-4.611686018427388e18, Swift.min(4.611686018427388e18, value.rounded(.towardZero))))
     }
 }
+
+/// Error messages quote what they found, and what they found may be megabytes (an 8 MB attribute, a URI line as long
+/// as the playlist): a message keeps its first 300 characters and says how much it left out.
+func excerpted(_ message: String, limit: Int = 300) -> String {
+    guard message.utf8.count > limit else { return message }
+    let kept = message.prefix(limit)
+    return kept + "… (\(message.utf8.count - kept.utf8.count) more bytes)"
+}
