@@ -76,12 +76,16 @@ asan: deps
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 FILMSTRIP_CLI="$(ASAN_CLI)" $(SWIFT) test --skip-build \
 		--filter "FilmstripCLITests" --skip "CacheKillTests|CatalogKillTests"
 
-# The long runs: 100 damaged files per container and kind (about 8,400 runs) and 1,000 kills on the cache.
+# The long runs: 100 damaged files per container and kind (about 8,400 runs), 1,000 kills on the cache, and 200
+# runs of two catalog processes on one shard.
 soak: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --filter MediaFixtureTests
 	FILMSTRIP_DAMAGE_CASES=100 FILMSTRIP_DAMAGE_REPORT=soak-damaged-media.md FILMSTRIP_KILL_ITERATIONS=1000 \
 		$(SWIFT) test --skip-build --filter "$(PROCESS_HEAVY)"
+	@# Two runs of one shard at once, 200 times: each item made once, one done line each.
+	@for i in $$(seq 1 200); do $(SWIFT) test --skip-build --filter sameShardTwice > /dev/null 2>&1 \
+		|| { echo "sameShardTwice failed on run $$i"; exit 1; }; done; echo "sameShardTwice: 200 runs passed"
 
 clean:
 	rm -rf .build .build-tsan .build-asan demo-output bench-output fuzz-output soak-damaged-media.md
