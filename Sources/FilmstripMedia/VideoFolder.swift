@@ -36,6 +36,8 @@ public enum VideoFolder {
         }
         var listed: Set<String> = []
         for playlist in playlists { listed.formUnion(referencedPaths(in: playlist, ranged: includingStreams)) }
+        // A stream's pieces that an MPD names (the files of its single-file Representations, say) belong to it.
+        if includingStreams { for manifest in manifests { listed.formUnion(referencedPaths(inMPD: manifest)) } }
         var found = files.filter { !listed.contains($0.path) }
         if includingStreams { found += playlists.filter { !listed.contains($0.path) } + manifests }
         return found.sorted { $0.path.localizedStandardCompare($1.path) == .orderedAscending }
@@ -72,6 +74,41 @@ public enum VideoFolder {
             } else if !entry.isEmpty {
                 if !ranged || includeRanged { add(entry[...]) }
                 ranged = false
+            }
+        }
+        return paths
+    }
+
+    /// The local files an MPD of at most 4 MB names: its `BaseURL`s, `SegmentURL@media`, `initialization` and
+    /// `sourceURL` (templates with `$` identifiers name no one file), as standardized paths resolved against the MPD's
+    /// folder (a BaseURL chain is not followed: the files ffmpeg and packagers write sit beside their MPD or below).
+    public static func referencedPaths(inMPD manifest: URL) -> Set<String> {
+        guard let size = (try? FileManager.default.attributesOfItem(atPath: manifest.path))?[.size] as? NSNumber,
+            size.intValue <= 4 << 20, let text = try? String(contentsOf: manifest, encoding: .utf8)
+        else { return [] }
+        let folder = manifest.deletingLastPathComponent()
+        var paths: Set<String> = []
+        func add(_ reference: Substring) {
+            let name = reference.trimmingCharacters(in: .whitespacesAndNewlines)
+                .replacingOccurrences(of: "&amp;", with: "&")
+            guard !name.isEmpty, !name.contains("://"), !name.contains("$") else { return }
+            let url = name.hasPrefix("/") ? URL(fileURLWithPath: name) : folder.appendingPathComponent(name)
+            paths.insert(url.standardizedFileURL.path)
+        }
+        var rest = text[...]
+        while let open = rest.range(of: "<BaseURL") {
+            guard let close = rest[open.upperBound...].firstIndex(of: ">"),
+                let end = rest[close...].range(of: "</BaseURL>")
+            else { break }
+            add(rest[rest.index(after: close)..<end.lowerBound])
+            rest = rest[end.upperBound...]
+        }
+        for attribute in ["media=\"", "initialization=\"", "sourceURL=\""] {
+            var rest = text[...]
+            while let start = rest.range(of: attribute) {
+                guard let end = rest[start.upperBound...].firstIndex(of: "\"") else { break }
+                add(rest[start.upperBound..<end])
+                rest = rest[end...]
             }
         }
         return paths

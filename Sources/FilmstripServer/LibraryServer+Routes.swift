@@ -84,9 +84,20 @@ extension LibraryServer {
             "trackURL": "/api/track?src=\(src)", "progressURL": "/api/progress?src=\(src)", "src": video.path,
         ]
         if let duration = try? await media.duration(of: video), duration.isFinite { config["duration"] = duration }
+        guard video.isDASH else {
+            // Files, and HLS streams, which browsers that play HLS natively play from their playlist.
+            return page(
+                Pages.watch(
+                    title: video.name, subtitle: video.path, videoURL: "/media/\(HTML.path(video.path))",
+                    config: config))
+        }
+        // Browsers do not play DASH natively: a poster, and the previews still scrub.
         return page(
             Pages.watch(
-                title: video.name, subtitle: video.path, videoURL: "/media/\(HTML.path(video.path))", config: config))
+                title: video.name, subtitle: video.path, videoURL: nil, config: config,
+                poster: "/api/thumbnail?src=\(src)&t=0",
+                hint: "DASH does not play in a browser by itself (a player such as Shaka Player or dash.js plays it); "
+                    + "the previews below are its own frames and scrub as in any other video."))
     }
 
     private func page(_ html: String) -> Response {
@@ -102,7 +113,8 @@ extension LibraryServer {
     // MARK: Media
 
     private func mediaFile(_ request: Request, context: BasicRequestContext, head: Bool) async throws -> Response {
-        let video = try resolve(path: request.uri.path, prefix: "/media/")
+        // A video, or a part of a stream (what its playlists name: segments, init sections, playlists).
+        let video = try resolve(path: request.uri.path, prefix: "/media/", parts: true)
         let size = Int(video.size)
         let etag =
             "\"\(String(size, radix: 16))-\(String(Int64(video.modified.timeIntervalSince1970 * 1000), radix: 16))\""
@@ -267,7 +279,7 @@ extension LibraryServer {
 
     /// The video named by a raw request path after `prefix`: each component percent-decoded on its own, so an
     /// encoded `/` or `..` stays inside its component, where ``VideoLibrary`` refuses it.
-    private func resolve(path: String, prefix: String) throws -> VideoLibrary.Video {
+    private func resolve(path: String, prefix: String, parts: Bool = false) throws -> VideoLibrary.Video {
         guard path.hasPrefix(prefix) else { throw VideoLibrary.ResolveError.notFound("no video named") }
         var components: [String] = []
         for raw in path.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false) {
@@ -276,7 +288,7 @@ extension LibraryServer {
             }
             components.append(decoded)
         }
-        return try library.resolve(components: components)
+        return try parts ? library.resolveMedia(components: components) : library.resolve(components: components)
     }
 
     static func mediaType(_ pathExtension: String) -> String {
@@ -291,6 +303,16 @@ extension LibraryServer {
         case "avi": "video/x-msvideo"
         case "flv": "video/x-flv"
         case "3gp": "video/3gpp"
+        case "m3u8": "application/vnd.apple.mpegurl"
+        case "mpd": "application/dash+xml"
+        case "m4s", "cmfv": "video/iso.segment"
+        case "m4a", "cmfa": "audio/mp4"
+        case "aac": "audio/aac"
+        case "mp3": "audio/mpeg"
+        case "vtt": "text/vtt"
+        case "jpg", "jpeg": "image/jpeg"
+        case "png": "image/png"
+        case "webp": "image/webp"
         default: "application/octet-stream"
         }
     }

@@ -33,6 +33,12 @@ public struct VideoLibrary: Sendable {
         /// The file name to show.
         public var name: String { file.lastPathComponent }
 
+        /// Whether this is a stream (an HLS playlist or a DASH MPD) rather than a file.
+        public var isStream: Bool { ["m3u8", "mpd"].contains(file.pathExtension.lowercased()) }
+
+        /// Whether this is a DASH MPD, which browsers do not play natively.
+        public var isDASH: Bool { file.pathExtension.lowercased() == "mpd" }
+
         /// This version of the file: its path, size and modification time (a changed file is another version).
         var version: String { "\(file.path)\n\(size)\n\(modified.timeIntervalSince1970)" }
     }
@@ -46,8 +52,15 @@ public struct VideoLibrary: Sendable {
         case notFound(String)
     }
 
-    /// File extensions taken as videos (``VideoFolder/videoExtensions``).
-    public static var videoExtensions: Set<String> { VideoFolder.videoExtensions }
+    /// File extensions taken as videos (``VideoFolder/videoExtensions``), and streams' manifests.
+    public static var videoExtensions: Set<String> { VideoFolder.videoExtensions.union(["m3u8", "mpd"]) }
+
+    /// What a stream's manifest may name and `/media/` serves beside videos: playlists, segments, init sections,
+    /// audio, subtitles, keys and images.
+    public static let streamPartExtensions: Set<String> = [
+        "m3u8", "mpd", "m4s", "m4a", "m4v", "mp4", "cmfv", "cmfa", "aac", "ac3", "ec3", "mp3", "vtt", "key", "jpg",
+        "jpeg", "png", "webp",
+    ]
 
     /// The served folders.
     public let roots: [Root]
@@ -80,12 +93,12 @@ public struct VideoLibrary: Sendable {
         self.roots = roots
     }
 
-    /// Every video under the folders, sorted by path, as ``VideoFolder`` counts them; links that lead out of their
-    /// folder are skipped.
+    /// Every video under the folders, sorted by path, as ``VideoFolder`` counts them (a stream is one item, its
+    /// manifest, never its segments or per-Representation files); links that lead out of their folder are skipped.
     public func videos() -> [Video] {
         var found: [Video] = []
         for root in roots {
-            for url in VideoFolder.videos(under: root.directory) {
+            for url in VideoFolder.videos(under: root.directory, includingStreams: true) {
                 let relative = url.path.dropFirst(root.directory.path.count)
                 let components = relative.split(separator: "/").map(String.init)
                 guard !components.isEmpty else { continue }
@@ -102,8 +115,17 @@ public struct VideoLibrary: Sendable {
         return try resolve(components: path.split(separator: "/", omittingEmptySubsequences: false).map(String.init))
     }
 
+    /// The video or stream part (``streamPartExtensions``) a `/media/` path names, each component percent-decoded.
+    public func resolveMedia(components: [String]) throws(ResolveError) -> Video {
+        try resolve(components: components, extensions: Self.videoExtensions.union(Self.streamPartExtensions))
+    }
+
     /// The video named by `components`, each already percent-decoded.
     public func resolve(components: [String]) throws(ResolveError) -> Video {
+        try resolve(components: components, extensions: Self.videoExtensions)
+    }
+
+    private func resolve(components: [String], extensions: Set<String>) throws(ResolveError) -> Video {
         guard !components.isEmpty else { throw .notFound("no video named") }
         for component in components {
             if component.isEmpty || component == "." || component == ".." {
@@ -136,7 +158,7 @@ public struct VideoLibrary: Sendable {
         guard Self.isInside(file.path, root.directory.path) else {
             throw .forbidden("the file lies outside the library")
         }
-        guard Self.videoExtensions.contains(file.pathExtension.lowercased()),
+        guard extensions.contains(file.pathExtension.lowercased()),
             let attributes = try? FileManager.default.attributesOfItem(atPath: file.path),
             attributes[.type] as? FileAttributeType == .typeRegular
         else { throw .notFound("no video at \(components.joined(separator: "/"))") }

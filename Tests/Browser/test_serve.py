@@ -178,6 +178,10 @@ def setUpModule():
         subprocess.run(["ffmpeg", "-v", "error", "-i", os.path.join(LIBRARY, "later.mp4"), "-c", "copy", "-f", "hls",
                         "-hls_time", "2", "-hls_playlist_type", "vod", *flags,
                         os.path.join(LIBRARY, folder, "index.m3u8")], check=True)
+    # A DASH stream in single-file mode: its Representation files are the stream's, not videos of their own.
+    os.makedirs(os.path.join(LIBRARY, "dash"))
+    subprocess.run(["ffmpeg", "-v", "error", "-i", os.path.join(LIBRARY, "later.mp4"), "-c", "copy", "-f", "dash",
+                    "-single_file", "1", os.path.join(LIBRARY, "dash", "manifest.mpd")], check=True)
     with open(os.path.join(LIBRARY, "broken.mp4"), "wb") as f:
         f.write(b"\x00\x00\x00\x18ftypmp42" + os.urandom(4000))
     with open(os.path.join(LIBRARY, ".hidden.mp4"), "wb") as f:
@@ -195,7 +199,7 @@ def tearDownModule():
 
 LISTED = sorted(["ramp.mp4", "fresh.mp4", "second.mp4", "third.mp4", "nested/" + UNICODE_NAME, "beside.mp4",
                  "evil.mp4", "broken.mp4", "nested/link-in.mp4", QUOTE_NAME, "subs.mp4", "later.mp4",
-                 "hls-single/index.ts"])
+                 "hls/index.m3u8", "hls-single/index.m3u8", "dash/manifest.mpd"])
 
 
 class HTTPTests(unittest.TestCase):
@@ -642,6 +646,38 @@ class PageTests(unittest.TestCase):
         for t in (4, 20):
             with self.subTest(hover=t):
                 self.hover_and_check(scrubber, t, 30, 6)
+
+    def test_an_hls_stream_plays_in_the_browser_with_previews(self):
+        # Chromium, like Safari, plays HLS natively.
+        self.assertIn(self.driver.execute_script(
+            "return document.createElement('video').canPlayType('application/vnd.apple.mpegurl')"), ("maybe", "probably"))
+        scrubber = self.open_watch(SERVER.url + "watch/hls/index.m3u8", 6)
+        self.assertEqual(self.driver.execute_script("return document.getElementById('video').getAttribute('src')"),
+                         "/media/hls/index.m3u8")
+        for t in (1, 4.5):
+            with self.subTest(hover=t):
+                self.hover_and_check(scrubber, t, 6, 2)
+        # It plays: the picture advances from the stream's own segments.
+        self.driver.execute_script("const v = document.getElementById('video'); v.muted = true; v.play();")
+        self.wait(lambda: self.driver.execute_script("return document.getElementById('video').currentTime") > 1, 30,
+                  "the stream did not play")
+        paths = [urllib.parse.urlparse(url).path for url in self.requested_urls()]
+        self.assertTrue(any(path.startswith("/media/hls/index") and path.endswith(".ts") for path in paths), paths)
+
+    def test_a_dash_stream_shows_its_poster_and_scrubs_its_previews(self):
+        self.driver.get(SERVER.url + "watch/dash/manifest.mpd")
+        self.wait(lambda: self.driver.execute_script(
+            "return document.getElementById('track-status').dataset.state === 'ready'"), message="no track")
+        video = self.driver.find_element("id", "video")
+        self.assertIsNone(video.get_attribute("src") or None, "DASH is not handed to the browser")
+        self.assertIn("/api/thumbnail?src=dash%2Fmanifest.mpd&t=0", video.get_attribute("poster"))
+        self.assertIn("DASH", self.driver.find_element("class name", "hint").text)
+        status, headers, body = SERVER.raw("/api/thumbnail?src=dash%2Fmanifest.mpd&t=0")
+        self.assertEqual((status, headers.get("content-type")), (200, "image/jpeg"))
+        scrubber = self.driver.find_element("id", "scrubber")
+        for t in (1, 4.5):
+            with self.subTest(hover=t):
+                self.hover_and_check(scrubber, t, 6, 2)
 
     def test_the_page_written_to_disk_scrubs_from_file_without_requests_elsewhere(self):
         folder = os.path.join(WORK, "page")

@@ -83,13 +83,28 @@ struct CatalogListTests {
         try Data("#EXTM3U\n#EXT-X-BYTERANGE:100@0\n#EXTINF:2,\nall.ts\n".utf8).write(to: directory.file("one.m3u8"))
         try Data([0]).write(to: directory.file("all.ts"))
         try Data("<MPD/>".utf8).write(to: directory.file("dash.mpd"))
+        // A DASH stream in single-file mode (as ffmpeg's `-single_file 1` writes it): its Representations' files
+        // belong to it, by BaseURL or by SegmentList/initialization names.
+        try FileManager.default.createDirectory(at: directory.file("od"), withIntermediateDirectories: true)
+        try Data(
+            """
+            <MPD><Period><AdaptationSet><Representation id="0"><BaseURL>od-stream0.mp4</BaseURL></Representation>
+            <Representation id="1"><SegmentList><Initialization sourceURL="od-init1.mp4"/>
+            <SegmentURL media="od-stream1.mp4" mediaRange="0-9"/></SegmentList></Representation>
+            <Representation id="2"><SegmentTemplate media="chunk-$Number$.mp4"/></Representation>
+            </AdaptationSet></Period></MPD>
+            """.utf8
+        ).write(to: directory.file("od/manifest.mpd"))
+        for name in ["od-stream0.mp4", "od-init1.mp4", "od-stream1.mp4", "chunk-1.mp4"] {
+            try Data([0]).write(to: directory.file("od/" + name))
+        }
         let items = try CatalogList.read(directory.url)
         #expect(
             items.map(\.input) == [
-                "a.mp4", "dash.mpd", "one.m3u8", "show/master.m3u8", "shows/b.mkv", "stream/index.m3u8",
-                "stream/other.ts",
+                "a.mp4", "dash.mpd", "od/chunk-1.mp4", "od/manifest.mpd", "one.m3u8", "show/master.m3u8",
+                "shows/b.mkv", "stream/index.m3u8", "stream/other.ts",
             ])
-        #expect(items[4].url == directory.file("shows/b.mkv").standardizedFileURL)
+        #expect(items[6].url == directory.file("shows/b.mkv").standardizedFileURL)
         // Without streams (serve's library), the single-file stream's media is the video.
         #expect(VideoFolder.videos(under: directory.url).map(\.lastPathComponent).contains("all.ts"))
     }

@@ -63,14 +63,17 @@ enum Pages {
     /// A watch page. `config` is what the script reads: `duration`, and either `track` (inline cues) or
     /// `trackURL` and `progressURL`.
     static func watch(
-        title: String, subtitle: String, videoURL: String, config: [String: Any], hint: String = "", home: Bool = true
+        title: String, subtitle: String, videoURL: String?, config: [String: Any], poster: String? = nil,
+        hint: String = "", home: Bool = true
     ) -> String {
+        let source = videoURL.map { " src=\"\(HTML.escape($0))\"" } ?? ""
+        let posterAttribute = poster.map { " poster=\"\(HTML.escape($0))\"" } ?? ""
         let body = """
             \(header(subtitle, home: home))
             <main>
             <h1>\(HTML.escape(title))</h1>
             <div class="player">
-            <video id="video" src="\(HTML.escape(videoURL))" preload="metadata" playsinline></video>
+            <video id="video"\(source)\(posterAttribute) preload="metadata" playsinline></video>
             <div class="controls">
             <button id="play" type="button" aria-label="Play">▶</button>
             <div id="scrubber" role="slider" tabindex="0" aria-label="Seek" aria-valuemin="0" aria-valuemax="0" \
