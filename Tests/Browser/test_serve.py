@@ -178,6 +178,14 @@ def setUpModule():
         subprocess.run(["ffmpeg", "-v", "error", "-i", os.path.join(LIBRARY, "later.mp4"), "-c", "copy", "-f", "hls",
                         "-hls_time", "2", "-hls_playlist_type", "vod", *flags,
                         os.path.join(LIBRARY, folder, "index.m3u8")], check=True)
+    # An HLS stream with an image track of its own (what `generate --attach` writes beside it).
+    os.makedirs(os.path.join(LIBRARY, "hls-own"))
+    subprocess.run(["ffmpeg", "-v", "error", "-i", os.path.join(LIBRARY, "later.mp4"), "-c", "copy", "-f", "hls",
+                    "-hls_time", "2", "-hls_playlist_type", "vod", os.path.join(LIBRARY, "hls-own", "index.m3u8")],
+                   check=True)
+    subprocess.run([BIN, "generate", os.path.join(LIBRARY, "hls-own", "index.m3u8"), "--output",
+                    os.path.join(LIBRARY, "hls-own"), "--interval", "3", "--attach"], check=True,
+                   stdout=subprocess.DEVNULL)
     # A DASH stream in single-file mode: its Representation files are the stream's, not videos of their own.
     os.makedirs(os.path.join(LIBRARY, "dash"))
     subprocess.run(["ffmpeg", "-v", "error", "-i", os.path.join(LIBRARY, "later.mp4"), "-c", "copy", "-f", "dash",
@@ -199,7 +207,7 @@ def tearDownModule():
 
 LISTED = sorted(["ramp.mp4", "fresh.mp4", "second.mp4", "third.mp4", "nested/" + UNICODE_NAME, "beside.mp4",
                  "evil.mp4", "broken.mp4", "nested/link-in.mp4", QUOTE_NAME, "subs.mp4", "later.mp4",
-                 "hls/index.m3u8", "hls-single/index.m3u8", "dash/manifest.mpd"])
+                 "hls/index.m3u8", "hls-single/index.m3u8", "dash/manifest.mpd", "hls-own/master.m3u8"])
 
 
 class HTTPTests(unittest.TestCase):
@@ -663,6 +671,14 @@ class PageTests(unittest.TestCase):
                   "the stream did not play")
         paths = [urllib.parse.urlparse(url).path for url in self.requested_urls()]
         self.assertTrue(any(path.startswith("/media/hls/index") and path.endswith(".ts") for path in paths), paths)
+
+    def test_a_stream_with_its_own_image_track_scrubs_with_it(self):
+        scrubber = self.open_watch(SERVER.url + "watch/hls-own/master.m3u8", 6)
+        self.assertEqual(self.driver.execute_script("return window.filmstrip.origin"), "stream")
+        self.assertEqual(self.driver.execute_script("return window.filmstrip.cues.length"), 2)
+        for t in (1, 4.5):
+            with self.subTest(hover=t):
+                self.hover_and_check(scrubber, t, 6, 3)
 
     def test_a_dash_stream_shows_its_poster_and_scrubs_its_previews(self):
         self.driver.get(SERVER.url + "watch/dash/manifest.mpd")

@@ -4,7 +4,8 @@ import FilmstripSync
 import Foundation
 import Logging
 
-/// One preview track per video: the track beside the video when there is one, else one generated into the cache
+/// One preview track per video: a stream's own image track, else the track beside the video when there is one, else
+/// one generated into the cache
 /// directory (kept across runs). A video has at most one preparation under way; every request for it waits on
 /// that one, and generations run at most `maximumParallelGenerations` at a time.
 actor TrackStore {
@@ -157,11 +158,20 @@ actor TrackStore {
         _ video: VideoLibrary.Video, library: VideoLibrary, cacheDirectory folder: URL, options: PreviewTrackOptions,
         generations: AsyncLimiter, channel: ProgressChannel, counters: GenerationCounters, logger: Logger
     ) async throws -> PreparedTrack {
+        // A stream's own image track (an HLS image playlist its master names, DASH thumbnail tiles in its MPD).
+        if video.isStream,
+            let own = try? await PreparedTrack(
+                track: video.file, origin: "stream", allowed: library.contains, verifyImages: true)
+        {
+            return own
+        }
         // A track beside the video, in any format the `.tracks` engine reads, whose images stay in the library.
         let base = video.file.deletingPathExtension()
         for ext in besideExtensions {
             let candidate = base.appendingPathExtension(ext)
-            guard FileManager.default.fileExists(atPath: candidate.path), library.contains(candidate) else { continue }
+            guard candidate != video.file, FileManager.default.fileExists(atPath: candidate.path),
+                library.contains(candidate)
+            else { continue }
             do {
                 return try await PreparedTrack(
                     track: candidate, origin: "beside", allowed: library.contains, verifyImages: true)
