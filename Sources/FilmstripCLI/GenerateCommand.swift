@@ -20,8 +20,8 @@ struct GenerateCommand: AsyncParsableCommand {
             pasting: it also writes DIR/master.m3u8 (HLS input: the stream's master with an \
             EXT-X-IMAGE-STREAM-INF per width; a media playlist gets a master that wraps it) or DIR/manifest.mpd \
             (DASH input: an image AdaptationSet in every Period, one Representation per width), every other URI \
-            rewritten to resolve from DIR (relative for a local stream, absolute for a remote one). Serve DIR and \
-            play that manifest. The protocol's own format is added to --formats; the others are written as plain \
+            rewritten to resolve from DIR (relative for a local stream, absolute for a remote one). Serve DIR (for \
+            a local stream outside it, a folder that holds both) and play that manifest. The protocol's own format is added to --formats; the others are written as plain \
             tracks. A live stream is refused.
 
             Examples:
@@ -90,7 +90,24 @@ struct GenerateCommand: AsyncParsableCommand {
             print(
                 "\(summary.thumbnails) thumbnails (\(summary.tileSize)) on \(sheets) and \(summary.trackURL.path) "
                     + String(format: "in %.2f s", summary.seconds))
-            if let attached = summary.attachedManifest { print("the stream with its previews: \(attached.path)") }
+            if let attached = summary.attachedManifest {
+                print("the stream with its previews: \(attached.path)")
+                let source = resourceURL(video)
+                if source.isFileURL, let common = Self.commonFolder(source.deletingLastPathComponent(), directory),
+                    common != directory.path
+                {
+                    print("(it names the stream's files by relative paths: serve \(common), which holds both)")
+                }
+            }
         }
+    }
+
+    /// The deepest folder that holds both `a` and `b`.
+    static func commonFolder(_ a: URL, _ b: URL) -> String? {
+        let x = a.standardizedFileURL.resolvingSymlinksInPath().pathComponents
+        let y = b.standardizedFileURL.resolvingSymlinksInPath().pathComponents
+        let shared = zip(x, y).prefix { $0 == $1 }.map(\.0)
+        guard !shared.isEmpty else { return nil }
+        return NSString.path(withComponents: shared)
     }
 }

@@ -8,17 +8,84 @@ extension PreviewTrackGenerator {
         streamingProtocol == .hls ? "master.m3u8" : "manifest.mpd"
     }
 
-    /// Refuses an attachment that would overwrite the input itself.
+    /// Refuses an attachment that would write over any file of the stream: its manifest, a playlist or segment it
+    /// names, or an image track it has (a stream whose own image playlist is `thumbnails.m3u8`, or whose MPD names
+    /// `sprite-$Number$.jpg`, in the output directory). Nothing is written before this check.
     static func checkAttachment(
-        input: URL, directory: URL, streamingProtocol: Presentation.StreamingProtocol
+        input: URL, directory: URL, streamingProtocol: Presentation.StreamingProtocol, options: PreviewTrackOptions
     ) throws(MediaError) {
-        let target = directory.appendingPathComponent(attachedName(streamingProtocol))
-        if input.isFileURL, input.standardizedFileURL.resolvingSymlinksInPath() == target.resolvingSymlinksInPath() {
-            throw MediaError(
-                .invalidArgument,
-                "the stream's manifest is \(target.path) itself; write the tracks to another directory (--output)",
-                url: input)
+        guard input.isFileURL else { return }
+        let folders =
+            [directory]
+            + options.additionalWidths.filter { $0 != options.width }.map {
+                directory.appendingPathComponent("w\($0)", isDirectory: true)
+            }
+        var names: [String] = [directory.appendingPathComponent(attachedName(streamingProtocol)).path]
+        for folder in folders {
+            for name in [
+                options.trackName, "thumbnails.m3u8", "thumbnails.mpd", "thumbnails.json", "thumbnails.bif",
+                "storyboard.json", "storyboard.jpg",
+            ] {
+                names.append(folder.appendingPathComponent(name).path)
+            }
+            for n in 1...3 { names.append(folder.appendingPathComponent("\(options.sheetPrefix)\(n).jpg").path) }
         }
+        // In the order written (the manifest, the track files, the sheets), so the message names the first clash.
+        let planned = names.map { URL(fileURLWithPath: $0).standardizedFileURL.resolvingSymlinksInPath().path }
+        let stream = streamFiles(input)
+        for path in planned {
+            let hit =
+                stream.paths.contains(path)
+                || stream.templates.contains {
+                    $0.firstMatch(in: path, range: NSRange(path.startIndex..., in: path)) != nil
+                }
+            if hit {
+                throw MediaError(
+                    .invalidArgument,
+                    "--output \(directory.path) holds the stream's own \(URL(fileURLWithPath: path).lastPathComponent), "
+                        + "which the tracks would write over; write them to another directory", url: input)
+            }
+        }
+    }
+
+    /// The local files a stream is made of: its manifest, what it names (and, for HLS, what the playlists it names
+    /// name), and (DASH) the templates its segments follow, as patterns.
+    private static func streamFiles(_ manifest: URL) -> (paths: Set<String>, templates: [NSRegularExpression]) {
+        func normal(_ path: String) -> String {
+            URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+        }
+        var paths: Set<String> = [normal(manifest.path)]
+        var templates: [NSRegularExpression] = []
+        if manifest.pathExtension.lowercased() == "mpd" {
+            paths.formUnion(VideoFolder.referencedPaths(inMPD: manifest).map(normal))
+            let folder = manifest.deletingLastPathComponent().standardizedFileURL.resolvingSymlinksInPath().path
+            let text = (try? String(contentsOf: manifest, encoding: .utf8)) ?? ""
+            for attribute in ["media=\"", "initialization=\""] {
+                var rest = text[...]
+                while let start = rest.range(of: attribute), let end = rest[start.upperBound...].firstIndex(of: "\"") {
+                    let template = String(rest[start.upperBound..<end])
+                    rest = rest[end...]
+                    guard template.contains("$"), !template.contains("://") else { continue }
+                    // $Number$, $Time$ and the like stand for any run of characters without a slash.
+                    var pattern = ""
+                    var inside = false
+                    for part in template.split(separator: "$", omittingEmptySubsequences: false) {
+                        pattern += inside ? "[^/]*" : NSRegularExpression.escapedPattern(for: String(part))
+                        inside.toggle()
+                    }
+                    let full = "^" + NSRegularExpression.escapedPattern(for: folder + "/") + pattern + "$"
+                    if let expression = try? NSRegularExpression(pattern: full) { templates.append(expression) }
+                }
+            }
+        } else {
+            let named = VideoFolder.referencedPaths(in: manifest, ranged: true)
+            paths.formUnion(named.map(normal))
+            for playlist in named where playlist.lowercased().hasSuffix(".m3u8") {
+                paths.formUnion(
+                    VideoFolder.referencedPaths(in: URL(fileURLWithPath: playlist), ranged: true).map(normal))
+            }
+        }
+        return (paths, templates)
     }
 
     /// Writes the stream's own manifest with the image tracks of `summary` (every width) added, atomically, after

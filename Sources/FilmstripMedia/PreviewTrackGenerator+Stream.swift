@@ -24,7 +24,8 @@ extension PreviewTrackGenerator {
         }
         let streamingProtocol = timeline.presentation.streamingProtocol
         if options.attach {
-            try checkAttachment(input: input, directory: directory, streamingProtocol: streamingProtocol)
+            try checkAttachment(
+                input: input, directory: directory, streamingProtocol: streamingProtocol, options: options)
             options.formats.insert(streamingProtocol == .hls ? .hls : .dash)
         }
         let cancellation = CancellationFlag()

@@ -26,19 +26,37 @@ public enum PreviewTrackGenerator {
         let started = Date()
         let cancellation = CancellationFlag()
         let network = MediaNetwork(transport: options.transport ?? sharedTransport, configuration: options.loading)
+        guard !options.attach || StreamFrames.isManifest(input) else {
+            throw MediaError(
+                .invalidArgument, "attaching tracks needs a stream: an HLS playlist or a DASH MPD", url: input)
+        }
+        let existed = FileManager.default.fileExists(atPath: directory.path)
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
             throw MediaError(.outputFailed, "cannot create \(directory.path): \(error.localizedDescription)")
         }
-        guard !options.attach || StreamFrames.isManifest(input) else {
-            throw MediaError(
-                .invalidArgument, "attaching tracks needs a stream: an HLS playlist or a DASH MPD", url: input)
+        do {
+            if StreamFrames.isManifest(input) {
+                return try await generateFromStream(
+                    input, to: directory, options: options, started: started, progress: progress)
+            }
+            return try await generateFromFile(
+                input, to: directory, options: options, network: network, cancellation: cancellation, started: started,
+                progress: progress)
+        } catch {
+            // A run that failed before writing anything leaves no empty folder behind.
+            if !existed, (try? FileManager.default.contentsOfDirectory(atPath: directory.path))?.isEmpty == true {
+                try? FileManager.default.removeItem(at: directory)
+            }
+            throw error
         }
-        if StreamFrames.isManifest(input) {
-            return try await generateFromStream(
-                input, to: directory, options: options, started: started, progress: progress)
-        }
+    }
+
+    private static func generateFromFile(
+        _ input: URL, to directory: URL, options: PreviewTrackOptions, network: MediaNetwork,
+        cancellation: CancellationFlag, started: Date, progress: (@Sendable (Int, Int) -> Void)?
+    ) async throws -> PreviewTrackSummary {
         return try await withTaskCancellationHandler {
             // The first input tells the duration and size; it then serves as worker 0.
             let first = try await runBlocking {

@@ -1,3 +1,4 @@
+import FilmstripFormats
 public import Foundation
 
 /// The videos in a folder tree, as a person would count them.
@@ -39,7 +40,10 @@ public enum VideoFolder {
         // A stream's pieces that an MPD names (the files of its single-file Representations, say) belong to it.
         if includingStreams { for manifest in manifests { listed.formUnion(referencedPaths(inMPD: manifest)) } }
         var found = files.filter { !listed.contains($0.path) }
-        if includingStreams { found += playlists.filter { !listed.contains($0.path) } + manifests }
+        if includingStreams {
+            found += playlists.filter { !listed.contains($0.path) && playsMedia(playlist: $0) }
+            found += manifests.filter(playsMedia(mpd:))
+        }
         return found.sorted { $0.path.localizedStandardCompare($1.path) == .orderedAscending }
     }
 
@@ -112,5 +116,23 @@ public enum VideoFolder {
             }
         }
         return paths
+    }
+
+    /// Whether a playlist is one a person watches: not an image or I-frame playlist on its own (a preview track, as
+    /// `generate` writes next to a stream).
+    static func playsMedia(playlist: URL) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: playlist.path) else { return false }
+        defer { try? handle.close() }
+        let head = String(decoding: (try? handle.read(upToCount: 64 << 10)) ?? Data(), as: UTF8.self)
+        return !head.contains("#EXT-X-IMAGES-ONLY") && !head.contains("#EXT-X-I-FRAMES-ONLY")
+    }
+
+    /// Whether an MPD has video or audio (an image-only MPD is a preview track, not a stream).
+    static func playsMedia(mpd: URL) -> Bool {
+        guard let size = (try? FileManager.default.attributesOfItem(atPath: mpd.path))?[.size] as? NSNumber,
+            size.intValue <= 4 << 20, let data = try? Data(contentsOf: mpd),
+            let presentation = try? DASHManifestParser().parse(data, url: mpd)
+        else { return true }
+        return presentation.periods.contains { $0.tracks.contains { $0.kind == .video || $0.kind == .audio } }
     }
 }

@@ -96,8 +96,8 @@ extension LibraryServer {
             Pages.watch(
                 title: video.name, subtitle: video.path, videoURL: nil, config: config,
                 poster: "/api/thumbnail?src=\(src)&t=0",
-                hint: "DASH does not play in a browser by itself (a player such as Shaka Player or dash.js plays it); "
-                    + "the previews below are its own frames and scrub as in any other video."))
+                hint: "DASH does not play in a browser by itself (a player such as Shaka Player or dash.js plays it): "
+                    + "the poster is its first frame, and its previews scrub as in any other video."))
     }
 
     private func page(_ html: String) -> Response {

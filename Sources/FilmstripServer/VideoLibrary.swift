@@ -30,8 +30,13 @@ public struct VideoLibrary: Sendable {
         /// Last modification.
         public var modified: Date
 
-        /// The file name to show.
-        public var name: String { file.lastPathComponent }
+        /// The name to show: the file's, and for a stream its folder's too (streams' manifests share names such as
+        /// `master.m3u8`).
+        public var name: String {
+            let folder = file.deletingLastPathComponent().lastPathComponent
+            return isStream && !folder.isEmpty && folder != root.directory.lastPathComponent
+                ? folder + "/" + file.lastPathComponent : file.lastPathComponent
+        }
 
         /// Whether this is a stream (an HLS playlist or a DASH MPD) rather than a file.
         public var isStream: Bool { ["m3u8", "mpd"].contains(file.pathExtension.lowercased()) }

@@ -79,7 +79,30 @@ struct AttachCLITests {
         let before = try Data(contentsOf: stream.appendingPathComponent("master.m3u8"))
         let same = try await filmstrip(
             "generate", stream.appendingPathComponent("master.m3u8").path, "--output", stream.path, "--attach")
-        #expect(same.status == 2 && same.stderr.contains("itself"), "\(same.stderr)")
+        #expect(same.status == 2 && same.stderr.contains("holds the stream's own master.m3u8"), "\(same.stderr)")
         #expect(try Data(contentsOf: stream.appendingPathComponent("master.m3u8")) == before)
+
+        // A stream whose own files bear the names the tracks are written under: a media playlist called
+        // thumbnails.m3u8, an MPD whose image set is sprite-$Number$.jpg. Refused before anything is written.
+        try Data("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\ns.ts\n#EXT-X-ENDLIST\n".utf8)
+            .write(to: stream.appendingPathComponent("thumbnails.m3u8"))
+        let own = try await filmstrip(
+            "generate", stream.appendingPathComponent("thumbnails.m3u8").path, "--output", stream.path, "--attach")
+        #expect(own.status == 2 && own.stderr.contains("holds the stream's own thumbnails.m3u8"), "\(own.stderr)")
+        let dash = directory.file("dash")
+        try FileManager.default.createDirectory(at: dash, withIntermediateDirectories: true)
+        let mpd = """
+            <MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="static" mediaPresentationDuration="PT4S"><Period>
+            <AdaptationSet contentType="video" mimeType="video/mp4"><SegmentTemplate media="v$Number$.m4s" duration="2"/>
+            <Representation id="v" bandwidth="1"/></AdaptationSet>
+            <AdaptationSet contentType="image" mimeType="image/jpeg"><SegmentTemplate media="sprite-$Number$.jpg" duration="4"/>
+            <Representation id="t" bandwidth="1" width="320" height="180"/></AdaptationSet></Period></MPD>
+            """
+        try Data(mpd.utf8).write(to: dash.appendingPathComponent("stream.mpd"))
+        let sprites = try await filmstrip(
+            "generate", dash.appendingPathComponent("stream.mpd").path, "--output", dash.path, "--attach")
+        #expect(
+            sprites.status == 2 && sprites.stderr.contains("holds the stream's own sprite-1.jpg"), "\(sprites.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dash.path) == ["stream.mpd"])
     }
 }

@@ -145,13 +145,19 @@ public enum PreviewTrackWriter {
     /// The `EXT-X-IMAGE-STREAM-INF` line that adds the image playlist at `uri` to an existing master playlist
     /// (`BANDWIDTH`: the largest sheet's bits over its time).
     public static func imageStreamInf(_ layout: PreviewTrackLayout, uri: String, sheetBytes: [Int]) -> String {
+        "#EXT-X-IMAGE-STREAM-INF:BANDWIDTH=\(peakBandwidth(layout, sheetBytes: sheetBytes)),"
+            + "RESOLUTION=\(layout.tileWidth)x\(layout.tileHeight),CODECS=\"jpeg\",URI=\"\(uri)\""
+    }
+
+    /// The peak bits per second of a track's sheets: the largest of each sheet's bits over its own time (what HLS
+    /// `BANDWIDTH` and DASH `@bandwidth` both state).
+    static func peakBandwidth(_ layout: PreviewTrackLayout, sheetBytes: [Int]) -> Int {
         var peak = 0
-        for s in layout.sheetNames.indices where s < sheetBytes.count {
+        for s in layout.sheetNames.indices where s < sheetBytes.count && layout.count > 0 {
             let (start, end) = span(layout, sheet: s)
             peak = max(peak, Int((Double(sheetBytes[s] * 8) / max(0.001, Double(end - start) / 1000)).rounded(.up)))
         }
-        return "#EXT-X-IMAGE-STREAM-INF:BANDWIDTH=\(peak),RESOLUTION=\(layout.tileWidth)x\(layout.tileHeight),"
-            + "CODECS=\"jpeg\",URI=\"\(uri)\""
+        return peak
     }
 
     /// The image AdaptationSet (DASH-IF thumbnail tiles: one sheet per segment, `$Number$` from 1) to paste into an
@@ -183,8 +189,7 @@ public enum PreviewTrackWriter {
         for representation in representations {
             let layout = representation.layout
             let sheetMs = representation.sheetMilliseconds
-            let bandwidth =
-                representation.sheetBytes.max().map { Int(Double($0 * 8) / max(0.001, Double(sheetMs) / 1000)) } ?? 0
+            let bandwidth = peakBandwidth(layout, sheetBytes: representation.sheetBytes)
             text += "  <Representation id=\"\(xmlEscaped(representation.id))\" bandwidth=\"\(bandwidth)\" "
             text += "width=\"\(layout.columns * layout.tileWidth)\" height=\"\(layout.rows * layout.tileHeight)\">\n"
             text += "    <EssentialProperty schemeIdUri=\"http://dashif.org/thumbnail_tile\" "

@@ -52,9 +52,22 @@ extension StreamAttachment {
             let start = Int64((period.start * 1000).rounded())
             guard start < trackEnd else { continue }
             let span = DASHPeriodSpan(start: start, duration: period.duration.map { Int64(($0 * 1000).rounded()) })
-            let taken = Set(node.children("AdaptationSet").compactMap { $0.attribute("id").flatMap { Int($0) } })
+            let sets = node.children("AdaptationSet")
+            let taken = Set(sets.compactMap { $0.attribute("id").flatMap { Int($0) } })
             let id = taken.contains(1000) ? (taken.max() ?? 0) + 1 : 1000
-            edits.insertLast(in: node, PreviewTrackWriter.dashAdaptationSet(representations, id: id, period: span))
+            // Representation ids are unique in a Period: one of ours that the Period uses already gets a suffix.
+            var used = Set(sets.flatMap { $0.children("Representation").compactMap { $0.attribute("id") } })
+            let unique = representations.map { representation -> DASHImageRepresentation in
+                var renamed = representation
+                var n = 2
+                while used.contains(renamed.id) {
+                    renamed.id = "\(representation.id)-\(n)"
+                    n += 1
+                }
+                used.insert(renamed.id)
+                return renamed
+            }
+            edits.insertLast(in: node, PreviewTrackWriter.dashAdaptationSet(unique, id: id, period: span))
         }
         return edits.applied()
     }
