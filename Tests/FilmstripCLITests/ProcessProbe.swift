@@ -43,7 +43,12 @@ func probe(_ executable: String, _ arguments: [String], timeout: Double, directo
     var usage = rusage()
     var timedOut = false
     let deadline = started.uptimeNanoseconds + UInt64(timeout * 1e9)
+    // The child's own peak: its memory's high-water mark (VmHWM), read while it runs. `ru_maxrss` will not do: a
+    // spawned child starts as a copy of this (large) test process, and the kernel carries that copy's peak across
+    // exec into the child's `ru_maxrss`.
+    var peak = 0
     while wait4(pid, &status, WNOHANG, &usage) == 0 {
+        peak = max(peak, highWaterMarkKiB(pid))
         if DispatchTime.now().uptimeNanoseconds > deadline {
             timedOut = true
             kill(pid, SIGKILL)
@@ -56,8 +61,16 @@ func probe(_ executable: String, _ arguments: [String], timeout: Double, directo
     let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
     return ProbeResult(
         status: signalled == 0 ? (status >> 8) & 0xFF : nil, signal: signalled == 0 ? nil : signalled,
-        timedOut: timedOut, peakRSSKiB: Int(usage.ru_maxrss),
+        timedOut: timedOut, peakRSSKiB: peak,
         seconds: Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9, stderr: stderr)
+}
+
+/// The high-water mark of a running process's resident memory, KiB (0 once it is gone).
+func highWaterMarkKiB(_ pid: pid_t) -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+    else { return 0 }
+    return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
 }
 
 /// Runs `work(i)` for `0..<count` on `threads` threads of their own (blocking work stays off the cooperative pool)
