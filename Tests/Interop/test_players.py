@@ -253,9 +253,20 @@ class AttachedTracks(InteropCase):
         self.run_players("attached MPD, two widths", "attach-dash/manifest.mpd",
                          ["attach-dash/thumbnails.vtt", "attach-dash/w240/thumbnails.vtt"], kinds=("shaka",),
                          play=True)
-        # dash.js shows one image Representation: the lowest bitrate.
-        self.run_players("attached MPD", "attach-dash/manifest.mpd", ["attach-dash/thumbnails.vtt"],
-                         kinds=("dashjs",), play=True)
+        # dash.js shows one image Representation, the one it ranks first by bandwidth: its answers must be that
+        # width's track, at every time.
+        cues = {vtt: self.cues(vtt) for vtt in ("attach-dash/thumbnails.vtt", "attach-dash/w240/thumbnails.vtt")}
+        times = players.probe_times(cues["attach-dash/thumbnails.vtt"])
+        for kind, name, bundle in self.players_of("dashjs"):
+            result = players.ask(DRIVER, SITE, bundle, kind, self.url("attach-dash/manifest.mpd"), times, play=True)
+            self.assertNotIn("error", result, f"{name}: {result.get('error')}")
+            first = next((a for a in result["tracks"][0]["answers"] if a), None)
+            self.assertIsNotNone(first, f"{name}: no thumbnail at all")
+            vtt = next(v for v, c in cues.items() if c[0]["w"] == round(first["w"]))
+            mismatches = self.check(f"{name}: attached MPD ({vtt})", result, cues[vtt], times, shaka=False)
+            self.assertEqual(mismatches, [], f"{name}: attached MPD ({vtt})")
+            self.assertGreaterEqual(result["played"], 1.0, f"{name}: the stream did not play")
+            print(f"  {name}: attached MPD, two widths, {vtt}: {len(times)} times, 0 mismatches", file=sys.stderr)
 
     def test_dash_stream_url_as_input(self):
         with open(os.path.join(WORK, "attach-remote", "manifest.mpd")) as f:
