@@ -43,6 +43,9 @@ test: deps lint
 	FILMSTRIP_BIN="$(RELEASE_CLI)" python3 -m unittest discover -s Tests/Browser -v
 	@# The tracks Filmstrip writes, read by real Shaka Player and dash.js builds in headless Chromium.
 	FILMSTRIP_BIN="$(RELEASE_CLI)" python3 -m unittest discover -s Tests/Interop -v
+	@# Streams other packagers write (Shaka Packager at test time, ffmpeg layouts besides): pictures against ffmpeg's
+	@# decode by presentation time, bytes against the budget, over a loopback server that logs every request.
+	FILMSTRIP_BIN="$(RELEASE_CLI)" python3 -m unittest discover -s Tests/RealWorld -v
 	@# `filmstrip catalog generate` as a Slurm job array on a one-node cluster started for the test.
 	FILMSTRIP_BIN="$(RELEASE_CLI)" python3 -m unittest discover -s Tests/Cluster -v
 

@@ -121,6 +121,9 @@ public enum IFramePlaylistGenerator {
             throw StreamFrames.mediaError(error, url: source)
         }
         var keyframes: [(uri: URL, range: Range<Int64>, map: InitializationSection, time: Double, end: Double)] = []
+        // MPEG-TS: the program tables last seen, and where they are, for a segment that carries none before its
+        // video (RFC 8216 only says SHOULD).
+        var tables: ProgramTables?
         for segment in segments {
             guard segment.key == nil else {
                 throw MediaError(
@@ -134,10 +137,12 @@ public enum IFramePlaylistGenerator {
             } catch {
                 throw StreamFrames.mediaError(error, url: segment.url)
             }
+            let seen = tables
             let found = try await runBlocking {
-                try Self.keyframes(in: segment, initialization: initialization, media: media)
+                try Self.keyframes(in: segment, initialization: initialization, media: media, tables: seen)
             }
-            keyframes += found
+            keyframes += found.keyframes
+            tables = found.tables ?? tables
         }
         // Each keyframe lasts until the next one.
         return keyframes.enumerated().map { k, key in
@@ -147,14 +152,31 @@ public enum IFramePlaylistGenerator {
         }
     }
 
-    /// The keyframes of one segment, with byte ranges in the segment's resource.
+    /// An MPEG-TS segment's PAT and PMT: their bytes, and the map that names them in their resource.
+    struct ProgramTables {
+        var bytes: Data
+        var map: InitializationSection
+    }
+
+    /// The keyframes of one segment, with byte ranges in the segment's resource, and (MPEG-TS) the program tables
+    /// the segment carries before its video. A TS segment that carries none uses `tables`, the last ones seen.
     static func keyframes(
-        in segment: SegmentReference, initialization: Data, media: Data
-    ) throws -> [(uri: URL, range: Range<Int64>, map: InitializationSection, time: Double, end: Double)] {
-        let opened = try StreamSegment(
-            reference: segment, bytes: initialization + media, cancellation: CancellationFlag())
+        in segment: SegmentReference, initialization: Data, media: Data, tables: ProgramTables? = nil
+    ) throws -> (
+        keyframes: [(uri: URL, range: Range<Int64>, map: InitializationSection, time: Double, end: Double)],
+        tables: ProgramTables?
+    ) {
+        let isTS = segment.initialization == nil && TransportStreamTables.isTransportStream(media)
+        let borrowed = isTS && !TransportStreamTables.beginsWithTables(media) ? tables : nil
+        if isTS, !TransportStreamTables.beginsWithTables(media), borrowed == nil {
+            throw MediaError(
+                .invalidMedia, "the segment has no PAT/PMT before its video, and no earlier segment had one",
+                url: segment.url)
+        }
+        let head = initialization + (borrowed?.bytes ?? Data())
+        let opened = try StreamSegment(reference: segment, bytes: head + media, cancellation: CancellationFlag())
         let base = segment.byteRange?.lowerBound ?? 0
-        let offset = Int64(initialization.count)
+        let offset = Int64(head.count)
         // Positions in the media bytes, in decode order.
         let positions = opened.packets.map { $0.position - offset }
         guard positions.allSatisfy({ $0 >= 0 }) else {
@@ -178,19 +200,47 @@ public enum IFramePlaylistGenerator {
                 // MPEG-TS: from the keyframe's first TS packet to the next video packet; the map is what precedes the
                 // first video packet (PAT, PMT).
                 start = positions[k]
-                end = positions.dropFirst(k + 1).first(where: { $0 > positions[k] }) ?? Int64(media.count)
-                let first = positions.min() ?? 0
-                guard first > 0 else {
-                    throw MediaError(.invalidMedia, "the segment has no PAT/PMT before its video", url: segment.url)
+                end = Self.wholeKeyframeEnd(
+                    of: packet, at: start, after: positions.dropFirst(k + 1).filter { $0 > start }, media: media,
+                    tables: borrowed?.bytes ?? Data(media.prefix(Int(max(0, positions.min() ?? 0)))),
+                    segment: segment)
+                if let borrowed {
+                    map = borrowed.map
+                } else {
+                    let first = positions.min() ?? 0
+                    guard first > 0 else {
+                        throw MediaError(.invalidMedia, "the segment has no PAT/PMT before its video", url: segment.url)
+                    }
+                    map = InitializationSection(url: segment.url, byteRange: base..<(base + first))
                 }
-                map = InitializationSection(url: segment.url, byteRange: base..<(base + first))
             }
             guard start >= 0, end <= Int64(media.count), end > start else {
                 throw MediaError(.invalidMedia, "a keyframe's bytes fall outside its segment", url: segment.url)
             }
             out.append((segment.url, (base + start)..<(base + end), map, opened.time(of: packet), segment.end))
         }
-        return out
+        var own: ProgramTables?
+        if isTS, borrowed == nil, let first = positions.min(), first > 0, first <= Int64(media.count) {
+            own = ProgramTables(
+                bytes: Data(media.prefix(Int(first))),
+                map: InitializationSection(url: segment.url, byteRange: base..<(base + first)))
+        }
+        return (out, own)
+    }
+
+    /// Where a TS keyframe's range ends: the next video packet's start, or a later one when the frame's data goes on
+    /// past it (a PES that carries one frame's end and the next one's start, as some segmenters write). Each
+    /// candidate is demuxed after the tables: the first one whose keyframe comes out whole is the end.
+    static func wholeKeyframeEnd(
+        of packet: OwnedPacket, at start: Int64, after candidates: [Int64], media: Data, tables: Data,
+        segment: SegmentReference
+    ) -> Int64 {
+        for end in candidates.sorted().prefix(8) where end <= Int64(media.count) {
+            let bytes = tables + media[(media.startIndex + Int(start))..<(media.startIndex + Int(end))]
+            let opened = try? StreamSegment(reference: segment, bytes: bytes, cancellation: CancellationFlag())
+            if let key = opened?.firstKeyPacket, key.size >= packet.size { return end }
+        }
+        return Int64(media.count)
     }
 
     /// The top-level ISO BMFF boxes of `data`: type and byte range.

@@ -32,6 +32,7 @@ public final class StreamingClient: Sendable {
         var indexes: [SegmentBaseIndex: Task<[SegmentReference], any Error>] = [:]
         var initialization: [InitializationSection: Task<Data, any Error>] = [:]
         var keys: [URL: Task<Data, any Error>] = [:]
+        var programTables: [URL: Task<Data?, any Error>] = [:]
         var clockOffset: Task<Double, Never>?
     }
 
@@ -70,6 +71,7 @@ public final class StreamingClient: Sendable {
             tasks += state.indexes.values.map { $0 as any CancellableTask }
             tasks += state.initialization.values.map { $0 as any CancellableTask }
             tasks += state.keys.values.map { $0 as any CancellableTask }
+            tasks += state.programTables.values.map { $0 as any CancellableTask }
             if let clockOffset = state.clockOffset { tasks.append(clockOffset) }
             state = State()
             return tasks
@@ -268,6 +270,46 @@ public final class StreamingClient: Sendable {
             state.withLock { if $0.initialization[section] == task { $0.initialization[section] = nil } }
             throw error
         }
+    }
+
+    /// The program tables an MPEG-TS byte range lacks. When `segment` is a range that starts inside its resource and
+    /// names no initialisation section, and `media` (its bytes) is MPEG-TS that reaches its first PES before any PAT,
+    /// the PAT and PMT are read from the head of the resource (one small `Range` request per resource, kept);
+    /// otherwise nothing is fetched and the answer is empty. Put the answer before `media` for a demuxer.
+    public func programTables(
+        for segment: SegmentReference, media: Data, of rendition: Presentation.Rendition? = nil
+    ) async throws -> Data {
+        guard segment.initialization == nil, segment.key == nil, let range = segment.byteRange, range.lowerBound > 0,
+            TransportStreamTables.isTransportStream(media), !TransportStreamTables.beginsWithTables(media)
+        else { return Data() }
+        let size = TransportStreamTables.packetSize
+        // The tables open a resource: its first 16 packets (or what comes before the range) hold them.
+        let head = Int64(min(Int64(16 * size), range.lowerBound / Int64(size) * Int64(size)))
+        guard head > 0 else { return Data() }
+        let url = segment.url
+        let task = state.withLock { state -> Task<Data?, any Error> in
+            if let task = state.programTables[url] { return task }
+            let task = Task { [self] () async throws -> Data? in
+                let bytes = try await fetcher.fetch(
+                    url, range: 0..<head, limit: Int(head), object: .initialization, segment: segment,
+                    rendition: rendition)
+                return TransportStreamTables.tables(in: bytes)
+            }
+            state.programTables[url] = task
+            return task
+        }
+        let tables: Data?
+        do { tables = try await Self.value(of: task, url: url) } catch {
+            state.withLock { if $0.programTables[url] == task { $0.programTables[url] = nil } }
+            throw error
+        }
+        guard let tables else {
+            throw StreamingError(
+                .invalidContent,
+                "the MPEG-TS range \(range.lowerBound)-\(range.upperBound - 1) starts after its resource's PAT and "
+                    + "PMT, names no EXT-X-MAP, and the resource's first \(head) bytes hold none", url: url)
+        }
+        return tables
     }
 
     /// The media bytes of `segment` (one `Range` request for a byte-range segment), decrypted when it has an

@@ -61,6 +61,32 @@ struct FrameThumbnailsTests {
         #expect(last.timeStampStart == 8 && frames.isLastKeyframe(last))
     }
 
+    @Test("TS I-frame ranges after their resource's PAT/PMT, no EXT-X-MAP: the tables come from the resource's head")
+    func iFrameRangesWithoutTables() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let url = try await Self.serveWithIFrames(on: server)
+        // The generator's keyframe ranges start at the keyframe's PES: without their maps they hold no PAT/PMT, as
+        // Shaka Packager writes them. One small range per resource reads its tables.
+        let playlistURL = server.url("/iframes/index-iframes.m3u8")
+        let text = String(
+            decoding: try await URLSessionDataLoader().load(playlistURL, configuration: .init()).data, as: UTF8.self)
+        let stripped = text.split(separator: "\n").filter { !$0.hasPrefix("#EXT-X-MAP") }.joined(separator: "\n")
+        #expect(stripped != text)
+        server.serve("/iframes/index-iframes.m3u8", text: stripped + "\n")
+        let before = server.requests.count
+        let frames = Self.frames()
+        try await frames.load(url: url)
+        #expect(frames.source == .iFramePlaylist)
+        let thumbnail = try #require(try await frames.thumbnail(at: 5.1))
+        #expect(thumbnail.timeStampStart == 4 && thumbnail.timeStampEnd == 6)
+        #expect(frameNumber(try ImageCodec.decode(thumbnail.imageData).0) == 100)
+        let media = server.requests.dropFirst(before).filter { $0.path.hasSuffix(".ts") }
+        let heads = media.filter { ($0.headers["range"] ?? "").hasPrefix("bytes=0-") }
+        #expect(media.count == 2 && heads.count == 1, "\(media.map { "\($0.target) \($0.headers["range"] ?? "")" })")
+        #expect(heads.allSatisfy { (Self.rangeLength($0.headers["range"] ?? "") ?? .max) <= 16 * 188 })
+    }
+
     static func rangeLength(_ header: String) -> Int64? {
         let parts = header.dropFirst("bytes=".count).split(separator: "-")
         guard parts.count == 2, let a = Int64(parts[0]), let b = Int64(parts[1]) else { return nil }

@@ -82,6 +82,50 @@ struct IFramePlaylistTests {
                 && abs((Double(duration.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) - 10) < 0.1)
     }
 
+    @Test("TS segments after the first carry no PAT/PMT: their entries use the last tables seen, and decode alone")
+    func segmentsWithoutTables() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let source = try StreamLayouts.manifest(.hlsTS)
+        let copy = directory.url.appendingPathComponent("source", isDirectory: true)
+        try FileManager.default.createDirectory(at: copy, withIntermediateDirectories: true)
+        var stripped = 0
+        for file in try FileManager.default.contentsOfDirectory(atPath: source.deletingLastPathComponent().path) {
+            var data = try Data(contentsOf: source.deletingLastPathComponent().appendingPathComponent(file))
+            if file.hasSuffix(".ts") && file != "seg_000.ts" {
+                // Every PAT (PID 0) and PMT (ffmpeg's PID 0x1000) packet out.
+                let packets = stride(from: 0, to: data.count - 187, by: 188).map { data[$0..<($0 + 188)] }
+                let kept = packets.filter {
+                    let pid = Int($0[$0.startIndex + 1] & 0x1F) << 8 | Int($0[$0.startIndex + 2])
+                    return pid != 0 && pid != 0x1000
+                }
+                stripped += packets.count - kept.count
+                data = kept.reduce(into: Data()) { $0 += $1 }
+            }
+            try data.write(to: copy.appendingPathComponent(file))
+        }
+        #expect(stripped >= 8)
+        let output = directory.url.appendingPathComponent("out", isDirectory: true)
+        let summary = try await IFramePlaylistGenerator.generate(
+            from: copy.appendingPathComponent(source.lastPathComponent), to: output)
+        let playlist = try #require(summary.playlists.first)
+        #expect(playlist.entries == 5)
+        guard case .media(let media) = try HLSPlaylistParser().parse(Data(contentsOf: playlist.url), url: playlist.url)
+        else {
+            Issue.record("not a media playlist")
+            return
+        }
+        var time = 0.0
+        for segment in media.segments {
+            let map = try #require(segment.map)
+            #expect(map.uri.lastPathComponent == "seg_000.ts")
+            let bytes = try Self.cut(map.uri, map.byteRange) + (try Self.cut(segment.uri, segment.byteRange))
+            let shown = try Self.frameShown(by: bytes, width: 80, height: 60, in: directory)
+            #expect(shown == Int((time * 25).rounded()), "entry at \(time) s")
+            time += segment.duration
+        }
+    }
+
     @Test("a DASH source or encrypted segments are clear errors")
     func refusals() async throws {
         let directory = try TemporaryDirectory()

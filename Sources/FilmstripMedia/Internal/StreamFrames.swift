@@ -75,12 +75,14 @@ final class StreamFrames: Sendable {
         return timeline.presentation.duration ?? timeline.end
     }
 
-    /// The bytes a demuxer needs for `segment`: its initialisation section, then its media.
+    /// The bytes a demuxer needs for `segment`: its initialisation section (or the program tables an MPEG-TS range
+    /// lacks), then its media.
     func bytes(of segment: SegmentReference) async throws(MediaError) -> Data {
         do {
             async let initialization = client.initialization(for: segment)
             let media = try await client.media(segment)
-            let head = try await initialization
+            var head = try await initialization
+            if head.isEmpty { head = try await client.programTables(for: segment, media: media) }
             return head.isEmpty ? media : head + media
         } catch {
             throw Self.mediaError(error, url: url)

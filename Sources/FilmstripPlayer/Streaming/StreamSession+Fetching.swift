@@ -201,8 +201,9 @@ extension StreamSession {
         _ segment: SegmentReference, of rendition: Presentation.Rendition, newRun: Bool, lane: FetchLane = .video
     ) async -> Result<Data, AttemptFailure> {
         await attempt(keyURL: segment.key?.uri, lane: lane) { [client, settings] in
-            let head = newRun ? try await client.initialization(for: segment, of: rendition) : Data()
+            var head = newRun ? try await client.initialization(for: segment, of: rendition) : Data()
             let body = try await client.media(segment, of: rendition, keyTimeout: settings.keyTimeout)
+            if newRun, head.isEmpty { head = try await client.programTables(for: segment, media: body, of: rendition) }
             return head.isEmpty ? body : head + body
         }
     }

@@ -1,0 +1,215 @@
+"""Filmstrip's commands on streams other tools wrote (Shaka Packager at test time, and ffmpeg layouts the first
+does not write), over HTTP from a loopback server that logs every request: each picture is checked against ffmpeg's
+decode of the same source by presentation time (the picture must match the frame shown at that time at 30 dB PSNR
+or more, and match it better than any neighbour), and each `frame` against its byte budget.
+
+Run: FILMSTRIP_BIN=.build/release/filmstrip python3 -m unittest discover -s Tests/RealWorld -v
+The table of results is printed at the end (and written to $FILMSTRIP_REALWORLD_TABLE when set)."""
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+import streams
+
+BIN = os.environ.get("FILMSTRIP_BIN", os.path.join(os.getcwd(), ".build", "debug", "filmstrip"))
+# Times asked of every stream: the first frame, inside the first segment, just inside the second, the last frame.
+TIMES = [0.0, 3.3, 6.52, 11.95]
+BUDGET_FACTOR = 1.5
+
+
+def run(*arguments, timeout=120):
+    return subprocess.run([BIN, *arguments], capture_output=True, text=True, timeout=timeout)
+
+
+class RealWorldStreams(unittest.TestCase):
+    rows = {}
+
+    @classmethod
+    def setUpClass(cls):
+        cls.root = tempfile.mkdtemp(prefix="filmstrip-realworld-")
+        cls.source = streams.source(cls.root)
+        cls.streams = streams.build_streams(cls.root, cls.source)
+        cls.cut = os.path.join(cls.root, "cut", "clip.ts")
+        os.makedirs(os.path.dirname(cls.cut))
+        streams.cut_transport_stream(cls.source, cls.cut)
+        cls.reference = streams.grey_frames(cls.source)
+        cls.site = streams.Site(cls.root)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.site.stop()
+        shutil.rmtree(cls.root, ignore_errors=True)
+        lines = ["| Stream | Made by | inspect | frame --exact (4 times) | frame (keyframe) | thumbnail --engine frames "
+                 "| generate | play | bytes read by frame vs budget |", "|" + "---|" * 9]
+        for name in sorted(cls.rows):
+            row = cls.rows[name]
+            lines.append("| " + " | ".join([name, row.get("made", ""), row.get("inspect", "–"),
+                                             row.get("exact", "–"), row.get("keyframe", "–"),
+                                             row.get("frames", "–"), row.get("generate", "–"), row.get("play", "–"),
+                                             row.get("bytes", "–")]) + " |")
+        table = "\n".join(lines)
+        print("\n" + table)
+        if os.environ.get("FILMSTRIP_REALWORLD_TABLE"):
+            with open(os.environ["FILMSTRIP_REALWORLD_TABLE"], "w") as f:
+                f.write(table + "\n")
+
+    # MARK: helpers
+
+    def url(self, name):
+        return self.site.url + self.streams[name][0]
+
+    def row(self, name):
+        return self.rows.setdefault(name, {"made": self.streams[name][1] if name in self.streams else ""})
+
+    def match(self, picture, index, frames):
+        """Checks that `picture` is frame `index` of `frames`: 30 dB or more, and closer than every neighbour."""
+        scores = {k: streams.psnr(picture, frames[k][1]) for k in range(max(0, index - 3), min(len(frames), index + 4))}
+        best = max(scores, key=scores.get)
+        self.assertEqual(best, index, f"the picture is frame {best}, not frame {index} ({scores})")
+        self.assertGreaterEqual(scores[index], 30, f"frame {index}: {scores[index]:.1f} dB")
+        return scores[index]
+
+    def frame_index(self, t):
+        return min(int(math.floor(t * streams.FPS + 1e-6)), len(self.reference) - 1)
+
+    def budget(self, name, log):
+        """(bytes read, budget): manifests, initialisation data and the largest video segment of the stream."""
+        folder = os.path.join(self.root, os.path.dirname(self.streams[name][0]))
+        manifests = sum(sent for path, _, sent in log if re.search(r"\.(m3u8|mpd)$", path))
+        if name == "shaka-dash-ondemand":
+            segments = streams.sidx_segments(os.path.join(folder, "video.mp4"))
+            init = segments[0][0]
+            largest = max(size for _, size, _ in segments)
+        else:
+            media = [os.path.join(d, f) for d, _, files in os.walk(folder) for f in files
+                     if re.search(r"\.(ts|m4s)$", f) and "/a/" not in os.path.join(d, f)]
+            largest = max(os.path.getsize(p) for p in media)
+            init = sum(os.path.getsize(os.path.join(folder, p)) for p in ("v/init.mp4",)
+                       if os.path.exists(os.path.join(folder, p)))
+        return sum(sent for _, _, sent in log), manifests + init + largest
+
+    # MARK: tests
+
+    def test_inspect(self):
+        for name in self.streams:
+            with self.subTest(name):
+                result = run("inspect", self.url(name))
+                self.assertEqual(result.returncode, 0, result.stderr)
+                self.assertIn("video track", result.stdout)
+                self.row(name)["inspect"] = "ok"
+
+    def test_frame_exact(self):
+        out = os.path.join(self.root, "exact.png")
+        for name in self.streams:
+            worst, ratios = 99.0, []
+            for t in TIMES:
+                with self.subTest(name, t=t):
+                    self.site.take()
+                    result = run("frame", self.url(name), "--at", str(t), "--exact", "--json", "-o", out)
+                    self.assertEqual(result.returncode, 0, result.stderr)
+                    answer = json.loads(result.stdout)
+                    index = self.frame_index(t)
+                    self.assertAlmostEqual(answer["time"], self.reference[index][0], delta=0.002)
+                    worst = min(worst, self.match(streams.grey_image(out), index, self.reference))
+                    read, budget = self.budget(name, self.site.take())
+                    self.assertLessEqual(read, BUDGET_FACTOR * budget, f"{read} bytes read, budget {budget}")
+                    ratios.append(read / budget)
+            self.row(name)["exact"] = f"right frame, ≥ {worst:.0f} dB"
+            self.row(name)["bytes"] = f"{min(ratios):.2f}–{max(ratios):.2f}x"
+
+    def test_frame_keyframe(self):
+        out = os.path.join(self.root, "key.png")
+        for name in self.streams:
+            with self.subTest(name):
+                result = run("frame", self.url(name), "--at", "7.3", "--json", "-o", out)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                answer = json.loads(result.stdout)
+                index = self.frame_index(6.0)
+                self.assertTrue(answer["keyframe"])
+                self.assertAlmostEqual(answer["time"], 6.0, delta=0.002)
+                score = self.match(streams.grey_image(out), index, self.reference)
+                self.row(name)["keyframe"] = f"keyframe at 6 s, {score:.0f} dB"
+
+    def test_frames_engine(self):
+        """I-frame playlists (HLS) and trick-play sets (DASH) as the frames engine reads them."""
+        out = os.path.join(self.root, "iframe.png")
+        for name in ("shaka-hls-ts", "shaka-hls-fmp4", "shaka-dash-timeline"):
+            if name not in self.streams:
+                continue
+            with self.subTest(name):
+                scores = []
+                for t in (0.5, 7.0, 11.5):
+                    result = run("thumbnail", self.url(name), "--engine", "frames", "--at", str(t), "--json",
+                                 "-o", out, "--max-size", f"{streams.WIDTH}x{streams.HEIGHT}")
+                    self.assertEqual(result.returncode, 0, result.stderr)
+                    answer = json.loads(result.stdout)
+                    self.assertLessEqual(answer["start"], t)
+                    self.assertIn(answer["source"], ("iframe-playlist", "segments"))
+                    scores.append(self.match(streams.grey_image(out), self.frame_index(answer["start"]),
+                                             self.reference))
+                self.row(name)["frames"] = f"{answer['source']}, ≥ {min(scores):.0f} dB"
+
+    def test_generate(self):
+        small = streams.grey_frames(self.source, size=(160, 90))
+        for name in self.streams:
+            with self.subTest(name):
+                folder = os.path.join(self.root, "generated", name)
+                result = run("generate", self.url(name), "--output", folder, "--interval", "2", "--json")
+                self.assertEqual(result.returncode, 0, result.stderr)
+                summary = json.loads(result.stdout)
+                self.assertEqual(summary["thumbnails"], streams.DURATION // 2)
+                with open(os.path.join(folder, "thumbnails.vtt")) as f:
+                    cues = re.findall(r"([\d:.]+) --> [\d:.]+\n(\S+?)#xywh=(\d+),(\d+),(\d+),(\d+)", f.read())
+                self.assertEqual(len(cues), streams.DURATION // 2)
+                scores = []
+                for start, sheet, x, y, w, h in cues:
+                    seconds = sum(float(p) * 60 ** k for k, p in enumerate(reversed(start.split(":"))))
+                    tile = streams.grey_image(os.path.join(folder, sheet), size=(160, 90),
+                                              crop=(int(x), int(y), int(w), int(h)))
+                    scores.append(self.match(tile, self.frame_index(seconds), small))
+                self.row(name)["generate"] = f"{len(cues)} tiles, each its frame, ≥ {min(scores):.0f} dB"
+
+    def test_play(self):
+        for name in self.streams:
+            with self.subTest(name):
+                wav = os.path.join(self.root, name + ".wav")
+                result = run("play", self.url(name), "--autoplay", "--json", "--audio-out", wav, timeout=180)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                events = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+                stats = [e for e in events if e.get("event") == "stats"][-1]
+                self.assertEqual(stats["state"], "ended")
+                self.assertEqual(stats["decoded_frames"], streams.FPS * streams.DURATION)
+                self.assertEqual(stats["dropped_frames"], 0)
+                errors = [e for e in events if e.get("event") == "error"]
+                self.assertEqual(errors, [])
+                audio = os.path.getsize(wav) if os.path.exists(wav) else 0
+                # 48 kHz 16-bit stereo: the 12 s of sound, less the last AAC frame's rounding.
+                self.assertGreater(audio, 48000 * 4 * (streams.DURATION - 0.5))
+                self.row(name)["play"] = f"{stats['presented_frames']} frames, {audio / 192000:.1f} s audio"
+
+    def test_transport_stream_cut_inside_a_gop(self):
+        """A TS that starts inside a GOP and before any PAT/PMT: `frame --exact` answers the frame ffmpeg shows at
+        the same time of the file."""
+        # ffmpeg's times count from the file's start, as Filmstrip's do.
+        frames = streams.grey_frames(self.cut)
+        out = os.path.join(self.root, "cut.png")
+        scores = []
+        for t in (2.6, 4.0, 5.5):
+            with self.subTest(t=t):
+                result = run("frame", self.cut, "--at", str(t), "--exact", "--json", "-o", out)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                answer = json.loads(result.stdout)
+                index = max(k for k, (pts, _) in enumerate(frames) if pts <= t + 1e-6)
+                self.assertAlmostEqual(answer["time"], frames[index][0], delta=0.002)
+                scores.append(self.match(streams.grey_image(out), index, frames))
+        self.rows["ffmpeg-ts-cut"] = {"made": "ffmpeg, MPEG-TS file cut inside a GOP, no PAT/PMT at its start",
+                                      "exact": f"right frame, ≥ {min(scores):.0f} dB"}
+
+
+if __name__ == "__main__":
+    unittest.main()
