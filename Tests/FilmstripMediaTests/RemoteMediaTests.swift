@@ -40,6 +40,37 @@ struct RemoteMediaTests {
         #expect(extractor.bytesRead < data.count / 10, "read \(extractor.bytesRead) of \(data.count) bytes")
     }
 
+    @Test("an MPEG-TS file over http (no index: FFmpeg bisects it): the right frame, no byte fetched twice")
+    func transportStreamFile() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.file("counter.ts")
+        try MediaFixtures.run(["-v", "error", "-y", "-i", try MediaFixtures.counter().path, "-c", "copy", file.path])
+        let data = try Data(contentsOf: file)
+        server.serve("/counter.ts", body: Array(data))
+        // 1 s: FFmpeg's bisection of the TS landed past the first keyframe, even from 0 (frame 50, or no frame).
+        for (t, exact) in [(5.3, false), (7.5, true), (1.0, true), (1.0, false), (0.5, true)] {
+            let before = server.requests.count
+            let extractor = FrameExtractor(url: server.url("/counter.ts"), options: exact ? .exact : .init())
+            let frame = try await extractor.image(at: t)
+            #expect(frameNumber(frame.image) == (exact ? Int((t * 25).rounded(.down)) : Int(t / 2) * 50), "at \(t) s")
+            var covered = IndexSet()
+            var total = 0
+            for request in server.requests.dropFirst(before) where request.path == "/counter.ts" {
+                let parts = (request.headers["range"] ?? "").dropFirst("bytes=".count).split(separator: "-")
+                guard parts.count == 2, let a = Int(parts[0]), let b = Int(parts[1]) else {
+                    Issue.record("a request without a bounded range: \(request.headers)")
+                    continue
+                }
+                let range = a..<min(b + 1, data.count)
+                #expect(!covered.intersects(integersIn: range), "bytes \(range) fetched twice at \(t) s")
+                covered.insert(integersIn: range)
+                total += range.count
+            }
+            #expect(total <= data.count && extractor.bytesRead <= data.count, "\(total) of \(data.count) at \(t) s")
+        }
+    }
+
     @Test("HLS over http: playlist and segments through Filmstrip's loader")
     func hls() async throws {
         let extractor = FrameExtractor(url: server.url(playlistPath))

@@ -6,9 +6,11 @@ import Foundation
 ///
 /// FFmpeg reads on a worker thread that is not part of Swift's cooperative pool, so each fetch blocks that thread
 /// on a semaphore while the request runs; with the default transport the request completes on URLSession's own
-/// queue, so FFmpeg's I/O never waits for a free thread in the pool. Reads are served from the last fetched chunk; a
-/// read just past it fetches the next chunk with twice the read-ahead (up to 4 MiB), a jump resets it to 64 KiB.
-/// Every body byte received is counted, so callers can report exactly how much of the file was transferred.
+/// queue, so FFmpeg's I/O never waits for a free thread in the pool. Reads are served from the chunks fetched so far
+/// (up to 32 MiB of them are kept), so a demuxer that seeks back (MPEG-TS has no index: FFmpeg bisects it by
+/// timestamps) never fetches a byte twice: a request stops where a kept chunk begins. A read just past the last chunk
+/// fetches the next with twice the read-ahead (up to 4 MiB), a jump resets it to 64 KiB. Every body byte received is
+/// counted, so callers can report exactly how much of the file was transferred.
 ///
 /// Confined to one thread at a time (the FFmpeg worker that owns the input).
 final class HTTPRangeSource {
@@ -21,6 +23,11 @@ final class HTTPRangeSource {
     private var chunk = Data()
     private var chunkOffset: Int64 = 0
     private var readAhead = HTTPRangeSource.minimumReadAhead
+    /// Chunks fetched before, by offset (never overlapping), oldest dropped first past `keptLimit` bytes.
+    private var kept: [Int64: Data] = [:]
+    private var keptOrder: [Int64] = []
+    private var keptBytes = 0
+    static let keptLimit = 32 << 20
     /// Bytes received and requests made (read by other threads for statistics).
     var bytesTransferred: Int { transferred.load(ordering: .relaxed) }
     var requestCount: Int { requests.load(ordering: .relaxed) }
@@ -43,10 +50,18 @@ final class HTTPRangeSource {
         if let size, position >= size { return 0 }
         let chunkEnd = chunkOffset + Int64(chunk.count)
         if position < chunkOffset || position >= chunkEnd {
-            let sequential = !chunk.isEmpty && position == chunkEnd
-            readAhead = sequential ? min(readAhead * 2, Self.maximumReadAhead) : Self.minimumReadAhead
-            try fetch(from: position, length: max(readAhead, count))
-            if position < chunkOffset || position >= chunkOffset + Int64(chunk.count) { return 0 }
+            if let (offset, data) = keptChunk(containing: position) {
+                chunk = data
+                chunkOffset = offset
+            } else {
+                let sequential = !chunk.isEmpty && position == chunkEnd
+                readAhead = sequential ? min(readAhead * 2, Self.maximumReadAhead) : Self.minimumReadAhead
+                var length = Int64(max(readAhead, count))
+                // Stop where a kept chunk begins: those bytes are here already.
+                if let next = kept.keys.filter({ $0 > position }).min() { length = min(length, next - position) }
+                try fetch(from: position, length: Int(length))
+                if position < chunkOffset || position >= chunkOffset + Int64(chunk.count) { return 0 }
+            }
         }
         let start = Int(position - chunkOffset)
         let available = min(count, chunk.count - start)
@@ -56,6 +71,32 @@ final class HTTPRangeSource {
         }
         position += Int64(available)
         return available
+    }
+
+    /// The kept chunk that holds `position`.
+    private func keptChunk(containing position: Int64) -> (Int64, Data)? {
+        for (offset, data) in kept where offset <= position && position < offset + Int64(data.count) {
+            return (offset, data)
+        }
+        return nil
+    }
+
+    /// Keeps the current chunk; a server that sent the whole resource replaces every kept chunk.
+    private func keep() {
+        guard !chunk.isEmpty else { return }
+        let end = chunkOffset + Int64(chunk.count)
+        for offset in kept.keys where offset < end && chunkOffset < offset + Int64(kept[offset]!.count) {
+            keptBytes -= kept[offset]!.count
+            kept[offset] = nil
+            keptOrder.removeAll { $0 == offset }
+        }
+        kept[chunkOffset] = chunk
+        keptOrder.append(chunkOffset)
+        keptBytes += chunk.count
+        while keptBytes > Self.keptLimit, keptOrder.count > 1 {
+            let oldest = keptOrder.removeFirst()
+            keptBytes -= kept.removeValue(forKey: oldest)?.count ?? 0
+        }
     }
 
     /// Moves the read position.
@@ -111,6 +152,7 @@ final class HTTPRangeSource {
             size = Int64(response.data.count)
         }
         chunk = response.data
+        keep()
     }
 }
 

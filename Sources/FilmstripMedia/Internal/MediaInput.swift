@@ -479,18 +479,15 @@ final class MediaInput {
             result = avformat_seek_file(format, streamIndex, Int64.min, timestamp(max(0, t)), Int64.max, 0)
         }
         if result < 0 { throw readFailure(result) }
-        avcodec_flush_buffers(codec)
-        draining = false
-        audioDecoder?.flush()
-        pendingAudio.removeAll()
-        audioDrained = false
+        resetDecoders()
     }
 
     /// The key packet at or before `t`. When `t` is before the first keyframe, the first keyframe.
     func keyPacket(atOrBefore t: Double) throws(MediaError) -> OwnedPacket {
         var target = t
-        for attempt in 0..<5 {
-            try seek(to: target)
+        var fromStart = false
+        for attempt in 0..<6 {
+            if fromStart { try rewind() } else { try seek(to: target) }
             var best: OwnedPacket?
             var firstKey: OwnedPacket?
             while try readPacket() {
@@ -508,7 +505,12 @@ final class MediaInput {
                 }
             }
             if let best { return best }
-            // Nothing at or before t from here: the seek landed late (dts before pts), or t precedes the video.
+            // Nothing at or before t from here: the seek landed late (dts before pts, or FFmpeg's bisection of an
+            // MPEG-TS past the keyframe), or t precedes the video. From 0, once more from byte 0.
+            if target <= 0, !fromStart {
+                fromStart = true
+                continue
+            }
             if target <= 0, let firstKey { return firstKey }
             if target <= 0 { break }
             target = max(0, target - Double(2 << attempt))
@@ -671,8 +673,9 @@ final class MediaInput {
     /// `t` precedes it). Decodes forward from the keyframe before `t`.
     func exactFrame(at t: Double) throws(MediaError) -> OwnedFrame {
         var target = t
-        for attempt in 0..<5 {
-            try seek(to: target)
+        var fromStart = false
+        for attempt in 0..<6 {
+            if fromStart { try rewind() } else { try seek(to: target) }
             var candidate: OwnedFrame?
             var first: OwnedFrame?
             var finished = false
@@ -701,14 +704,38 @@ final class MediaInput {
             }
             avcodec_flush_buffers(codec)
             if let candidate { return candidate }
-            if overshot, target > 0 {
+            // Past t already, or nothing decodable before the end: the seek landed after the keyframe t needs (an
+            // MPEG-TS has no index, and FFmpeg's bisection by timestamps can land past it). Start earlier.
+            if overshot || first == nil, target > 0 {
                 target = max(0, target - Double(2 << attempt))
+                continue
+            }
+            // A seek to 0 that still lands past t (FFmpeg's bisection of an MPEG-TS can): once more from byte 0.
+            if overshot || first == nil, !fromStart {
+                fromStart = true
                 continue
             }
             if let first { return first }
             break
         }
         throw MediaError(.decodeFailed, "no frame decoded near \(t) s", url: url)
+    }
+
+    /// After a seek: the decoders forget what they had.
+    private func resetDecoders() {
+        avcodec_flush_buffers(codec)
+        draining = false
+        audioDecoder?.flush()
+        pendingAudio.removeAll()
+        audioDrained = false
+    }
+
+    /// Moves to the first byte of the input (FFmpeg's byte seek) and resets the decoders.
+    private func rewind() throws(MediaError) {
+        try checkCancelled()
+        let result = av_seek_frame(format, -1, 0, AVSEEK_FLAG_BYTE)
+        if result < 0 { throw readFailure(result) }
+        resetDecoders()
     }
 }
 
