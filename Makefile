@@ -1,7 +1,7 @@
 # Filmstrip — `make demo` and `make test` work on a fresh Debian machine with Swift installed.
 SWIFT ?= swift
 # Suites that run thousands of child processes; `make test` runs them after the others.
-PROCESS_HEAVY = DamagedMediaTests|CacheKillTests|CatalogKillTests
+PROCESS_HEAVY = DamagedMediaTests|HostileTextTests|CacheKillTests|CatalogKillTests
 # The player's end-to-end tests play streams in real time: `make test` gives them the cores on their own.
 REAL_TIME = FilmstripPlayerTests
 # Warnings are errors for the package's own targets (see Package.swift).

@@ -31,3 +31,17 @@ public func fuzzerTestOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> 
     if let problem = target.run(input) { fatalError("\(target.rawValue): \(problem)") }
     return 0
 }
+
+/// The text formats get line- and number-aware mutations half of the time (see ``StructureMutator``).
+@_cdecl("LLVMFuzzerCustomMutator")
+public func fuzzerCustomMutator(
+    _ data: UnsafeMutablePointer<UInt8>?, _ size: Int, _ maxSize: Int, _ seed: CUnsignedInt
+) -> Int {
+    guard let data else { return 0 }
+    switch target {
+    case .hls, .mpd, .webvtt, .storyboard, .cmcd, .cmcdRoundTrip, .grid:
+        return StructureMutator.mutate(data, size: size, maxSize: maxSize, seed: seed)
+    case .fragment, .bif, .sidx:
+        return libFuzzerMutate(data, size, maxSize)
+    }
+}

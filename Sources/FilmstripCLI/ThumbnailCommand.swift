@@ -144,6 +144,14 @@ struct ThumbnailCommand: AsyncParsableCommand {
         var written: String?
         if let output {
             let file = URL(fileURLWithPath: output).standardizedFileURL
+            // A track's image is handed on as its server sent it (a BIF's JPEG, a whole sheet): it must decode, or
+            // the command would write a broken file and exit 0.
+            do { _ = try ImageCodec.decode(Array(thumbnail.imageData)) } catch {
+                printError(
+                    "the image of the thumbnail at \(at) s (\(thumbnail.sourceURL.absoluteString)) does not decode: \(error)"
+                )
+                throw ExitStatus.badInput
+            }
             do {
                 try thumbnail.imageData.write(to: file, options: .atomic)
             } catch {

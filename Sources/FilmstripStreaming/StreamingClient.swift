@@ -229,6 +229,8 @@ public final class StreamingClient: Sendable {
             let task = Task { [self] () async throws -> [SegmentReference] in
                 let bytes = try await fetcher.fetch(
                     index.url, range: index.indexRange, limit: limits.maximumManifestBytes, object: .segmentIndex)
+                // A WebM Representation's index is its Cues (the WebM DASH profile), not a sidx.
+                if WebMCues.isCues(bytes) { return try await webMSegments(index, cues: bytes) }
                 let sidx: SegmentIndexBox
                 do {
                     sidx = try SegmentIndexBox.parse(bytes, offset: index.indexRange.lowerBound)
@@ -243,6 +245,29 @@ public final class StreamingClient: Sendable {
             return task
         }
         return try await Self.value(of: task, url: index.url)
+    }
+
+    /// The subsegments a WebM `Cues` index lists; the initialisation section (fetched once, as every reader of the
+    /// Representation needs it) gives the `Segment`'s data offset and timestamp scale.
+    private func webMSegments(_ index: SegmentBaseIndex, cues: Data) async throws -> [SegmentReference] {
+        let reference = SegmentReference(
+            start: index.periodStart, duration: 0, reference: index.url.absoluteString, baseURL: index.url,
+            initialization: index.initialization)
+        let head = try await initialization(for: reference)
+        // Cues before the clusters leave the last one's end open: a local file's size, else a bounded range.
+        let size =
+            index.url.isFileURL
+            ? (try? FileManager.default.attributesOfItem(atPath: index.url.path)[.size] as? Int).map(Int64.init) : nil
+        let parsed: WebMCues
+        do {
+            parsed = try WebMCues.parse(
+                initialization: head, cues: cues, cuesOffset: index.indexRange.lowerBound, end: size ?? nil,
+                lastSpan: Int64(limits.maximumSegmentBytes))
+        } catch {
+            throw StreamingError(
+                .invalidContent, "the segment index is unusable: \(error)", url: index.url, underlying: error)
+        }
+        return SegmentBaseReferences.make(parsed, index: index)
     }
 
     // MARK: Bytes

@@ -127,3 +127,15 @@ func spawnQuietly(_ executable: String, _ arguments: [String]) -> pid_t {
     var pid: pid_t = 0
     return posix_spawn(&pid, executable, &actions, nil, argv, environ) == 0 ? pid : -1
 }
+
+/// The outcomes of a group of probed runs, as the hostile-input tables count them: the table cells after the run
+/// count (exit 0 with a right result, typed errors, signals, hangs, wrong results, peak RSS).
+func outcomeCells(_ group: [(result: ProbeResult, problems: [String])]) -> String {
+    let ok = group.filter { $0.result.status == 0 && $0.problems.isEmpty }.count
+    let typed = group.filter { $0.result.status == 1 || $0.result.status == 2 }.count
+    let signals = group.filter { $0.result.signal != nil && !$0.result.timedOut }.count
+    let hangs = group.filter { $0.result.timedOut }.count
+    let wrong = group.filter { $0.problems.contains { $0.hasPrefix("exit 0 but") } }.count
+    let peak = group.map(\.result.peakRSSKiB).max() ?? 0
+    return "\(group.count) | \(ok) | \(typed) | \(signals) | \(hangs) | \(wrong) | \(peak / 1024) MiB |"
+}

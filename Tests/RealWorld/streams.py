@@ -51,7 +51,8 @@ def source(folder):
 
 
 def build_streams(root, src):
-    """{name: (entry path relative to root, description)} of every stream, written under root."""
+    """{name: (entry path relative to root, description[, the media its pictures are judged against when it is not
+    the source: a re-encode])} of every stream, written under root."""
     streams = {}
 
     def folder(name):
@@ -96,6 +97,16 @@ def build_streams(root, src):
                 "--hls_master_playlist_output", f"{d}/master.m3u8")
         streams["shaka-hls-fmp4"] = ("shaka-hls-fmp4/master.m3u8",
                                      "Shaka Packager, HLS fMP4, audio rendition, I-frame playlist")
+    # WebM DASH as the WebM project specifies it: VP9 clusters that start at keyframes, Cues as the SegmentBase index.
+    d = folder("ffmpeg-dash-webm")
+    ffmpeg("-i", src, "-map", "0:v", "-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-g",
+           str(int(GOP * FPS)), "-keyint_min", str(int(GOP * FPS)), "-b:v", "600k", "-f", "webm", "-dash", "1",
+           f"{d}/video.webm")
+    ffmpeg("-f", "webm_dash_manifest", "-i", f"{d}/video.webm", "-c", "copy", "-map", "0", "-f",
+           "webm_dash_manifest", "-adaptation_sets", "id=0,streams=0", f"{d}/manifest.mpd")
+    streams["ffmpeg-dash-webm"] = ("ffmpeg-dash-webm/manifest.mpd",
+                                   "ffmpeg, WebM DASH: VP9, SegmentBase whose index is the file's Cues",
+                                   f"{d}/video.webm")
     d = folder("ffmpeg-hls-ac3")
     ffmpeg("-i", src, "-c:v", "copy", "-c:a", "ac3", "-b:a", "192k", "-f", "hls", "-hls_time", "6",
            "-hls_playlist_type", "vod", "-hls_segment_filename", f"{d}/seg%d.ts", f"{d}/index.m3u8")
@@ -143,6 +154,54 @@ def sidx_segments(path):
             return out
         at += size if size else len(data)
     return []
+
+
+def webm_clusters(path):
+    """[(offset, size)] of the clusters a WebM file's Cues list (the last one runs to the Cues or the file's end)."""
+    with open(path, "rb") as f:
+        data = f.read()
+
+    def vint(at, keep):
+        length = 8 - data[at].bit_length() + 1
+        value = data[at] if keep else data[at] & (0xFF >> length)
+        for k in range(1, length):
+            value = value << 8 | data[at + k]
+        return value, length
+
+    def element(at):
+        ident, a = vint(at, True)
+        size, b = vint(at + a, False)
+        return ident, at + a + b, size
+
+    segment = data.index(b"\x18\x53\x80\x67")
+    _, segment_data, _ = element(segment)
+    cues = segment_data
+    while True:  # the Segment's top-level children up to the Cues (the SeekHead names their ID too)
+        ident, at, size = element(cues)
+        if ident == 0x1C53BB6B:
+            break
+        cues = at + size
+    positions = []
+    end = at + size
+    while at < end:
+        ident, inner, size = element(at)
+        if ident == 0xBB:
+            sub = inner
+            while sub < inner + size:
+                fid, fdata, fsize = element(sub)
+                if fid == 0xB7:
+                    tid, tdata, tsize = element(fdata)
+                    walk = fdata
+                    while walk < fdata + fsize:
+                        tid, tdata, tsize = element(walk)
+                        if tid == 0xF1:
+                            positions.append(segment_data + int.from_bytes(data[tdata:tdata + tsize], "big"))
+                        walk = tdata + tsize
+                sub = fdata + fsize
+        at = inner + size
+    positions.sort()
+    stops = positions[1:] + [cues if cues > positions[-1] else len(data)]
+    return [(a, b - a) for a, b in zip(positions, stops)]
 
 
 def grey_frames(media, size=(WIDTH, HEIGHT), extra=()):

@@ -486,10 +486,15 @@ final class MediaInput {
     func keyPacket(atOrBefore t: Double) throws(MediaError) -> OwnedPacket {
         var target = t
         var fromStart = false
+        var firstKey: OwnedPacket?
         for attempt in 0..<6 {
-            if fromStart { try rewind() } else { try seek(to: target) }
+            if fromStart {
+                guard try rewind() else { break }
+            } else {
+                try seek(to: target)
+            }
             var best: OwnedPacket?
-            var firstKey: OwnedPacket?
+            var passFirstKey: OwnedPacket?
             while try readPacket() {
                 let time = packetTime
                 if packetIsKey {
@@ -498,23 +503,25 @@ final class MediaInput {
                         if hasIndex { break }
                         continue
                     }
-                    if best == nil, firstKey == nil { firstKey = OwnedPacket(cloning: packet!, time: time) }
+                    if best == nil, passFirstKey == nil { passFirstKey = OwnedPacket(cloning: packet!, time: time) }
                     break
                 } else if best != nil, time > t + 1e-6 {
                     break
                 }
             }
             if let best { return best }
+            if let passFirstKey, target <= 0 || fromStart { firstKey = passFirstKey }
             // Nothing at or before t from here: the seek landed late (dts before pts, or FFmpeg's bisection of an
-            // MPEG-TS past the keyframe), or t precedes the video. From 0, once more from byte 0.
+            // MPEG-TS past the keyframe), or t precedes the video. From 0, once more from byte 0 (no index only).
             if target <= 0, !fromStart {
                 fromStart = true
                 continue
             }
-            if target <= 0, let firstKey { return firstKey }
             if target <= 0 { break }
             target = max(0, target - Double(2 << attempt))
         }
+        // t precedes the video: its first keyframe.
+        if let firstKey { return firstKey }
         throw MediaError(.decodeFailed, "no keyframe found at or before \(t) s", url: url)
     }
 
@@ -674,8 +681,14 @@ final class MediaInput {
     func exactFrame(at t: Double) throws(MediaError) -> OwnedFrame {
         var target = t
         var fromStart = false
+        // The first frame decoded from 0 (t precedes the video's first frame): the answer when nothing is earlier.
+        var earliest: OwnedFrame?
         for attempt in 0..<6 {
-            if fromStart { try rewind() } else { try seek(to: target) }
+            if fromStart {
+                guard try rewind() else { break }
+            } else {
+                try seek(to: target)
+            }
             var candidate: OwnedFrame?
             var first: OwnedFrame?
             var finished = false
@@ -710,14 +723,15 @@ final class MediaInput {
                 target = max(0, target - Double(2 << attempt))
                 continue
             }
+            if let first { earliest = first }
             // A seek to 0 that still lands past t (FFmpeg's bisection of an MPEG-TS can): once more from byte 0.
             if overshot || first == nil, !fromStart {
                 fromStart = true
                 continue
             }
-            if let first { return first }
             break
         }
+        if let earliest { return earliest }
         throw MediaError(.decodeFailed, "no frame decoded near \(t) s", url: url)
     }
 
@@ -730,12 +744,13 @@ final class MediaInput {
         audioDrained = false
     }
 
-    /// Moves to the first byte of the input (FFmpeg's byte seek) and resets the decoders.
-    private func rewind() throws(MediaError) {
+    /// Moves to the first byte of the input (FFmpeg's byte seek) and resets the decoders; false when the demuxer
+    /// cannot seek by bytes (MP4 cannot, and needs not: its index is exact).
+    private func rewind() throws(MediaError) -> Bool {
         try checkCancelled()
-        let result = av_seek_frame(format, -1, 0, AVSEEK_FLAG_BYTE)
-        if result < 0 { throw readFailure(result) }
+        guard !hasIndex, av_seek_frame(format, -1, 0, AVSEEK_FLAG_BYTE) >= 0 else { return false }
         resetDecoders()
+        return true
     }
 }
 
