@@ -7,10 +7,10 @@ struct IFramesCommand: AsyncParsableCommand {
         commandName: "iframes",
         abstract: "Write HLS I-frame playlists (and a master with EXT-X-I-FRAME-STREAM-INF) for an HLS stream.",
         discussion: """
-            For a master playlist: DIR/master.m3u8 (the master, its URIs pointing at the original playlists, plus \\
-            one EXT-X-I-FRAME-STREAM-INF per video rendition) and one I-frame playlist per rendition; for a media \\
-            playlist: DIR/NAME-iframes.m3u8. Every entry is the byte range of one keyframe in the original segment, \\
-            with an EXT-X-MAP for what a demuxer needs first (PAT/PMT for MPEG-TS, the init section for fMP4), so \\
+            For a master playlist: DIR/master.m3u8 (the master, its URIs pointing at the original playlists, plus \
+            one EXT-X-I-FRAME-STREAM-INF per video rendition) and one I-frame playlist per rendition; for a media \
+            playlist: DIR/NAME-iframes.m3u8. Every entry is the byte range of one keyframe in the original segment, \
+            with an EXT-X-MAP for what a demuxer needs first (PAT/PMT for MPEG-TS, the init section for fMP4), so \
             each range with its map decodes on its own. Local sources get relative paths, remote ones absolute URLs.
 
             Example:

@@ -193,6 +193,10 @@ public enum IFramePlaylistGenerator {
                 guard let moof = boxes.last(where: { $0.type == "moof" && $0.start <= positions[k] }) else {
                     throw MediaError(.invalidMedia, "no moof before the keyframe at \(positions[k])", url: segment.url)
                 }
+                // Only a keyframe that is its fragment's first sample decodes from such a range: one later in the
+                // fragment (a fragment of several GOPs, as Shaka Packager writes them) would come out as the
+                // fragment's first picture. The previous entry then lasts until the next one listed.
+                if k > 0, positions[k - 1] >= moof.start { continue }
                 start = moof.start
                 end = positions[k] + Int64(packet.size)
                 map = section

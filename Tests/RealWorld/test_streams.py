@@ -46,12 +46,13 @@ class RealWorldStreams(unittest.TestCase):
         cls.site.stop()
         shutil.rmtree(cls.root, ignore_errors=True)
         lines = ["| Stream | Made by | inspect | frame --exact (4 times) | frame (keyframe) | thumbnail --engine frames "
-                 "| generate | play | bytes read by frame vs budget |", "|" + "---|" * 9]
+                 "| iframes | generate | play | bytes read by frame vs budget |", "|" + "---|" * 10]
         for name in sorted(cls.rows):
             row = cls.rows[name]
             lines.append("| " + " | ".join([name, row.get("made", ""), row.get("inspect", "–"),
                                              row.get("exact", "–"), row.get("keyframe", "–"),
-                                             row.get("frames", "–"), row.get("generate", "–"), row.get("play", "–"),
+                                             row.get("frames", "–"), row.get("iframes", "–"), row.get("generate", "–"),
+                                             row.get("play", "–"),
                                              row.get("bytes", "–")]) + " |")
         table = "\n".join(lines)
         print("\n" + table)
@@ -170,6 +171,59 @@ class RealWorldStreams(unittest.TestCase):
                     scores.append(self.match(streams.grey_image(out), self.frame_index(answer["start"]),
                                              self.reference))
                 self.row(name)["frames"] = f"{answer['source']}, ≥ {min(scores):.0f} dB"
+
+    def test_iframes(self):
+        """`filmstrip iframes` on HLS streams of both containers: every entry, its map and its range cut out of the
+        original files and handed alone to the ffmpeg CLI, is the keyframe at its time."""
+        for name in ("shaka-hls-ts", "shaka-hls-fmp4", "ffmpeg-hls-ac3"):
+            if name not in self.streams:
+                continue
+            with self.subTest(name):
+                folder = os.path.join(self.root, "iframes", name)
+                result = run("iframes", os.path.join(self.root, self.streams[name][0]), "--output", folder, "--json")
+                self.assertEqual(result.returncode, 0, result.stderr)
+                entries = self.iframe_entries(json.loads(result.stdout)["playlists"][0]["file"])
+                # TS: every keyframe. fMP4: Shaka Packager's fragments are whole 6 s segments of three GOPs, and only
+                # a fragment's first keyframe decodes from a range that starts at its moof.
+                expected = streams.DURATION // 6 if "fmp4" in name else streams.DURATION // int(streams.GOP)
+                self.assertEqual(len(entries), expected)
+                scores = []
+                for time, media, (offset, length), (map_file, map_range) in entries:
+                    with open(map_file, "rb") as f:
+                        f.seek(map_range[0])
+                        head = f.read(map_range[1])
+                    with open(media, "rb") as f:
+                        f.seek(offset)
+                        body = f.read(length)
+                    cut = os.path.join(folder, "entry.bin")
+                    with open(cut, "wb") as f:
+                        f.write(head + body)
+                    decoded = streams.grey_frames(cut)
+                    self.assertTrue(decoded, f"the entry at {time} s does not decode alone")
+                    scores.append(self.match(decoded[0][1], self.frame_index(time), self.reference))
+                self.row(name)["iframes"] = f"{len(entries)} entries, each decodes alone, ≥ {min(scores):.0f} dB"
+
+    @staticmethod
+    def iframe_entries(path):
+        """[(time, media file, (offset, length), (map file, (offset, length)))] of an I-frame playlist."""
+        folder = os.path.dirname(path)
+        entries, time, duration, byterange, mapping = [], 0.0, None, None, None
+        with open(path) as f:
+            for line in f.read().splitlines():
+                if line.startswith("#EXT-X-MAP:"):
+                    uri = os.path.normpath(os.path.join(folder, re.search(r'URI="([^"]+)"', line).group(1)))
+                    found = re.search(r'BYTERANGE="(\d+)@(\d+)"', line)
+                    length, offset = found.groups() if found else (os.path.getsize(uri), 0)
+                    mapping = (uri, (int(offset), int(length)))
+                elif line.startswith("#EXTINF:"):
+                    duration = float(line[8:].split(",")[0])
+                elif line.startswith("#EXT-X-BYTERANGE:"):
+                    length, offset = line[17:].split("@")
+                    byterange = (int(offset), int(length))
+                elif line and not line.startswith("#"):
+                    entries.append((time, os.path.normpath(os.path.join(folder, line)), byterange, mapping))
+                    time += duration
+        return entries
 
     def test_generate(self):
         for name in self.streams:
