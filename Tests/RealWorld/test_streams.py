@@ -172,6 +172,24 @@ class RealWorldStreams(unittest.TestCase):
                                              self.reference))
                 self.row(name)["frames"] = f"{answer['source']}, ≥ {min(scores):.0f} dB"
 
+    def test_trick_play(self):
+        """`play --rate 8` on the streams with I-frame playlists or a trick-play set: keyframes only, to the end."""
+        for name in ("shaka-hls-ts", "shaka-hls-fmp4", "shaka-dash-timeline"):
+            if name not in self.streams:
+                continue
+            with self.subTest(name):
+                result = run("play", self.url(name), "--autoplay", "--rate", "8", "--json", timeout=120)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                events = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+                stats = [e for e in events if e.get("event") == "stats"][-1]
+                self.assertEqual(stats["state"], "ended")
+                self.assertTrue(stats["keyframes_only"])
+                # One picture per keyframe at most (every 2 s), never the frames between.
+                self.assertGreater(stats["decoded_frames"], 0)
+                self.assertLessEqual(stats["decoded_frames"], streams.DURATION // int(streams.GOP))
+                self.assertEqual([e for e in events if e.get("event") == "error"], [])
+                self.row(name)["play"] = self.row(name).get("play", "") + f"; 8x: {stats['decoded_frames']} keyframes"
+
     def test_iframes(self):
         """`filmstrip iframes` on HLS streams of both containers: every entry, its map and its range cut out of the
         original files and handed alone to the ffmpeg CLI, is the keyframe at its time."""
