@@ -21,7 +21,7 @@ else
 fi
 targets=${FUZZ_TARGETS:-webvtt fragment grid hls mpd bif sidx storyboard cmcd cmcd-roundtrip}
 out=fuzz-output
-bin=.build/fuzz/filmstrip-fuzz
+bin=${FUZZ_BIN:-.build/fuzz/filmstrip-fuzz}
 mkdir -p .build/fuzz "$out"
 
 if [ -z "${FUZZ_SKIP_BUILD:-}" ]; then

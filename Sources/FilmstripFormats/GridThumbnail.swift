@@ -91,7 +91,9 @@ public struct GridThumbnail: Sendable, Hashable {
         guard maxIndex >= firstIndex else { throw .invalidMaxIndex(maxIndex) }
         // Checked before any product is formed: columns × rows × sheets is at most maximumCells.
         guard maxIndex - firstIndex < Self.maximumCells / (gridWidth * gridHeight) else {
-            throw .tooManyCells(columns: gridWidth, rows: gridHeight, sheets: maxIndex - firstIndex + 1)
+            // The count itself may be past Int.max (maxIndex Int.max from 0): the error says Int.max.
+            let (sheets, overflow) = (maxIndex - firstIndex).addingReportingOverflow(1)
+            throw .tooManyCells(columns: gridWidth, rows: gridHeight, sheets: overflow ? Int.max : sheets)
         }
         let template = pathTemplate ?? (baseUrl.absoluteString.removingPercentEncoding ?? "")
         guard template.contains(Self.indexPlaceholder) else { throw .missingPlaceholder(template) }

@@ -205,23 +205,31 @@ def webm_clusters(path):
 
 
 def grey_frames(media, size=(WIDTH, HEIGHT), extra=()):
-    """Every frame ffmpeg decodes from `media`, as grey bytes of `size`, with its presentation time (seconds, in the
-    file's own timeline as ffmpeg reports it)."""
-    w, h = size
+    """Every frame ffmpeg decodes from `media`, as grey bytes of `size` (None: the video's own size), with its
+    presentation time (seconds, from the file's start as ffmpeg reports it)."""
+    size = size or video_size(media)
+    scale = f"scale={size[0]}:{size[1]},"
     result = subprocess.run(["ffmpeg", "-v", "info", "-nostats", *extra, "-i", media, "-an", "-vf",
-                             f"scale={w}:{h},format=gray,showinfo", "-fps_mode", "passthrough", "-f", "rawvideo",
+                             f"{scale}format=gray,showinfo", "-fps_mode", "passthrough", "-f", "rawvideo",
                              "-"], capture_output=True, check=True)
     times = [float(t) for t in re.findall(rb"pts_time:\s*([-0-9.e]+)", result.stderr)]
-    frame = w * h
+    frame = size[0] * size[1]
     pictures = [result.stdout[k * frame:(k + 1) * frame] for k in range(len(result.stdout) // frame)]
     return list(zip(times, pictures))
 
 
+def video_size(media):
+    """(width, height) of the first video stream ffprobe finds in `media` (coded size, before any aspect ratio)."""
+    out = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=width,height",
+                          "-of", "csv=p=0", os.path.abspath(media)], capture_output=True, text=True, check=True).stdout
+    w, h = out.strip().splitlines()[0].split(",")[:2]
+    return int(w), int(h)
+
+
 def grey_image(path, size=(WIDTH, HEIGHT), crop=None):
-    """An image file's pixels (optionally a crop x,y,w,h first) as grey bytes of `size`."""
-    w, h = size
-    filters = ([f"crop={crop[2]}:{crop[3]}:{crop[0]}:{crop[1]}"] if crop else []) + [f"scale={w}:{h}",
-                                                                                       "format=gray"]
+    """An image file's pixels (optionally a crop x,y,w,h first) as grey bytes of `size` (None: its own size)."""
+    filters = ([f"crop={crop[2]}:{crop[3]}:{crop[0]}:{crop[1]}"] if crop else []) + (
+        [f"scale={size[0]}:{size[1]}"] if size else []) + ["format=gray"]
     return subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-vf", ",".join(filters), "-f", "rawvideo", "-"],
                           capture_output=True, check=True).stdout
 

@@ -284,6 +284,67 @@ class RealWorldStreams(unittest.TestCase):
                 else:
                     self.row(name)["play"] = f"{stats['presented_frames']} frames (no audio)"
 
+    def test_public_streams(self):
+        """Public test streams other packagers made, kept in `public/` with their source and licence (see its
+        README): `inspect`, `frame --exact` at four times (each picture against ffmpeg's decode of the same stream:
+        the frame at the same distance from the first one, at 30 dB or more and as close as any neighbour),
+        `generate` and `play`."""
+        public = os.path.join(os.path.dirname(os.path.abspath(__file__)), "public")
+        folders = sorted(d for d in os.listdir(public) if os.path.isfile(os.path.join(public, d, "SOURCE.md")))
+        self.assertGreaterEqual(len(folders), 4)
+        for name in folders:
+            with self.subTest(name):
+                with open(os.path.join(public, name, "SOURCE.md")) as f:
+                    fields = dict(re.findall(r"^([a-z-]+): (.+)$", f.read(), re.M))
+                entry = fields["entry"]
+                served = os.path.join(self.root, "public", name)
+                if not os.path.isdir(served):
+                    shutil.copytree(os.path.join(public, name), served)
+                url = f"{self.site.url}public/{name}/{entry}"
+                row = self.rows.setdefault("public: " + name, {"made": fields["packager"]})
+                if re.search(r"\.(m3u8|mpd)$", entry):
+                    result = run("inspect", url)
+                    self.assertEqual(result.returncode, 0, result.stderr)
+                    row["inspect"] = "ok"
+                reference = os.path.join(served, fields.get("reference", entry))
+                size = streams.video_size(reference)
+                frames = streams.grey_frames(reference, size=size)
+                self.assertGreater(len(frames), 10)
+                span = float(fields.get("span", frames[-1][0] - frames[0][0]))
+                out = os.path.join(self.root, "public.png")
+                first, scores = None, []
+                for fraction in (0.0, 0.3, 0.55, 0.9):
+                    result = run("frame", url, "--exact", "--at", f"{fraction * span:.3f}", "--json", "-o", out)
+                    self.assertEqual(result.returncode, 0, result.stderr)
+                    answer = json.loads(result.stdout)
+                    first = answer["time"] if first is None else first
+                    picture = streams.grey_image(out, size=size)
+                    offset = answer["time"] - first
+                    k = min(range(len(frames)), key=lambda i: abs(frames[i][0] - frames[0][0] - offset))
+                    near = [streams.psnr(picture, p) for _, p in frames[max(0, k - 3):k + 4]]
+                    score = streams.psnr(picture, frames[k][1])
+                    self.assertGreaterEqual(score, 30, f"{fraction}: {score:.1f} dB at frame {k}")
+                    self.assertGreaterEqual(score, max(near) - 0.5, f"{fraction}: a neighbour matches better")
+                    scores.append(score)
+                row["exact"] = f"right frame, ≥ {min(scores):.0f} dB"
+                folder = os.path.join(self.root, "generated-public", name)
+                result = run("generate", url, "--output", folder, "--count", "4", "--json")
+                self.assertEqual(result.returncode, 0, result.stderr)
+                self.assertEqual(json.loads(result.stdout)["thumbnails"], 4)
+                row["generate"] = "4 tiles"
+                seconds = fields.get("play-seconds")
+                result = run("play", url, "--autoplay", "--json", *(["--duration", seconds] if seconds else []),
+                             timeout=180)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                events = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+                stats = [e for e in events if e.get("event") == "stats"][-1]
+                expected = len(frames) if not seconds else sum(
+                    1 for t, _ in frames if t - frames[0][0] < float(seconds) - 0.1)
+                if not seconds:
+                    self.assertEqual(stats["state"], "ended")
+                self.assertGreaterEqual(stats["presented_frames"], expected - 1)
+                row["play"] = f"{stats['presented_frames']} frames" + (f" in {seconds} s" if seconds else ", ended")
+
     def test_transport_stream_cut_inside_a_gop(self):
         """A TS that starts inside a GOP and before any PAT/PMT: `frame --exact` answers the frame ffmpeg shows at
         the same time of the file."""
