@@ -90,25 +90,26 @@ class RealWorldStreams(unittest.TestCase):
     def frame_index(self, t):
         return min(int(math.floor(t * streams.FPS + 1e-6)), len(self.reference) - 1)
 
-    def budget(self, name, log):
-        """(bytes read, budget): manifests, initialisation data and the largest video segment of the stream."""
+    def video_bytes(self, name):
+        """(initialisation bytes, [size of every video segment]) of a stream, from its files."""
         folder = os.path.join(self.root, os.path.dirname(self.streams[name][0]))
-        manifests = sum(sent for path, _, sent in log if re.search(r"\.(m3u8|mpd)$", path))
         if name == "shaka-dash-ondemand":
             segments = streams.sidx_segments(os.path.join(folder, "video.mp4"))
-            init = segments[0][0]
-            largest = max(size for _, size, _ in segments)
-        elif name == "ffmpeg-dash-webm":
+            return segments[0][0], [size for _, size, _ in segments]
+        if name == "ffmpeg-dash-webm":
             clusters = streams.webm_clusters(os.path.join(folder, "video.webm"))
-            init = clusters[0][0]
-            largest = max(size for _, size in clusters)
-        else:
-            media = [os.path.join(d, f) for d, _, files in os.walk(folder) for f in files
-                     if re.search(r"\.(ts|m4s)$", f) and "/a/" not in os.path.join(d, f)]
-            largest = max(os.path.getsize(p) for p in media)
-            init = sum(os.path.getsize(os.path.join(folder, p)) for p in ("v/init.mp4",)
-                       if os.path.exists(os.path.join(folder, p)))
-        return sum(sent for _, _, sent in log), manifests + init + largest
+            return clusters[0][0], [size for _, size in clusters]
+        media = [os.path.join(d, f) for d, _, files in os.walk(folder) for f in files
+                 if re.search(r"\.(ts|m4s)$", f) and not re.search(r"/[at]/", os.path.join(d, f))]
+        init = os.path.join(folder, "v", "init.mp4")
+        return (os.path.getsize(init) if os.path.exists(init) else 0), [os.path.getsize(p) for p in media]
+
+    def budget(self, name, log, whole=False):
+        """(bytes read, budget): the manifests read, the initialisation data, and the largest video segment (or,
+        `whole`, every video segment)."""
+        manifests = sum(sent for path, _, sent in log if re.search(r"\.(m3u8|mpd)$", path))
+        init, segments = self.video_bytes(name)
+        return sum(sent for _, _, sent in log), manifests + init + (sum(segments) if whole else max(segments))
 
     # MARK: tests
 
@@ -248,8 +249,12 @@ class RealWorldStreams(unittest.TestCase):
             small = self.frames_of(name, size=(160, 90))
             with self.subTest(name):
                 folder = os.path.join(self.root, "generated", name)
+                self.site.take()
                 result = run("generate", self.url(name), "--output", folder, "--interval", "2", "--json")
                 self.assertEqual(result.returncode, 0, result.stderr)
+                # A keyframe every 2 s: every video segment is needed, and nothing else (no audio).
+                read, budget = self.budget(name, self.site.take(), whole=True)
+                self.assertLessEqual(read, BUDGET_FACTOR * budget, f"generate read {read} bytes, budget {budget}")
                 summary = json.loads(result.stdout)
                 self.assertEqual(summary["thumbnails"], streams.DURATION // 2)
                 with open(os.path.join(folder, "thumbnails.vtt")) as f:
@@ -261,7 +266,8 @@ class RealWorldStreams(unittest.TestCase):
                     tile = streams.grey_image(os.path.join(folder, sheet), size=(160, 90),
                                               crop=(int(x), int(y), int(w), int(h)))
                     scores.append(self.match(tile, self.frame_index(seconds), small))
-                self.row(name)["generate"] = f"{len(cues)} tiles, each its frame, ≥ {min(scores):.0f} dB"
+                self.row(name)["generate"] = (f"{len(cues)} tiles, each its frame, ≥ {min(scores):.0f} dB; "
+                                              f"{read / budget:.2f}x budget")
 
     def test_play(self):
         for name in self.streams:
