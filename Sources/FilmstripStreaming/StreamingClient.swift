@@ -32,7 +32,7 @@ public final class StreamingClient: Sendable {
         var indexes: [SegmentBaseIndex: Task<[SegmentReference], any Error>] = [:]
         var initialization: [InitializationSection: Task<Data, any Error>] = [:]
         var keys: [URL: Task<Data, any Error>] = [:]
-        var programTables: [URL: Task<Data?, any Error>] = [:]
+        var programTables: [URL: Task<Data, any Error>] = [:]
         var clockOffset: Task<Double, Never>?
     }
 
@@ -254,14 +254,13 @@ public final class StreamingClient: Sendable {
             start: index.periodStart, duration: 0, reference: index.url.absoluteString, baseURL: index.url,
             initialization: index.initialization)
         let head = try await initialization(for: reference)
-        // Cues before the clusters leave the last one's end open: a local file's size, else a bounded range.
-        let size =
-            index.url.isFileURL
-            ? (try? FileManager.default.attributesOfItem(atPath: index.url.path)[.size] as? Int).map(Int64.init) : nil
+        // Cues before the clusters leave the last one's end open: the resource's size (a local file's, or the total
+        // the init or Cues range response gave), else a bounded range.
+        let size = fetcher.knownSize(of: index.url)
         let parsed: WebMCues
         do {
             parsed = try WebMCues.parse(
-                initialization: head, cues: cues, cuesOffset: index.indexRange.lowerBound, end: size ?? nil,
+                initialization: head, cues: cues, cuesOffset: index.indexRange.lowerBound, end: size,
                 lastSpan: Int64(limits.maximumSegmentBytes))
         } catch {
             throw StreamingError(
@@ -307,32 +306,38 @@ public final class StreamingClient: Sendable {
         guard segment.initialization == nil, segment.key == nil, let range = segment.byteRange, range.lowerBound > 0,
             TransportStreamTables.isTransportStream(media), !TransportStreamTables.beginsWithTables(media)
         else { return Data() }
-        let size = TransportStreamTables.packetSize
-        // The tables open a resource: its first 16 packets (or what comes before the range) hold them.
-        let head = Int64(min(Int64(16 * size), range.lowerBound / Int64(size) * Int64(size)))
+        let size = Int64(TransportStreamTables.packetSize)
+        // The tables open a resource, before the range: its first 16 packets, or what comes before the range. The
+        // head is kept per resource and size (ranges of one resource that start early get a shorter head).
+        let head = min(16 * size, range.lowerBound / size * size)
         guard head > 0 else { return Data() }
         let url = segment.url
-        let task = state.withLock { state -> Task<Data?, any Error> in
-            if let task = state.programTables[url] { return task }
-            let task = Task { [self] () async throws -> Data? in
-                let bytes = try await fetcher.fetch(
-                    url, range: 0..<head, limit: Int(head), object: .initialization, segment: segment,
-                    rendition: rendition)
-                return TransportStreamTables.tables(in: bytes)
+        let key = URL(string: "#head-\(head)", relativeTo: url)?.absoluteURL ?? url
+        let task = state.withLock { state -> Task<Data, any Error> in
+            if let task = state.programTables[key] { return task }
+            let task = Task { [self] () async throws -> Data in
+                try await fetcher.fetch(
+                    url, range: 0..<head, limit: limits.maximumSegmentBytes, object: .initialization,
+                    segment: segment, rendition: rendition)
             }
-            state.programTables[url] = task
+            state.programTables[key] = task
             return task
         }
-        let tables: Data?
-        do { tables = try await Self.value(of: task, url: url) } catch {
-            state.withLock { if $0.programTables[url] == task { $0.programTables[url] = nil } }
+        let bytes: Data
+        do { bytes = try await Self.value(of: task, url: url) } catch {
+            state.withLock { if $0.programTables[key] == task { $0.programTables[key] = nil } }
             throw error
         }
-        guard let tables else {
+        // A range that starts at the PMT, after the PAT alone: the head's PAT with the range's own PMT.
+        let found =
+            TransportStreamTables.tables(in: bytes)
+            ?? TransportStreamTables.tables(in: bytes + media.prefix(16 * TransportStreamTables.packetSize))
+        guard let tables = found else {
             throw StreamingError(
                 .invalidContent,
                 "the MPEG-TS range \(range.lowerBound)-\(range.upperBound - 1) starts after its resource's PAT and "
-                    + "PMT, names no EXT-X-MAP, and the resource's first \(head) bytes hold none", url: url)
+                    + "PMT, names no EXT-X-MAP, and neither the resource's first \(head) bytes nor the range hold "
+                    + "them", url: url)
         }
         return tables
     }

@@ -107,6 +107,21 @@ def build_streams(root, src):
     streams["ffmpeg-dash-webm"] = ("ffmpeg-dash-webm/manifest.mpd",
                                    "ffmpeg, WebM DASH: VP9, SegmentBase whose index is the file's Cues",
                                    f"{d}/video.webm")
+    # The same with the Cues before the clusters (room reserved for them at the front), as other WebM muxers write
+    # it: ffmpeg's manifest writer cannot read such a file, so the MPD is the one above with the ranges moved.
+    d = folder("ffmpeg-dash-webm-cues-first")
+    ffmpeg("-i", f"{root}/ffmpeg-dash-webm/video.webm", "-c", "copy", "-f", "webm", "-dash", "1",
+           "-reserve_index_space", "4000", f"{d}/video.webm")
+    cues = top_level_element(f"{d}/video.webm", 0x1C53BB6B)
+    with open(f"{root}/ffmpeg-dash-webm/manifest.mpd") as f:
+        mpd = f.read()
+    mpd = re.sub(r'indexRange="[^"]+"', f'indexRange="{cues[0]}-{cues[1] - 1}"', mpd)
+    mpd = re.sub(r'range="0-\d+"', f'range="0-{cues[0] - 1}"', mpd)
+    with open(f"{d}/manifest.mpd", "w") as f:
+        f.write(mpd)
+    streams["ffmpeg-dash-webm-cues-first"] = ("ffmpeg-dash-webm-cues-first/manifest.mpd",
+                                              "ffmpeg, WebM DASH with the Cues before the clusters",
+                                              f"{d}/video.webm")
     d = folder("ffmpeg-hls-ac3")
     ffmpeg("-i", src, "-c:v", "copy", "-c:a", "ac3", "-b:a", "192k", "-f", "hls", "-hls_time", "6",
            "-hls_playlist_type", "vod", "-hls_segment_filename", f"{d}/seg%d.ts", f"{d}/index.m3u8")
@@ -154,6 +169,31 @@ def sidx_segments(path):
             return out
         at += size if size else len(data)
     return []
+
+
+def top_level_element(path, wanted):
+    """(start, end) of the first top-level child of a WebM file's Segment with EBML ID `wanted`."""
+    with open(path, "rb") as f:
+        data = f.read()
+
+    def vint(at, keep):
+        length = 8 - data[at].bit_length() + 1
+        value = data[at] if keep else data[at] & (0xFF >> length)
+        for k in range(1, length):
+            value = value << 8 | data[at + k]
+        return value, length
+
+    at = data.index(b"\x18\x53\x80\x67")
+    _, a = vint(at, True)
+    _, b = vint(at + a, False)
+    at += a + b
+    while at < len(data):
+        ident, a = vint(at, True)
+        size, b = vint(at + a, False)
+        if ident == wanted:
+            return at, at + a + b + size
+        at += a + b + size
+    raise ValueError(f"no element {wanted:#x} in {path}")
 
 
 def webm_clusters(path):

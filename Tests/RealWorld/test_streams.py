@@ -96,7 +96,7 @@ class RealWorldStreams(unittest.TestCase):
         if name == "shaka-dash-ondemand":
             segments = streams.sidx_segments(os.path.join(folder, "video.mp4"))
             return segments[0][0], [size for _, size, _ in segments]
-        if name == "ffmpeg-dash-webm":
+        if name.startswith("ffmpeg-dash-webm"):
             clusters = streams.webm_clusters(os.path.join(folder, "video.webm"))
             return clusters[0][0], [size for _, size in clusters]
         media = [os.path.join(d, f) for d, _, files in os.walk(folder) for f in files

@@ -82,7 +82,10 @@ public struct WebMCues: Sendable, Hashable {
             points.append((time, position))
         }
         guard !points.isEmpty else { throw ParseError(message: "the Cues list no CuePoint") }
-        points.sort { $0.position < $1.position }
+        // Several CuePoints may name one cluster (a cluster of several keyframes, or a point per track): the cluster
+        // starts at the earliest of their times.
+        points.sort { ($0.position, $0.time) < ($1.position, $1.time) }
+        points = points.enumerated().filter { k, point in k == 0 || points[k - 1].position != point.position }.map(\.1)
         let limit = UInt64(1) << 53
         var entries: [Entry] = []
         for (k, point) in points.enumerated() {
@@ -111,9 +114,10 @@ public struct WebMCues: Sendable, Hashable {
             guard seconds.isFinite else { throw ParseError(message: "CueTime \(point.time) is out of range") }
             entries.append(Entry(time: seconds, byteRange: start..<stop))
         }
+        let seconds = head.duration.map { $0 * Double(head.scale) / 1e9 }
         return WebMCues(
             timecodeScale: head.scale, segmentDataOffset: head.dataOffset,
-            duration: head.duration.map { $0 * Double(head.scale) / 1e9 }, entries: entries)
+            duration: seconds.flatMap { $0.isFinite && $0 < 1e9 ? $0 : nil }, entries: entries)
     }
 
     /// The `Segment` element's data offset, `TimecodeScale` and `Duration` from the initialisation section.

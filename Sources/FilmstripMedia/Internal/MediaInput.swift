@@ -487,7 +487,7 @@ final class MediaInput {
         var target = t
         var fromStart = false
         var firstKey: OwnedPacket?
-        for attempt in 0..<6 {
+        for attempt in 0..<7 {
             if fromStart {
                 guard try rewind() else { break }
             } else {
@@ -518,7 +518,8 @@ final class MediaInput {
                 continue
             }
             if target <= 0 { break }
-            target = max(0, target - Double(2 << attempt))
+            // 2, 6, 14, 30 s back, then from 0: the byte-0 pass always has an attempt left.
+            target = attempt >= 4 ? 0 : max(0, target - Double(2 << attempt))
         }
         // t precedes the video: its first keyframe.
         if let firstKey { return firstKey }
@@ -683,7 +684,7 @@ final class MediaInput {
         var fromStart = false
         // The first frame decoded from 0 (t precedes the video's first frame): the answer when nothing is earlier.
         var earliest: OwnedFrame?
-        for attempt in 0..<6 {
+        for attempt in 0..<7 {
             if fromStart {
                 guard try rewind() else { break }
             } else {
@@ -717,15 +718,17 @@ final class MediaInput {
             }
             avcodec_flush_buffers(codec)
             if let candidate { return candidate }
-            // Past t already, or nothing decodable before the end: the seek landed after the keyframe t needs (an
-            // MPEG-TS has no index, and FFmpeg's bisection by timestamps can land past it). Start earlier.
-            if overshot || first == nil, target > 0 {
-                target = max(0, target - Double(2 << attempt))
+            // Past t already, or (no index) nothing decodable before the end: the seek landed after the keyframe t
+            // needs (an MPEG-TS has no index, and FFmpeg's bisection by timestamps can land past it). Start earlier:
+            // 2, 6, 14, 30 s back, then from 0, so the byte-0 pass always has an attempt left. An indexed file whose
+            // frames do not decode is an error, not an earlier picture.
+            if overshot || (first == nil && !hasIndex), target > 0 {
+                target = attempt >= 4 ? 0 : max(0, target - Double(2 << attempt))
                 continue
             }
             if let first { earliest = first }
             // A seek to 0 that still lands past t (FFmpeg's bisection of an MPEG-TS can): once more from byte 0.
-            if overshot || first == nil, !fromStart {
+            if overshot || (first == nil && !hasIndex), !fromStart {
                 fromStart = true
                 continue
             }

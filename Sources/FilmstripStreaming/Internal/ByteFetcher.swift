@@ -14,6 +14,8 @@ final class ByteFetcher: Sendable {
     let isRemote: Bool
     let decorate: StreamingRequestDecorator?
     private let counters = Mutex((requests: 0, bytes: 0))
+    /// Resource sizes learnt from the `Content-Range` of range responses (`bytes a-b/total`).
+    private let sizes = Mutex<[URL: Int64]>([:])
 
     init(
         transport: any DataLoading, configuration: LoadingConfiguration, isRemote: Bool,
@@ -76,6 +78,9 @@ final class ByteFetcher: Sendable {
                 counters.withLock { $0.requests += 1 }
                 let response = try await transport.load(described.url, configuration: request)
                 counters.withLock { $0.bytes += response.data.count }
+                if response.statusCode == 206, let total = Self.total(response.headers["content-range"]) {
+                    sizes.withLock { $0[url] = total }
+                }
                 return try Self.body(of: response, range: range, url: url, what: what)
             } catch let error as LoadingError where error.isTransient && attempt < configuration.retry.maximumAttempts {
                 let delay = configuration.retry.delay(afterAttempt: attempt)
@@ -93,6 +98,23 @@ final class ByteFetcher: Sendable {
                 throw StreamingError(.network, "cannot load the \(what): \(error)", url: url, underlying: error)
             }
         }
+    }
+
+    /// The size of `url` when known: a local file's, or the total a range response of it gave.
+    func knownSize(of url: URL) -> Int64? {
+        if url.isFileURL {
+            return (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.int64Value
+        }
+        return sizes.withLock { $0[url] }
+    }
+
+    /// The total of a `Content-Range: bytes a-b/total` header, nil when absent, `*` or not a bounded number.
+    private static func total(_ header: String?) -> Int64? {
+        guard let header, let slash = header.lastIndex(of: "/"),
+            let total = Int64(header[header.index(after: slash)...].trimmingCharacters(in: .whitespaces)),
+            total >= 0, total < 1 << 53
+        else { return nil }
+        return total
     }
 
     /// The requested part of a response: a 206 must carry exactly the range; a server that ignored `Range` and sent
