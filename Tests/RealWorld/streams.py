@@ -171,76 +171,67 @@ def sidx_segments(path):
     return []
 
 
-def top_level_element(path, wanted):
-    """(start, end) of the first top-level child of a WebM file's Segment with EBML ID `wanted`."""
-    with open(path, "rb") as f:
-        data = f.read()
+class EBML:
+    """A WebM file's bytes, read as EBML elements (variable-length IDs and sizes)."""
 
-    def vint(at, keep):
-        length = 8 - data[at].bit_length() + 1
-        value = data[at] if keep else data[at] & (0xFF >> length)
+    def __init__(self, path):
+        with open(path, "rb") as f:
+            self.data = f.read()
+
+    def vint(self, at, keep):
+        length = 8 - self.data[at].bit_length() + 1
+        value = self.data[at] if keep else self.data[at] & (0xFF >> length)
         for k in range(1, length):
-            value = value << 8 | data[at + k]
+            value = value << 8 | self.data[at + k]
         return value, length
 
-    at = data.index(b"\x18\x53\x80\x67")
-    _, a = vint(at, True)
-    _, b = vint(at + a, False)
-    at += a + b
-    while at < len(data):
-        ident, a = vint(at, True)
-        size, b = vint(at + a, False)
+    def element(self, at):
+        """(ID, data start, data size) of the element at `at`."""
+        ident, a = self.vint(at, True)
+        size, b = self.vint(at + a, False)
+        return ident, at + a + b, size
+
+    def children(self):
+        """(ID, start, end) of the Segment's top-level children, in order."""
+        _, at, _ = self.element(self.data.index(b"\x18\x53\x80\x67"))
+        while at < len(self.data):
+            ident, start, size = self.element(at)
+            yield ident, at, start + size
+            at = start + size
+
+    def segment_data(self):
+        return self.element(self.data.index(b"\x18\x53\x80\x67"))[1]
+
+
+def top_level_element(path, wanted):
+    """(start, end) of the first top-level child of a WebM file's Segment with EBML ID `wanted`."""
+    for ident, start, end in EBML(path).children():
         if ident == wanted:
-            return at, at + a + b + size
-        at += a + b + size
+            return start, end
     raise ValueError(f"no element {wanted:#x} in {path}")
 
 
 def webm_clusters(path):
     """[(offset, size)] of the clusters a WebM file's Cues list (the last one runs to the Cues or the file's end)."""
-    with open(path, "rb") as f:
-        data = f.read()
-
-    def vint(at, keep):
-        length = 8 - data[at].bit_length() + 1
-        value = data[at] if keep else data[at] & (0xFF >> length)
-        for k in range(1, length):
-            value = value << 8 | data[at + k]
-        return value, length
-
-    def element(at):
-        ident, a = vint(at, True)
-        size, b = vint(at + a, False)
-        return ident, at + a + b, size
-
-    segment = data.index(b"\x18\x53\x80\x67")
-    _, segment_data, _ = element(segment)
-    cues = segment_data
-    while True:  # the Segment's top-level children up to the Cues (the SeekHead names their ID too)
-        ident, at, size = element(cues)
-        if ident == 0x1C53BB6B:
-            break
-        cues = at + size
-    positions = []
-    end = at + size
+    ebml = EBML(path)
+    cues = next(start for ident, start, _ in ebml.children() if ident == 0x1C53BB6B)
+    _, at, size = ebml.element(cues)
+    positions, end = [], at + size
     while at < end:
-        ident, inner, size = element(at)
-        if ident == 0xBB:
-            sub = inner
-            while sub < inner + size:
-                fid, fdata, fsize = element(sub)
-                if fid == 0xB7:
-                    tid, tdata, tsize = element(fdata)
-                    walk = fdata
-                    while walk < fdata + fsize:
-                        tid, tdata, tsize = element(walk)
-                        if tid == 0xF1:
-                            positions.append(segment_data + int.from_bytes(data[tdata:tdata + tsize], "big"))
-                        walk = tdata + tsize
-                sub = fdata + fsize
+        ident, inner, size = ebml.element(at)
+        walk = inner
+        while ident == 0xBB and walk < inner + size:  # CuePoint: its CueTrackPositions' CueClusterPosition
+            field, data, length = ebml.element(walk)
+            track = data
+            while field == 0xB7 and track < data + length:
+                value, vdata, vlength = ebml.element(track)
+                if value == 0xF1:
+                    positions.append(ebml.segment_data() + int.from_bytes(ebml.data[vdata:vdata + vlength], "big"))
+                track = vdata + vlength
+            walk = data + length
         at = inner + size
-    positions.sort()
-    stops = positions[1:] + [cues if cues > positions[-1] else len(data)]
+    positions = sorted(set(positions))
+    stops = positions[1:] + [cues if cues > positions[-1] else len(ebml.data)]
     return [(a, b - a) for a, b in zip(positions, stops)]
 
 
