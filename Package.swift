@@ -167,7 +167,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FilmstripMediaTests",
-            dependencies: ["FilmstripSync", "Filmstrip", "FilmstripMedia", "FilmstripTesting"]),
+            dependencies: ["FilmstripSync", "Filmstrip", "FilmstripMedia", "FilmstripStreaming", "FilmstripTesting"]),
         .testTarget(
             name: "FilmstripPlayerTests",
             dependencies: [

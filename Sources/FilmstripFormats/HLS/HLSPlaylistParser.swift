@@ -498,11 +498,8 @@ struct HLSParse {
         return result
     }
 
-    static func date(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text)
-    }
+    /// An `EXT-X-PROGRAM-DATE-TIME` or `START-DATE` (ISO 8601 / RFC 3339), read by the bounded parser the MPD's
+    /// dates use: Foundation's ISO 8601 formatter hands the text to ICU, which dies with SIGFPE on a date such as
+    /// `NaN-01-01T1:0:1.000000000000000000000000000000000000010.00Z` (found by fuzzing).
+    static func date(_ text: String) -> Date? { XSValues.dateTime(text) }
 }

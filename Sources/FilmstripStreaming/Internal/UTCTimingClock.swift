@@ -33,12 +33,16 @@ enum UTCTimingClock {
         return 0
     }
 
-    /// An RFC 7231 date (`Sun, 06 Nov 1994 08:49:37 GMT`).
+    /// An RFC 7231 date (`Sun, 06 Nov 1994 08:49:37 GMT`), read field by field: a time server's body is outside
+    /// input, and ICU's date parser (behind `DateFormatter`) dies with SIGFPE on some hostile dates.
     static func httpDate(_ text: String) -> Date? {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter.date(from: text)
+        let fields = text.trimmingCharacters(in: .whitespaces).split(separator: " ")
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        guard fields.count == 6, fields[0].count == 4, fields[0].hasSuffix(","), fields[5] == "GMT",
+            let month = months.firstIndex(of: String(fields[2])), fields[1].count == 2, fields[3].count == 4,
+            fields[4].count == 8
+        else { return nil }
+        let iso = "\(fields[3])-\(month < 9 ? "0" : "")\(month + 1)-\(fields[1])T\(fields[4])Z"
+        return XSValues.dateTime(iso)
     }
 }
