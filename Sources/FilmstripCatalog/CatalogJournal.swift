@@ -10,8 +10,9 @@ public import Foundation
 /// The results file of one shard, `DIR/results/shard-I.jsonl`: one JSON line per outcome, appended and synced to
 /// disk before the run goes on, so a line once written survives a crash of the process or the machine.
 ///
-/// A line is one `write` to a file opened for appending. A process killed in the middle of one can leave a line
-/// without its end; the next writer cuts it off before appending, and readers skip lines they cannot parse.
+/// A line is one `write` to a file opened for appending, under the file's lock (`flock`), which processes sharing a
+/// shard take in turn. A process killed in the middle of one can leave a line without its end; the next process to
+/// open the file cuts it off (under the same lock) before appending, and readers skip lines they cannot parse.
 public final class CatalogJournal: Sendable {
     /// The file.
     public let url: URL
@@ -30,7 +31,11 @@ public final class CatalogJournal: Sendable {
             throw CatalogError(.storage, "cannot open the results file: \(Durable.lastError)", url: url)
         }
         fd = Mutex(descriptor)
+        // Under the file's lock, which every append takes too: a line another process is appending is never taken
+        // for one a killed writer left unfinished (cutting it lost that process's done line).
+        flock(descriptor, LOCK_EX)
         Self.cutUnfinishedLine(descriptor)
+        flock(descriptor, LOCK_UN)
     }
 
     deinit { fd.withLock { _ = close($0) } }
@@ -39,6 +44,9 @@ public final class CatalogJournal: Sendable {
     public func append(_ record: CatalogRecord, durable: Bool = true) throws(CatalogError) {
         let line = try JSONEncoder.catalog.encodeLine(record)
         let failure = fd.withLock { fd -> String? in
+            // Processes on one shard append under the file's lock (see `init`).
+            flock(fd, LOCK_EX)
+            defer { flock(fd, LOCK_UN) }
             if let failure = writeAll(fd, line) { return failure }
             return durable && fsync(fd) != 0 ? Durable.lastError : nil
         }
