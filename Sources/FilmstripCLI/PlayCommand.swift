@@ -214,15 +214,17 @@ struct PlayCommand: AsyncParsableCommand {
                     ("bandwidth_estimate", stats.bandwidthEstimate.map { .int(Int($0)) } ?? .null),
                     ("segments", .int(stats.segmentsLoaded)), ("live", .bool(stats.isLive)),
                     ("live_latency", stats.liveLatency.map { .double(round3($0)) } ?? .null),
-                    ("keyframes_only", .bool(stats.keyframesOnly)),
+                    ("keyframes_only", .bool(stats.keyframesOnly)), ("audio_only", .bool(stats.audioOnly)),
                     ("audio_played", .double(round3(stats.audioPlayed))),
                     ("audio_silence", .double(round3(stats.audioSilence))),
                     ("av_drift", stats.avDrift.map { .double(round3($0)) } ?? .null),
                 ],
                 text: String(
-                    format: "position %.3f / %.3f s, rate %g, %d frames shown, %d dropped, buffer %.1f s",
-                    stats.position, stats.duration, stats.playbackRate, stats.presentedFrames, stats.droppedFrames,
-                    stats.bufferLength)
+                    format: "position %.3f / %.3f s, rate %g, ", stats.position, stats.duration, stats.playbackRate)
+                    + (stats.audioOnly
+                        ? String(format: "audio only, %.1f s heard", stats.audioPlayed - stats.audioSilence)
+                        : String(format: "%d frames shown, %d dropped", stats.presentedFrames, stats.droppedFrames))
+                    + String(format: ", buffer %.1f s", stats.bufferLength)
                     + (stats.bitrate.map { String(format: ", %d kbps", $0 / 1000) } ?? "")
                     + (stats.bandwidthEstimate.map { String(format: ", estimate %.0f kbps", $0 / 1000) } ?? ""))
         }

@@ -1,13 +1,36 @@
 import FilmstripMedia
 import Foundation
 
+/// What the player's timeline advances by: a decoded picture or, for audio-only content, the start of decoded audio
+/// (a frame without a picture, presented like one, so the state machine's timing, buffering and end rules hold).
+struct PlayerFrame {
+    /// Presentation time, seconds on the player's timeline.
+    let time: Double
+    let isKeyframe: Bool
+    /// The picture; `nil` for audio-only content.
+    let picture: DecodedVideoFrame?
+
+    init(_ picture: DecodedVideoFrame) {
+        time = picture.time
+        isKeyframe = picture.isKeyframe
+        self.picture = picture
+    }
+
+    /// Where decoded audio begins (audio-only content); every such frame is a keyframe (decodes on its own).
+    init(audioAt time: Double) {
+        self.time = time
+        isKeyframe = true
+        picture = nil
+    }
+}
+
 /// Where a ``FrameFeeder`` gets frames: a file decoder or a stream. Used by the feeder's thread only, except
 /// ``interrupt()`` and ``cancel()``.
 protocol FrameSource: AnyObject {
     /// The next frame is the first at or after `time`.
     func seek(to time: Double) throws
     /// The next frame in presentation order; `nil` at the end.
-    func nextFrame() throws -> DecodedVideoFrame?
+    func next() throws -> PlayerFrame?
     /// Wakes a read blocked on data because a seek is coming (any thread).
     func interrupt()
     /// Stops every read and decode for good (any thread).
@@ -31,6 +54,7 @@ protocol FrameSource: AnyObject {
 }
 
 extension VideoDecoder: FrameSource {
+    func next() throws -> PlayerFrame? { try nextFrame().map(PlayerFrame.init) }
     func interrupt() {}
     func restartAudio() {}
     func takeSeparateAudio() -> [AudioBuffer] { [] }
@@ -46,7 +70,7 @@ extension VideoDecoder: FrameSource {
 final class FrameFeeder: @unchecked Sendable {
     // Every field below is guarded by `condition`; the decoder only by the feeder thread.
     enum Taken {
-        case frame(DecodedVideoFrame)
+        case frame(PlayerFrame)
         case empty
         case ended
         case failed(any Error)
@@ -54,7 +78,7 @@ final class FrameFeeder: @unchecked Sendable {
 
     private let decoder: any FrameSource
     private let condition = NSCondition()
-    private var queue: [DecodedVideoFrame] = []
+    private var queue: [PlayerFrame] = []
     /// Audio decoded with the queued frames (and before them), in presentation order.
     private var audio: [AudioBuffer] = []
     /// Whether the source gives audio.
@@ -258,7 +282,7 @@ final class FrameFeeder: @unchecked Sendable {
             }
             let generation = self.generation
             condition.unlock()
-            let result = Result { try decoder.nextFrame() }
+            let result = Result { try decoder.next() }
             let decodedAudio = decoder.takeAudio()
             condition.lock()
             guard generation == self.generation, !stopped else { continue }

@@ -6,26 +6,31 @@ import Foundation
 /// ``TrickPlaySource`` presents the frames; back at a normal rate, the normal feeder continues from the playhead.
 /// Either switch repositions the source at the playhead, as a seek does.
 extension PlaybackEngine {
-    /// The trick-play mode `rate` needs for the loaded content (`nil`: the normal source). Live streams play
-    /// forward only, from their normal source (``liveRate(_:)``).
+    /// The trick-play mode `rate` needs for the loaded content (`nil`: the normal source). Live streams and
+    /// audio-only content play forward only, from their normal source (``forwardRate(_:_:)``).
     func trickMode(for rate: Double) -> TrickPlayMode? {
-        guard !isLive else { return nil }
+        guard !isLive, !isAudioOnly else { return nil }
         return TrickPlayMode.mode(rate: rate, hasIFrameTrack: stream?.hasIFrameTrack ?? false)
     }
 
-    /// A live stream does not play backwards: a negative rate becomes 0 (paused in place), with a warning.
-    func liveRate(_ rate: Double, _ player: Player) -> Double {
-        guard isLive, rate < 0 else { return rate }
+    /// Whether the loaded stream is audio alone (no picture: trick play has no frames to show).
+    var isAudioOnly: Bool { stream?.audioOnly.load(ordering: .relaxed) ?? false }
+
+    /// A live stream or audio-only content does not play backwards: a negative rate becomes 0 (paused in place),
+    /// with a warning. (Forward, audio-only content plays every rate from its normal source, muted above 2x.)
+    func forwardRate(_ rate: Double, _ player: Player) -> Double {
+        guard rate < 0, isLive || isAudioOnly else { return rate }
+        let what = isLive ? "a live stream" : "audio-only content"
         player.deliver(
             PlayerError(
                 .playbackRateClamped, severity: .warning,
-                "the rate \(rate) was clamped to 0: a live stream does not play backwards"))
+                "the rate \(rate) was clamped to 0: \(what) does not play backwards"))
         return 0
     }
 
     /// A new (resolved) rate: the clock's, then the source of frames it needs.
     mutating func changeRate(to requested: Double, _ player: Player) {
-        let rate = liveRate(requested, player)
+        let rate = forwardRate(requested, player)
         if rate != requested { player.shared.withLock { $0.rate = rate } }
         execute(machine.setRate(rate, at: now), player)
         let wanted = trickMode(for: rate)

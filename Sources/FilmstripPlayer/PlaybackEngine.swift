@@ -13,7 +13,7 @@ struct PlaybackEngine {
     var configuration: PlayerConfiguration?
     var feeder: FrameFeeder?
     /// The next decoded frame, taken from the feeder and not yet presented or dropped.
-    var pending: DecodedVideoFrame?
+    var pending: PlayerFrame?
     var stream: StreamSession?
     var live: LiveEdgeController?
     var isLive = false
@@ -262,13 +262,15 @@ struct PlaybackEngine {
     private mutating func present(_ player: Player) {
         guard let frame = pending else { return }
         pending = nil
+        // Audio-only content: the frame marks decoded audio; there is no picture to show or to measure drift by.
+        guard let picture = frame.picture else { return }
         if let heard = audio?.heard(rate: machine.clock.rate) {
             let distance = frame.time - heard
             drift.last = distance
             if abs(distance) > abs(drift.largest ?? 0) { drift.largest = distance }
         }
         guard let output = player.shared.withLock({ $0.callbacks.output }) else { return }
-        if let image = try? frame.image() { output.display(image, at: frame.time) }
+        if let image = try? picture.image() { output.display(image, at: frame.time) }
     }
 
     mutating func release() {
@@ -329,6 +331,13 @@ struct PlaybackEngine {
         stats.decodersCreated = decodersCreated
         stats.bytesRead = feeders.reduce(retired.bytes) { $0 + $1.bytesRead }
         stats.keyframesOnly = trick?.mode.keyframesOnly ?? feeder?.decodesKeyframesOnly ?? false
+        if isAudioOnly {
+            // What the machine counts as frames are the audio's starts, not pictures.
+            stats.audioOnly = true
+            stats.keyframesOnly = false
+            stats.presentedFrames = 0
+            stats.droppedFrames = 0
+        }
         if let audio {
             stats.audioPlayed = audio.played
             stats.audioSilence = audio.silence

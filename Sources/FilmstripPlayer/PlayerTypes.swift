@@ -53,6 +53,9 @@ public struct PlayerStats: Sendable, Hashable, Codable {
     public var isLive = false
     /// Live: seconds between the playhead and the live edge (the end of the newest segment).
     public var liveLatency: Double?
+    /// Whether the content is audio alone (an audio-only stream, or one whose video is absent): no frame is
+    /// decoded or presented, and the playhead follows the audio.
+    public var audioOnly = false
     /// Whether only keyframes are decoded and presented (rates above 2).
     public var keyframesOnly = false
     /// With an audio output: seconds of audio handed to it (its length in wall-clock time).

@@ -92,7 +92,7 @@ final class TrickPlaySource: FrameSource {
         }
     }
 
-    func nextFrame() throws -> DecodedVideoFrame? {
+    func next() throws -> PlayerFrame? {
         if let startAt { try seek(to: startAt) }
         let spans = try loadedSpans()
         while ready.isEmpty {
@@ -106,7 +106,7 @@ final class TrickPlaySource: FrameSource {
             }
             ready = frames
         }
-        return ready.removeFirst()
+        return PlayerFrame(ready.removeFirst())
     }
 
     private func loadedSpans() throws -> [Range<Double>] {

@@ -81,6 +81,35 @@ public enum AudioAnalysis {
         return bestPower < 1e-6 ? 0 : Double(best) * Double(sampleRate) / Double(n)
     }
 
+    /// How `played` matches `reference` (both one channel at one rate): the lag (samples `played` is behind the
+    /// reference) that best aligns `window` samples from the reference's `at`, searched within `maxLag`, and the
+    /// signal-to-noise ratio (dB) over everything the two hold in common once aligned.
+    public static func match(
+        _ played: [Float], reference: [Float], at: Int, window: Int = 8_192, maxLag: Int = 2_400
+    ) -> (lag: Int, snr: Double) {
+        guard at >= 0, at + window <= reference.count else { return (0, -.infinity) }
+        let lag = played.withUnsafeBufferPointer { p in
+            reference.withUnsafeBufferPointer { r in
+                var best = (lag: 0, score: -Double.infinity)
+                for lag in -maxLag...maxLag where at + lag >= 0 && at + lag + window <= p.count {
+                    var score = 0.0
+                    for i in 0..<window { score += Double(r[at + i]) * Double(p[at + lag + i]) }
+                    if score > best.score { best = (lag, score) }
+                }
+                return best.lag
+            }
+        }
+        var signal = 0.0
+        var noise = 0.0
+        for i in max(0, -lag)..<min(reference.count, played.count - lag) {
+            let a = Double(reference[i])
+            let d = a - Double(played[i + lag])
+            signal += a * a
+            noise += d * d
+        }
+        return (lag, noise == 0 ? .infinity : 10 * log10(signal / noise))
+    }
+
     /// The RMS level of each consecutive window of `seconds`.
     public static func levels(_ samples: [Float], sampleRate: Int, window seconds: Double) -> [Double] {
         let size = max(1, Int(seconds * Double(sampleRate)))

@@ -91,6 +91,136 @@ public enum AudioFixtures {
         }
     }
 
+    /// Two chirps (left 200 Hz rising, right 300 Hz rising), 48 kHz: no stretch of it repeats, so a played copy
+    /// aligns with a reference decode at one lag only.
+    public static func chirp(seconds: Double) -> String {
+        "aevalsrc=0.3*sin(2*PI*(200*t+40*t*t))|0.3*sin(2*PI*(300*t+25*t*t)):s=48000:d=\(Int(seconds))"
+    }
+
+    /// How an audio-only stream is packaged (``audioOnly(_:)``).
+    public enum AudioOnlyLayout: String, CaseIterable, Sendable {
+        /// HLS, AAC in MPEG-TS segments.
+        case hlsTS
+        /// HLS packed audio: raw AAC (ADTS) segments.
+        case hlsPackedAAC
+        /// HLS packed audio: raw MP3 segments (no Xing header or ID3 tag in each, as packagers write them).
+        case hlsPackedMP3
+        /// HLS, AAC in fragmented MP4.
+        case hlsFMP4
+        /// HLS, AC-3 in MPEG-TS segments.
+        case hlsAC3
+        /// HLS, E-AC-3 in fragmented MP4.
+        case hlsEAC3
+        /// DASH, AAC with `SegmentTemplate` and a `SegmentTimeline`.
+        case dash
+
+        /// The playlist or MPD in the directory.
+        public var manifest: String { self == .dash ? "manifest.mpd" : "index.m3u8" }
+    }
+
+    /// A 6 s audio-only stream of ``chirp(seconds:)`` in 2 s segments, written by the `ffmpeg` CLI (its `hls`,
+    /// `segment` and `dash` muxers). Returns the directory; the manifest is ``AudioOnlyLayout/manifest``.
+    public static func audioOnly(_ layout: AudioOnlyLayout) throws -> URL {
+        let input = ["-f", "lavfi", "-i", chirp(seconds: 6)]
+        let hls = ["-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod"]
+        let packed = [
+            "-f", "segment", "-segment_time", "2", "-segment_list", "index.m3u8", "-segment_list_type", "m3u8",
+        ]
+        let arguments: [String]
+        switch layout {
+        case .hlsTS:
+            arguments =
+                input + ["-c:a", "aac", "-b:a", "128k"] + hls + ["-hls_segment_filename", "a%d.ts", "index.m3u8"]
+        case .hlsPackedAAC:
+            arguments = input + ["-c:a", "aac", "-b:a", "128k"] + packed + ["-segment_format", "adts", "a%d.aac"]
+        case .hlsPackedMP3:
+            arguments =
+                input + ["-c:a", "libmp3lame", "-b:a", "128k"] + packed
+                + ["-segment_format", "mp3", "-segment_format_options", "write_xing=0:id3v2_version=0", "a%d.mp3"]
+        case .hlsFMP4:
+            arguments =
+                input + ["-c:a", "aac", "-b:a", "128k"] + hls
+                + ["-hls_segment_type", "fmp4", "-hls_fmp4_init_filename", "init.mp4", "index.m3u8"]
+        case .hlsAC3:
+            arguments =
+                input + ["-c:a", "ac3", "-b:a", "192k"] + hls + ["-hls_segment_filename", "a%d.ts", "index.m3u8"]
+        case .hlsEAC3:
+            arguments =
+                input + ["-c:a", "eac3", "-b:a", "192k"] + hls
+                + ["-hls_segment_type", "fmp4", "-hls_fmp4_init_filename", "init.mp4", "index.m3u8"]
+        case .dash:
+            arguments =
+                input + ["-c:a", "aac", "-b:a", "128k", "-f", "dash", "-seg_duration", "2", "-use_template", "1"]
+                + ["-use_timeline", "1", "manifest.mpd"]
+        }
+        return try MediaFixtures.makeDirectory("audio/only-\(layout.rawValue)", recipe: [("", arguments)]) {
+            directory in
+            try MediaFixtures.run(["-hide_banner", "-loglevel", "error", "-y"] + arguments, in: directory)
+        }
+    }
+
+    /// An HLS master of audio-only variants (AAC in TS, 64 and 128 kb/s, `CODECS="mp4a.40.2"`, no `RESOLUTION`),
+    /// `audio-master.m3u8`; with `video`, the master also lists ``muxedHLS(fmp4:)``'s video with audio first, as
+    /// masters that offer an audio-only variant for poor networks do (`mixed-master.m3u8`). Returns the directory.
+    public static func audioOnlyMaster() throws -> URL {
+        let muxed = try muxedHLS(fmp4: false)
+        let bitrates = [64, 128]
+        let recipe = bitrates.map { rate in
+            (
+                "\(rate)k",
+                ["-f", "lavfi", "-i", chirp(seconds: 6), "-c:a", "aac", "-b:a", "\(rate)k"]
+                    + ["-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod", "\(rate)k/index.m3u8"]
+            )
+        }
+        return try MediaFixtures.makeDirectory("audio/only-master", recipe: recipe + [(muxed.path, [])]) { directory in
+            for (name, arguments) in recipe {
+                try FileManager.default.createDirectory(
+                    at: directory.appendingPathComponent(name), withIntermediateDirectories: true)
+                try MediaFixtures.run(["-hide_banner", "-loglevel", "error", "-y"] + arguments, in: directory)
+            }
+            try FileManager.default.copyItem(at: muxed, to: directory.appendingPathComponent("video"))
+            let variants = bitrates.map { rate in
+                "#EXT-X-STREAM-INF:BANDWIDTH=\(rate * 1100),CODECS=\"mp4a.40.2\"\n\(rate)k/index.m3u8\n"
+            }
+            try ("#EXTM3U\n" + variants.joined()).write(
+                to: directory.appendingPathComponent("audio-master.m3u8"), atomically: true, encoding: .utf8)
+            let mixed =
+                "#EXTM3U\n" + variants[0]
+                + "#EXT-X-STREAM-INF:BANDWIDTH=900000,RESOLUTION=320x240,CODECS=\"avc1.64000d,mp4a.40.2\"\n"
+                + "video/index.m3u8\n"
+            try mixed.write(
+                to: directory.appendingPathComponent("mixed-master.m3u8"), atomically: true, encoding: .utf8)
+        }
+    }
+
+    /// DASH with two audio AdaptationSets and no video: English (660 Hz, the first) and French (880 Hz), 6 s,
+    /// `SegmentTemplate`. Returns the directory (`manifest.mpd`).
+    public static func dashAudioOnlyTwoLanguages() throws -> URL {
+        let arguments = [
+            "-f", "lavfi", "-i", sine(english, seconds: 6), "-f", "lavfi", "-i", sine(french, seconds: 6), "-map",
+            "0:a",
+            "-map", "1:a", "-c:a", "aac", "-b:a", "96k", "-ac", "2", "-metadata:s:a:0", "language=eng",
+            "-metadata:s:a:1", "language=fra", "-adaptation_sets", "id=0,streams=0 id=1,streams=1", "-seg_duration",
+            "2", "-use_template", "1", "-use_timeline", "1", "-f", "dash", "manifest.mpd",
+        ]
+        return try MediaFixtures.makeDirectory("audio/only-dash-languages", recipe: [("", arguments)]) { directory in
+            try MediaFixtures.run(["-hide_banner", "-loglevel", "error", "-y"] + arguments, in: directory)
+        }
+    }
+
+    /// The ffmpeg CLI's decode of `url` (a file, playlist or MPD) as 48 kHz stereo: the reference a player's output
+    /// is compared with.
+    public static func referenceDecode(of url: URL) throws -> AudioAnalysis.Track {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let wav = directory.url.appendingPathComponent("reference.wav")
+        try MediaFixtures.run([
+            "-hide_banner", "-loglevel", "error", "-y", "-i", url.path, "-ar", "48000", "-ac", "2", "-c:a", "pcm_s16le",
+            wav.path,
+        ])
+        return try AudioAnalysis.readWAV(wav)
+    }
+
     static func sine(_ frequency: Double, seconds: Double) -> String {
         "sine=frequency=\(Int(frequency)):sample_rate=48000:duration=\(Int(seconds))"
     }

@@ -186,3 +186,109 @@ struct StreamSessionClockTests {
         #expect(try await eventually(5) { session.buffered(from: 0).complete })
     }
 }
+
+/// A one-period presentation of `tracks`.
+private func presentation(_ tracks: [Presentation.Track]) -> Presentation {
+    Presentation(
+        streamingProtocol: .dash, url: URL(string: "https://example.com/m.mpd")!, isLive: false, duration: 10,
+        periods: [Presentation.Period(id: nil, start: 0, duration: 10, tracks: tracks)])
+}
+
+private func rendition(_ id: String, _ bandwidth: Int, codecs: String? = nil) -> Presentation.Rendition {
+    Presentation.Rendition(id: id, bandwidth: bandwidth, codecs: codecs, segments: .list([]))
+}
+
+@Suite("Rendition ladder: video, else audio")
+struct RenditionLadderTests {
+    @Test("a master's audio-only variant is left out of the video ladder; variants without codecs stay in it")
+    func audioVariantLeftOut() throws {
+        let ladder = try RenditionLadder(
+            presentation([
+                Presentation.Track(
+                    id: nil, kind: .video,
+                    renditions: [
+                        rendition("audio", 64_000, codecs: "mp4a.40.2"),
+                        rendition("hd", 3_000_000, codecs: "avc1.64001f,mp4a.40.2"),
+                        rendition("plain", 800_000),
+                    ])
+            ]))
+        #expect(!ladder.isAudioOnly)
+        #expect(ladder.levels.map { $0[0].id } == ["plain", "hd"])
+    }
+
+    @Test("variants that are all audio make an audio ladder, lowest first")
+    func audioMaster() throws {
+        let ladder = try RenditionLadder(
+            presentation([
+                Presentation.Track(
+                    id: nil, kind: .video,
+                    renditions: [
+                        rendition("hi", 128_000, codecs: "mp4a.40.2"), rendition("lo", 64_000, codecs: "mp4a.40.5"),
+                    ])
+            ]))
+        #expect(ladder.isAudioOnly && ladder.levels.map { $0[0].id } == ["lo", "hi"])
+    }
+
+    @Test("no video track: the audio track the preferred language picks, else the default one")
+    func audioTracks() throws {
+        let tracks = [
+            Presentation.Track(
+                id: "en", kind: .audio, language: "en", isDefault: true, renditions: [rendition("en", 1)]),
+            Presentation.Track(id: "fr", kind: .audio, language: "fr", renditions: [rendition("fr", 1)]),
+            Presentation.Track(id: "img", kind: .image, renditions: [rendition("img", 1)]),
+        ]
+        #expect(try RenditionLadder(presentation(tracks)).levels.map { $0[0].id } == ["en"])
+        let french = try RenditionLadder(presentation(tracks), preferredAudioLanguage: "fra")
+        #expect(french.isAudioOnly && french.levels.map { $0[0].id } == ["fr"])
+        #expect(throws: PlayerError.self) {
+            try RenditionLadder(
+                presentation([Presentation.Track(id: nil, kind: .text, renditions: [rendition("t", 1)])]))
+        }
+    }
+}
+
+@Suite("Segment queue: a run read again from its start")
+struct SegmentQueueRewindTests {
+    private func segment(_ number: Int) -> SegmentReference {
+        SegmentReference(
+            start: Double(number) * 2, duration: 2, reference: "s\(number).ts",
+            baseURL: URL(string: "https://example.com/")!, number: number)
+    }
+
+    private func read(_ queue: SegmentQueue, run: Int, count: Int) throws -> [UInt8] {
+        var out: [UInt8] = []
+        while out.count < count {
+            var buffer = [UInt8](repeating: 0, count: min(3, count - out.count))
+            let got = try buffer.withUnsafeMutableBytes { try queue.read(run: run, into: $0) }
+            if got == 0 { break }
+            out += buffer.prefix(got)
+        }
+        return out
+    }
+
+    @Test("what was read while kept (whole chunks and part of one) is read again, then the rest; the next run follows")
+    func rewind() throws {
+        let queue = SegmentQueue()
+        queue.append(Data([1, 2, 3, 4]), newRun: true, segment: segment(0))
+        queue.append(Data([5, 6, 7, 8]), newRun: false, segment: segment(1))
+        queue.append(Data([9]), newRun: true, segment: segment(2))
+        queue.markComplete()
+        guard case .run(let id, _, _, _) = queue.nextRun() else {
+            Issue.record("no run")
+            return
+        }
+        queue.keep(run: id)
+        #expect(try read(queue, run: id, count: 6) == [1, 2, 3, 4, 5, 6])
+        queue.rewind(run: id)
+        #expect(try read(queue, run: id, count: 100) == [1, 2, 3, 4, 5, 6, 7, 8])
+        // Rewinding stops keeping: a second rewind changes nothing.
+        queue.rewind(run: id)
+        #expect(try read(queue, run: id, count: 100) == [])
+        queue.finish(run: id)
+        guard case .run(let next, _, _, _) = queue.nextRun() else {
+            Issue.record("no second run")
+            return
+        }
+        #expect(try read(queue, run: next, count: 100) == [9])
+    }
+}

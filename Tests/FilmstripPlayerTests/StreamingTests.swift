@@ -465,7 +465,7 @@ struct StreamingTests {
         #expect(keyRecorder.errors.contains { $0.severity == .fatal && $0.message.contains("16 bytes") })
     }
 
-    @Test("nothing to play: an image playlist and an audio-only MPD are a fatal source_invalid that says why")
+    @Test("nothing to play: an image playlist and a subtitles-only MPD are a fatal source_invalid that says why")
     func nothingToPlay() async throws {
         let server = try LoopbackServer()
         server.serve(
@@ -474,21 +474,21 @@ struct StreamingTests {
                 "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:10\n#EXT-X-IMAGES-ONLY\n#EXTINF:10,\na.jpg\n#EXT-X-ENDLIST\n"
         )
         server.serve(
-            "/audio/a.mpd",
+            "/text/t.mpd",
             text: """
                 <?xml version="1.0"?>
                 <MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="static" mediaPresentationDuration="PT10S" \
                 profiles="urn:mpeg:dash:profile:isoff-live:2011">
                   <Period>
-                    <AdaptationSet contentType="audio" mimeType="audio/mp4">
-                      <SegmentTemplate media="a$Number$.m4s" initialization="init.m4s" duration="2" timescale="1"/>
-                      <Representation id="a" bandwidth="64000" codecs="mp4a.40.2"/>
+                    <AdaptationSet contentType="text" mimeType="application/mp4" lang="en">
+                      <SegmentTemplate media="t$Number$.m4s" initialization="init.m4s" duration="2" timescale="1"/>
+                      <Representation id="t" bandwidth="1000" codecs="wvtt"/>
                     </AdaptationSet>
                   </Period>
                 </MPD>
                 """, contentType: "application/dash+xml")
         for (path, reason) in [
-            ("/img/thumbs.m3u8", "image playlist cannot be played"), ("/audio/a.mpd", "no video track"),
+            ("/img/thumbs.m3u8", "image playlist cannot be played"), ("/text/t.mpd", "no video or audio track"),
         ] {
             let (player, recorder) = observedPlayer()
             player.open(config: PlayerConfiguration(with: server.url(path)))

@@ -10,6 +10,7 @@
   bytes its body carried, so a test can hold a command to its byte budget.
 """
 import functools
+import math
 import http.server
 import os
 import re
@@ -129,6 +130,59 @@ def build_streams(root, src):
            "-hls_playlist_type", "vod", "-hls_segment_filename", f"{d}/seg%d.ts", f"{d}/index.m3u8")
     streams["ffmpeg-hls-ac3"] = ("ffmpeg-hls-ac3/index.m3u8", "ffmpeg, HLS MPEG-TS with muxed AC-3 audio")
     return streams
+
+
+CHIRP = "aevalsrc=0.3*sin(2*PI*(200*t+40*t*t))|0.3*sin(2*PI*(300*t+25*t*t)):s=48000:d=12"
+
+
+def build_audio_only(root):
+    """Audio-only streams Shaka Packager writes from a 12 s AAC chirp (no stretch of it repeats, so a played copy
+    aligns with the source's decode at one lag only): {name: (entry, description)}, and the source's path."""
+    src = os.path.join(root, "audio-source.m4a")
+    ffmpeg("-f", "lavfi", "-i", CHIRP, "-c:a", "aac", "-b:a", "128k", src)
+    out = {}
+    for name, template, description in [
+        ("dash", "init_segment={d}/init.mp4,segment_template={d}/$Number$.m4s", "DASH SegmentTimeline"),
+        ("hls-packed", "segment_template={d}/$Number$.aac", "HLS packed AAC, an ID3 timestamp in each segment"),
+        ("hls-ts", "segment_template={d}/$Number$.ts", "HLS MPEG-TS"),
+        ("hls-fmp4", "init_segment={d}/init.mp4,segment_template={d}/$Number$.m4s", "HLS fMP4"),
+    ]:
+        d = os.path.join(root, "audio-only", name)
+        os.makedirs(d, exist_ok=True)
+        stream = f"in={src},stream=audio," + template.format(d=d)
+        if name == "dash":
+            package(stream, "--generate_static_live_mpd", "--mpd_output", f"{d}/manifest.mpd")
+            entry = "manifest.mpd"
+        else:
+            # An audio-only master as Shaka Packager writes it: the rendition, and a variant of it alone.
+            package(stream + ",playlist_name=audio.m3u8,hls_group_id=audio,hls_name=English",
+                    "--hls_master_playlist_output", f"{d}/master.m3u8")
+            entry = "master.m3u8"
+        out["audio-only " + name] = (f"audio-only/{name}/{entry}", "Shaka Packager, audio only: " + description)
+    return out, src
+
+
+def wav_samples(path):
+    """The first channel of a 16-bit PCM WAV file, as floats in -1...1."""
+    import array
+    import wave
+    with wave.open(path) as w:
+        channels = w.getnchannels()
+        data = array.array("h", w.readframes(w.getnframes()))
+    return [v / 32768 for v in data[::channels]]
+
+
+def align(played, reference, at=96000, window=2048, max_lag=2400):
+    """(lag, SNR in dB): the lag (samples `played` is behind `reference`) that best aligns `window` samples from
+    `at`, and the signal-to-noise ratio over all the two hold in common once aligned."""
+    import operator
+    part = reference[at:at + window]
+    lags = [lag for lag in range(-max_lag, max_lag + 1) if 0 <= at + lag and at + lag + window <= len(played)]
+    lag = max(lags, key=lambda lag: sum(map(operator.mul, part, played[at + lag:at + lag + window])))
+    start, end = max(0, -lag), min(len(reference), len(played) - lag)
+    signal = sum(a * a for a in reference[start:end])
+    noise = sum((a - b) ** 2 for a, b in zip(reference[start:end], played[start + lag:end + lag]))
+    return lag, (10 * math.log10(signal / noise) if noise else float("inf"))
 
 
 def cut_transport_stream(src, path):

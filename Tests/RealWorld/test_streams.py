@@ -290,6 +290,33 @@ class RealWorldStreams(unittest.TestCase):
                 else:
                     self.row(name)["play"] = f"{stats['presented_frames']} frames (no audio)"
 
+    def test_audio_only(self):
+        """Audio-only streams Shaka Packager wrote play to their end: the WAV is the source's AAC decoded, sample for
+        sample (> 60 dB once aligned; HLS has no edit list, so its AAC priming, one 1,024-sample frame, plays first),
+        with no frame decoded and no error."""
+        audio_only, src = streams.build_audio_only(self.root)
+        reference_wav = os.path.join(self.root, "audio-reference.wav")
+        streams.ffmpeg("-i", src, "-ar", "48000", "-ac", "2", "-c:a", "pcm_s16le", reference_wav)
+        reference = streams.wav_samples(reference_wav)
+        for name, (entry, description) in audio_only.items():
+            with self.subTest(name):
+                wav = os.path.join(self.root, name.replace(" ", "-") + ".wav")
+                result = run("play", self.site.url + entry, "--autoplay", "--json", "--audio-out", wav, timeout=120)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                events = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+                stats = [e for e in events if e.get("event") == "stats"][-1]
+                self.assertEqual(stats["state"], "ended")
+                self.assertTrue(stats["audio_only"])
+                self.assertEqual(stats["decoded_frames"], 0)
+                self.assertEqual([e for e in events if e.get("event") == "error"], [])
+                played = streams.wav_samples(wav)
+                lag, snr = streams.align(played, reference)
+                self.assertIn(lag, (0, 1024) if "hls" in name else (0,))
+                self.assertGreater(snr, 60, f"{snr:.1f} dB")
+                self.assertLess(abs(len(played) - lag - len(reference)), 0.05 * 48000)
+                self.rows[name] = {"made": description,
+                                   "play": f"{len(played) / 48000:.2f} s of sound, {snr:.0f} dB, {lag} samples late"}
+
     def test_public_streams(self):
         """Public test streams other packagers made, kept in `public/` with their source and licence (see its
         README): `inspect`, `frame --exact` at four times (each picture against ffmpeg's decode of the same stream:

@@ -109,7 +109,10 @@ final class CmcdReporter: Sendable {
             return mimeType?.lowercased().hasPrefix("audio/") == true ? .audio : .video
         }
         let list = codecs.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        let audio = list.contains { ["mp4a", "ac-3", "ec-3", "opus", "flac", "alac"].contains(where: $0.hasPrefix) }
+        let audio = list.contains {
+            ["mp4a", "ac-3", "ec-3", "ac-4", "mp3", "opus", "flac", "alac", "vorbis", "dts"].contains(
+                where: $0.hasPrefix)
+        }
         let video = list.contains { ["avc", "hvc", "hev", "av01", "vp0", "vp9", "dvh"].contains(where: $0.hasPrefix) }
         if audio, video { return .muxed }
         if audio { return .audio }

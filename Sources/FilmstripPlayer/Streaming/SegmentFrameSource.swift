@@ -1,3 +1,4 @@
+import FilmstripFormats
 import FilmstripMedia
 import FilmstripSync
 import Foundation
@@ -5,11 +6,21 @@ import Foundation
 /// Decodes the runs a ``StreamSession`` queues, one ``StreamDecoder`` per run, and places frames on the
 /// presentation timeline (run start + time in the run). Used by the ``FrameFeeder`` thread.
 ///
+/// Audio-only content (``StreamSession/audioOnly``, or a first run with no video in it, read again as audio) is
+/// decoded with one ``AudioStreamDecoder`` per run: each decode gives a ``PlayerFrame`` without a picture where its
+/// audio begins, so playback advances by the sound.
+///
 /// `@unchecked Sendable`: the decoder and the run fields are touched only by the feeder thread; `interrupt()` and
 /// `cancel()` (any thread) only call into the session, which is thread-safe.
 final class SegmentFrameSource: FrameSource, @unchecked Sendable {
     let session: StreamSession
     private var decoder: StreamDecoder?
+    /// Audio-only content: the current run's decoder, and where its buffers go on the timeline (timeline = buffer
+    /// time + offset, known at its first buffer).
+    private var audioRun: (decoder: AudioStreamDecoder, timing: SegmentReference.Timing, start: Double)?
+    private var audioRunOffset: Double?
+    /// Whether the content has video (`nil` until the first run is opened, unless the session knows it is audio).
+    private var hasVideo: Bool?
     private var run = 0
     private var runSequence = 0
     private var skipBefore: Double?
@@ -41,6 +52,7 @@ final class SegmentFrameSource: FrameSource, @unchecked Sendable {
             lane = nil
             audioFormat = audio
         }
+        if session.audioOnly.load(ordering: .relaxed) { hasVideo = false }
     }
 
     func takeAudio() -> [AudioBuffer] {
@@ -54,6 +66,7 @@ final class SegmentFrameSource: FrameSource, @unchecked Sendable {
     private var keyframesOnly = false
 
     func setKeyframesOnly(_ on: Bool) {
+        // Audio-only content: every frame is one (its audio is muted beyond 2x).
         keyframesOnly = on
         decoder?.keyframesOnly = on
     }
@@ -72,8 +85,12 @@ final class SegmentFrameSource: FrameSource, @unchecked Sendable {
         skipBefore = time
     }
 
-    func nextFrame() throws -> DecodedVideoFrame? {
+    func next() throws -> PlayerFrame? {
         while true {
+            if let audioRun {
+                if let frame = try nextAudio(audioRun) { return frame }
+                continue
+            }
             if decoder == nil {
                 switch session.queue.nextRun() {
                 case .end: return nil
@@ -82,9 +99,14 @@ final class SegmentFrameSource: FrameSource, @unchecked Sendable {
                 case .run(let id, let start, let timing, let sequence):
                     run = id
                     runSequence = sequence
-                    let queue = session.queue
-                    let opened = try StreamDecoder(label: session.url, audio: audioFormat) { buffer in
-                        try queue.read(run: id, into: buffer)
+                    if hasVideo == false {
+                        try openAudio(start: start, timing: timing)
+                        continue
+                    }
+                    guard let opened = try openVideo(id) else {
+                        // No video in the content: the run is read again as audio.
+                        try openAudio(start: start, timing: timing)
+                        continue
                     }
                     runDecodesAudio = opened.hasAudio
                     opened.keyframesOnly = keyframesOnly
@@ -122,13 +144,94 @@ final class SegmentFrameSource: FrameSource, @unchecked Sendable {
                 if frame.time < skip - 1e-6 { continue }
                 skipBefore = nil
             }
-            return frame
+            return PlayerFrame(frame)
         }
+    }
+
+    /// Opens the run's video decoder; `nil` when the first run of content not known to be audio has no video (the
+    /// run is then rewound, and the content is audio-only from now on).
+    private func openVideo(_ id: Int) throws -> StreamDecoder? {
+        let queue = session.queue
+        let probing = hasVideo == nil
+        if probing { queue.keep(run: id) }
+        do {
+            let opened = try StreamDecoder(label: session.url, audio: audioFormat) { buffer in
+                try queue.read(run: id, into: buffer)
+            }
+            if probing {
+                queue.keep(run: nil)
+                hasVideo = true
+            }
+            return opened
+        } catch let error as MediaError where probing && error.kind == .noVideoStream {
+            queue.rewind(run: id)
+            hasVideo = false
+            session.audioOnly.store(true, ordering: .relaxed)
+            return nil
+        } catch {
+            if probing { queue.keep(run: nil) }
+            throw error
+        }
+    }
+
+    /// Opens the run's audio decoder (audio-only content), decoding to the output's format, or to a standard one
+    /// only to advance the timeline when no output is attached (or a separate audio track is heard instead).
+    private func openAudio(start: Double, timing: SegmentReference.Timing) throws {
+        let queue = session.queue
+        let id = run
+        let opened = try AudioStreamDecoder(label: session.url, format: audioFormat ?? .standard) { buffer in
+            try queue.read(run: id, into: buffer)
+        }
+        audioRun = (opened, timing, start)
+        audioRunOffset = nil
+        runDecodesAudio = audioFormat != nil
+    }
+
+    /// The next decode of an audio-only run, as a frame where its audio begins (its audio kept for the output);
+    /// `nil` when it gave nothing to play (before a seek's target, or the run's end, which closes the run).
+    private func nextAudio(
+        _ current: (decoder: AudioStreamDecoder, timing: SegmentReference.Timing, start: Double)
+    ) throws -> PlayerFrame? {
+        guard let buffers = try current.decoder.nextBuffers() else {
+            session.queue.finish(run: run)
+            closeDecoder()
+            return nil
+        }
+        guard let first = buffers.first else { return nil }
+        let offset: Double
+        if let known = audioRunOffset {
+            offset = known
+        } else {
+            switch current.timing {
+            case .mediaTime(let mediaOffset): offset = mediaOffset
+            // HLS: the run's first audio is at its first segment's start.
+            case .segmentStart: offset = current.start - first.time
+            }
+            audioRunOffset = offset
+        }
+        var placed = buffers.map { buffer -> AudioBuffer in
+            var moved = buffer
+            moved.time += offset
+            return moved
+        }
+        guard let end = placed.last?.end else { return nil }
+        lane?.videoDecoded(upTo: end)
+        var time = placed[0].time
+        if let skip = skipBefore {
+            placed.removeAll { $0.end <= skip + 1e-6 }
+            guard let kept = placed.first else { return nil }
+            time = max(kept.time, skip)
+            skipBefore = nil
+        }
+        if audioFormat != nil { audioLeft += placed }
+        return PlayerFrame(audioAt: time)
     }
 
     private func closeDecoder() {
         decoder?.cancel()
         decoder = nil
+        audioRun?.decoder.cancel()
+        audioRun = nil
     }
 
     func interrupt() { session.interrupt() }

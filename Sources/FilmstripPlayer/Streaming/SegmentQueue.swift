@@ -41,6 +41,8 @@ final class SegmentQueue: @unchecked Sendable {
     private var interrupted = false
     private var stopped = false
     private var failure: PlayerError?
+    /// The chunks of a run read so far, kept while the decoder may read that run again from its start.
+    private var kept: (run: Int, chunks: [Chunk])?
 
     /// Queues the bytes of one segment; `newRun` starts a run with this segment (its start and how its timestamps
     /// map onto the timeline).
@@ -65,6 +67,7 @@ final class SegmentQueue: @unchecked Sendable {
     func reset() {
         condition.withLock {
             chunks.removeAll()
+            kept = nil
             finishedRun = runCounter
             complete = false
             interrupted = false
@@ -135,6 +138,10 @@ final class SegmentQueue: @unchecked Sendable {
                     }
                     first.offset += count
                     if first.offset >= first.data.count {
+                        if kept?.run == run {
+                            first.offset = 0
+                            kept?.chunks.append(first)
+                        }
                         chunks.removeFirst()
                     } else {
                         chunks[0] = first
@@ -144,6 +151,23 @@ final class SegmentQueue: @unchecked Sendable {
                 if complete || failure != nil { return 0 }
                 condition.wait()
             }
+        }
+    }
+
+    /// Keeps what is read of `run` from now on, so ``rewind(run:)`` can hand it out again (a decoder probing what the
+    /// content is); `nil` stops keeping.
+    func keep(run: Int?) {
+        condition.withLock { kept = run.map { ($0, []) } }
+    }
+
+    /// Reads `run` again from its start (what ``keep(run:)`` kept, and the chunk being read), and stops keeping.
+    func rewind(run: Int) {
+        condition.withLock {
+            guard let kept, kept.run == run else { return }
+            self.kept = nil
+            if chunks.first?.run == run { chunks[0].offset = 0 }
+            chunks.insert(contentsOf: kept.chunks, at: 0)
+            condition.broadcast()
         }
     }
 

@@ -131,7 +131,11 @@ extension StreamSession {
     private func fetch(
         _ segment: SegmentReference, level: Int, newRun: Bool, in segments: [SegmentReference], _ loop: inout Loop
     ) async {
-        let rendition = loop.opened.ladder.rendition(level, for: segment)
+        var rendition = loop.opened.ladder.rendition(level, for: segment)
+        // Audio-only content's requests say so (CMCD `ot=a`) even when the manifest gives no codecs.
+        if audioOnly.load(ordering: .relaxed), rendition.codecs == nil, rendition.mimeType == nil {
+            rendition.mimeType = "audio/mp4"
+        }
         if let next = SegmentScheduler.firstIndex(endingAfter: segment.end, in: segments) {
             reporter.update { $0.next = (segment, segments[next]) }
         }
@@ -220,7 +224,7 @@ extension StreamSession {
             // again. A variant's media playlist is reloaded on its own.
             let listed = opened.ladder.levels[level].contains { $0.segments.references != nil }
             if listed || presentation.streamingProtocol == .dash { presentation = try await client.refresh() }
-            let ladder = try RenditionLadder(presentation)
+            let ladder = try RenditionLadder(presentation, preferredAudioLanguage: settings.preferredAudioLanguage)
             var merged = try await Self.segments(
                 of: ladder.levels[min(level, ladder.levels.count - 1)], in: presentation, client: client, reload: true)
             if presentation.streamingProtocol == .dash { merged.isLive = presentation.isLive }

@@ -88,6 +88,9 @@ final class StreamSession: Sendable {
     let settings: Settings
     let clock: SessionClock
     let shared = Mutex(Shared())
+    /// The content is audio alone: its ladder is audio, or the decoder found no video in the first run (an HLS
+    /// media playlist of audio segments says nothing of its codecs).
+    let audioOnly = Atomic<Bool>(false)
     let wake = WakeSignal()
     /// Trick play's lane: its wake-up signal and its restarts (see `StreamSession+TrickPlay.swift`).
     let trickWake = WakeSignal()
@@ -164,7 +167,8 @@ final class StreamSession: Sendable {
         let presentation = try await withRetries { [client] in
             try await client.presentation()
         }
-        let ladder = try RenditionLadder(presentation)
+        let ladder = try RenditionLadder(presentation, preferredAudioLanguage: settings.preferredAudioLanguage)
+        audioOnly.store(ladder.isAudioOnly, ordering: .relaxed)
         let configured =
             ladder.levels.indices.contains(settings.streaming.startRendition)
             ? settings.streaming.startRendition : 0
@@ -177,6 +181,12 @@ final class StreamSession: Sendable {
             list = try await loadSegments(level, ladder: ladder, in: presentation, reload: false)
         }
         let isLive = presentation.isLive || list.isLive
+        // Packed audio segments (RFC 8216 section 3.4) name audio-only content before any is decoded.
+        if !list.references.isEmpty,
+            list.references.allSatisfy({ Self.packedAudioExtensions.contains($0.url.pathExtension.lowercased()) })
+        {
+            audioOnly.store(true, ordering: .relaxed)
+        }
         let segments =
             isLive && presentation.streamingProtocol == .hls ? placement.place(list.references) : list.references
         guard let first = segments.first, let last = segments.last else {
@@ -188,7 +198,8 @@ final class StreamSession: Sendable {
             $0.isLive = isLive
             $0.topBitrate = ladder.bandwidths.max()
         }
-        let audio = AudioPlan(presentation)
+        // Audio-only content plays its audio as the ladder: no separate lane.
+        let audio = ladder.isAudioOnly ? nil : AudioPlan(presentation)
         if let audio {
             let choice = AudioTrackSelection.choose(audio.tracks, preferredLanguage: settings.preferredAudioLanguage)
             audioState.withLock { $0.selection = choice ?? 0 }
@@ -210,6 +221,9 @@ final class StreamSession: Sendable {
             suggestedDelay: presentation.suggestedPresentationDelay, bandwidths: ladder.bandwidths, level: level,
             segments: segments)
     }
+
+    /// The file extensions of HLS packed audio segments: AAC (ADTS), MP3, AC-3 and E-AC-3.
+    static let packedAudioExtensions: Set<String> = ["aac", "mp3", "ac3", "ec3"]
 
     /// The segments of one level across every period, with retries.
     func loadSegments(

@@ -1,0 +1,183 @@
+import Filmstrip
+import FilmstripSync
+import FilmstripTesting
+import Foundation
+import Testing
+
+/// What an audio-only playback produced: the WAV written (or nil without an output), the last statistics, the
+/// errors, the states and the frames shown.
+private struct Played {
+    var track: AudioAnalysis.Track?
+    var stats: PlayerStats
+    var errors: [PlayerError]
+    var states: [PlayerState.Kind]
+    var framesShown: Int
+}
+
+/// Plays `url` from `start` to its end (with a WAV output unless `output` is false), at `rate`.
+private func play(
+    _ configuration: PlayerConfiguration, from start: Double = 0, rate: Double = 1, output: Bool = true,
+    seconds: Double = 6
+) async throws -> Played {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let wav = try WAVFileOutput(url: directory.url.appendingPathComponent("played.wav"))
+    let player = Player()
+    let recorder = PlayerRecorder()
+    recorder.observe(player)
+    if output { player.attach(audio: wav) }
+    player.load(config: configuration)
+    if start > 0 {
+        player.seek(start)
+        #expect(try await eventually(20) { player.state == .paused })
+    }
+    if rate != 1 { player.playbackRate = rate }
+    player.play()
+    #expect(
+        try await eventually(seconds / max(rate, 1) + 30) { player.state == .ended }, "\(recorder.states)"
+    )
+    let stats = try #require(player.getStats())
+    player.stop()
+    wav.close()
+    return Played(
+        track: output ? try AudioAnalysis.readWAV(wav.url) : nil, stats: stats, errors: recorder.errors,
+        states: recorder.states, framesShown: recorder.frames.count)
+}
+
+@Suite("Audio-only streams: HLS and DASH without video play their sound")
+struct AudioOnlyPlaybackTests {
+    @Test(
+        "each packaging plays to its end, sample for sample what the ffmpeg CLI decodes, with no frame decoded",
+        .disabled(if: TestBuild.threadSanitized, Comment(rawValue: TestBuild.wallClockReason)),
+        arguments: AudioFixtures.AudioOnlyLayout.allCases)
+    func playsLikeTheReference(layout: AudioFixtures.AudioOnlyLayout) async throws {
+        let directory = try AudioFixtures.audioOnly(layout)
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        try StreamLayouts.serveDirectory(directory, on: server, prefix: "/a")
+        var configuration = PlayerConfiguration(with: server.url("/a/" + layout.manifest))
+        configuration.cmcd = CmcdConfiguration(mode: .headers)
+        let played = try await play(configuration)
+        let track = try #require(played.track)
+        let reference = try AudioFixtures.referenceDecode(of: directory.appendingPathComponent(layout.manifest))
+        let match = AudioAnalysis.match(track.samples, reference: reference.samples, at: 96_000)
+        // The ffmpeg CLI keeps the AAC encoder's priming (1,024 samples) that a DASH stream's edit list trims.
+        #expect(abs(match.lag) <= (layout == .dash ? 1_024 : 0), "\(layout): \(match.lag) samples off")
+        #expect(match.snr > 60, "\(layout): \(match.snr) dB against the reference")
+        #expect(abs(track.duration - reference.duration) < 0.05, "\(track.duration) s, reference \(reference.duration)")
+        #expect(played.stats.audioOnly && played.stats.decodedFrames == 0 && played.stats.presentedFrames == 0)
+        #expect(played.framesShown == 0)
+        #expect(abs(played.stats.position - played.stats.duration) < 0.05 && played.stats.duration > 5.9)
+        #expect(played.stats.audioSilence == 0)
+        #expect(played.errors.isEmpty, "\(played.errors)")
+        #expect(played.states.prefix { $0 != .stopping }.suffix(2) == [.playing, .ended], "\(played.states)")
+        // CMCD names the media requests audio (`ot=a`). An HLS media playlist of TS or fragmented MP4 segments
+        // announces no codecs: its content is found audio by decoding the first segment, and the requests from then
+        // on say so.
+        let media = server.requests.filter { request in
+            [".ts", ".aac", ".mp3", ".m4s"].contains { request.path.hasSuffix($0) } && !request.path.contains("init")
+        }
+        let audio = media.map { $0.headers["cmcd-object"]?.contains("ot=a") == true }
+        let announced = [.hlsPackedAAC, .hlsPackedMP3, .dash].contains(layout)
+        #expect(media.count >= 3 && audio.last == true, "\(media.map(\.path)) \(audio)")
+        #expect(announced ? !audio.contains(false) : !audio.drop { !$0 }.contains(false), "\(audio)")
+    }
+
+    @Test(
+        "a seek lands on its second of sound; no output attached still plays to the end by the audio",
+        .disabled(if: TestBuild.threadSanitized, Comment(rawValue: TestBuild.wallClockReason)))
+    func seekAndNoOutput() async throws {
+        let directory = try AudioFixtures.audioOnly(.hlsTS)
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        try StreamLayouts.serveDirectory(directory, on: server, prefix: "/a")
+        let url = server.url("/a/index.m3u8")
+        let played = try await play(PlayerConfiguration(with: url), from: 3.5)
+        let track = try #require(played.track)
+        let reference = try AudioFixtures.referenceDecode(of: directory.appendingPathComponent("index.m3u8"))
+        // What was heard first is the reference from 3.5 s on.
+        let tail = Array(reference.samples[168_000...])
+        let match = AudioAnalysis.match(track.samples, reference: tail, at: 24_000)
+        #expect(abs(match.lag) <= 2, "\(match.lag) samples from 3.5 s")
+        #expect(match.snr > 60, "\(match.snr) dB")
+        #expect(abs(track.duration - 2.5) < 0.05, "\(track.duration) s")
+
+        let silent = try await play(PlayerConfiguration(with: url), output: false)
+        #expect(silent.stats.audioOnly && abs(silent.stats.position - silent.stats.duration) < 0.05)
+        #expect(silent.errors.isEmpty, "\(silent.errors)")
+    }
+
+    @Test(
+        "an HLS master of audio-only variants plays them; a master with video never plays its audio-only variant",
+        .disabled(if: TestBuild.threadSanitized, Comment(rawValue: TestBuild.wallClockReason)))
+    func masters() async throws {
+        let directory = try AudioFixtures.audioOnlyMaster()
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        try StreamLayouts.serveDirectory(directory, on: server, prefix: "/m")
+        var configuration = PlayerConfiguration(with: server.url("/m/audio-master.m3u8"))
+        configuration.streaming.startRendition = 1
+        let audioOnly = try await play(configuration)
+        #expect(audioOnly.stats.audioOnly && audioOnly.stats.bitrate == 128 * 1100)
+        #expect(abs((audioOnly.track?.duration ?? 0) - 6) < 0.05)
+        #expect(audioOnly.errors.isEmpty, "\(audioOnly.errors)")
+
+        let before = server.requests.count
+        let mixed = try await play(PlayerConfiguration(with: server.url("/m/mixed-master.m3u8")), from: 8)
+        #expect(!mixed.stats.audioOnly && mixed.stats.decodedFrames > 0 && mixed.framesShown > 0)
+        let audioVariant = server.requests.dropFirst(before).filter { $0.path.contains("/64k/") }
+        #expect(audioVariant.isEmpty, "\(audioVariant.map(\.path))")
+    }
+
+    @Test(
+        "DASH audio-only in two languages: the preferred one plays",
+        .disabled(if: TestBuild.threadSanitized, Comment(rawValue: TestBuild.wallClockReason)),
+        arguments: [nil, "fr"] as [String?])
+    func languages(preferred: String?) async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        try StreamLayouts.serveDirectory(try AudioFixtures.dashAudioOnlyTwoLanguages(), on: server, prefix: "/d")
+        var configuration = PlayerConfiguration(with: server.url("/d/manifest.mpd"))
+        configuration.preferredAudioLanguage = preferred
+        let played = try await play(configuration, from: 3)
+        let track = try #require(played.track)
+        let frequency = AudioAnalysis.dominantFrequency(track.samples, sampleRate: track.sampleRate)
+        let wanted = preferred == nil ? AudioFixtures.english : AudioFixtures.french
+        #expect(abs(frequency - wanted) < 3, "\(frequency) Hz")
+        // Bytes are a budget: the other language's segments are never fetched.
+        let other = preferred == nil ? "stream1" : "stream0"
+        #expect(!server.requests.contains { $0.path.contains("chunk-\(other)") })
+    }
+
+    @Test(
+        "rates: 1.5 plays every sample in two thirds of the time, 8 plays muted, a reverse rate is clamped to 0",
+        .disabled(if: TestBuild.threadSanitized, Comment(rawValue: TestBuild.wallClockReason)))
+    func rates() async throws {
+        let directory = try AudioFixtures.audioOnly(.hlsPackedAAC)
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        try StreamLayouts.serveDirectory(directory, on: server, prefix: "/a")
+        let configuration = PlayerConfiguration(with: server.url("/a/index.m3u8"))
+        let faster = try await play(configuration, rate: 1.5)
+        #expect(abs((faster.track?.duration ?? 0) - 4) < 0.1, "\(faster.track?.duration ?? 0) s at 1.5x")
+        #expect(faster.stats.audioSilence == 0)
+
+        let fast = try await play(configuration, rate: 8)
+        #expect(fast.stats.audioOnly && !fast.stats.keyframesOnly && fast.stats.audioMuted)
+        #expect(abs(fast.stats.audioSilence - fast.stats.audioPlayed) < 0.01 && fast.stats.audioPlayed > 0.5)
+
+        let player = Player()
+        let recorder = PlayerRecorder()
+        recorder.observe(player, frames: false)
+        player.load(config: configuration)
+        player.play()
+        #expect(try await eventually(20) { player.state == .playing && player.currentTime > 1 })
+        player.playbackRate = -1
+        #expect(try await eventually(10) { recorder.errors.contains { $0.type == .playbackRateClamped } })
+        #expect(player.playbackRate == 0)
+        let position = player.currentTime
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(abs(player.currentTime - position) < 0.05)
+        player.stop()
+    }
+}
