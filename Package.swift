@@ -134,7 +134,7 @@ let package = Package(
         ),
         .target(
             name: "FilmstripTesting",
-            dependencies: ["FilmstripSync", "FilmstripFormats", "FilmstripImaging"]
+            dependencies: ["FilmstripSync", "FilmstripFormats", "FilmstripImaging", "FilmstripStreaming"]
         ),
         .executableTarget(
             name: "FilmstripCLI",

@@ -108,6 +108,29 @@ struct GalleryCLITests {
     }
 }
 
+extension GalleryCLITests {
+    @Test("over HTTP each stream costs at most 1.5x its manifests, its init data and the one segment at the time asked")
+    func byteBudget() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let layouts: [StreamLayout] = [
+            .hlsTS, .hlsFMP4, .hlsSingleFileTS, .hlsAES, .dashTimeline, .dashNumber, .dashOnDemand, .dashSegmentList,
+        ]
+        let urls = try layouts.map { try StreamLayouts.serve($0, on: server).absoluteString }
+        let directory = try TemporaryDirectory(prefix: "filmstrip-cli-gallery")
+        defer { directory.remove() }
+        let result = try await filmstripArguments(
+            ["gallery"] + urls + ["--output", directory.url.path, "--at", "5.1", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try result.json()["failed"] as? Int == 0)
+        for layout in layouts {
+            let (sent, manifests) = StreamLayouts.bytesSent(by: server, under: "/\(layout.rawValue)/")
+            let needed = try await StreamLayouts.segmentBytesNeeded(layout, at: 5.1).bytes + manifests
+            #expect(Double(sent) <= 1.5 * Double(needed), "\(layout): \(sent) bytes sent for \(needed) needed")
+        }
+    }
+}
+
 @Suite("filmstrip CLI: play")
 struct PlayCLITests {
     struct Event {

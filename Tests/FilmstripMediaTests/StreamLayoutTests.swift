@@ -63,16 +63,9 @@ struct StreamLayoutTests {
         let url = try StreamLayouts.serve(layout, on: server)
         _ = try await FrameExtractor(url: url).image(at: 5.1)
         // What the answer needs, from the local copy of the same stream.
-        let local = StreamingClient(url: try StreamLayouts.manifest(layout))
-        let timeline = try await local.timeline()
-        let index = try #require(timeline.segmentIndex(containing: 5.1))
-        let segment = timeline.segments[index]
-        var needed = try await local.media(segment).count + (try await local.initialization(for: segment).count)
-        if segment.key != nil { needed += 16 }
-        let manifests = Set(server.requests.map(\.path).filter { $0.hasSuffix(".m3u8") || $0.hasSuffix(".mpd") })
-        for path in manifests { needed += server.bytesSent(path) }
-        if case .segmentBase(let base) = timeline.renditions[0].segments { needed += base.indexRange.count }
-        let sent = Set(server.requests.map(\.path)).reduce(0) { $0 + server.bytesSent($1) }
+        let (sent, manifests) = StreamLayouts.bytesSent(by: server)
+        let (segmentBytes, segment) = try await StreamLayouts.segmentBytesNeeded(layout, at: 5.1)
+        let needed = segmentBytes + manifests
         #expect(Double(sent) <= 1.5 * Double(needed), "\(layout): \(sent) bytes sent for \(needed) needed")
         // No resource or range asked for twice; every request to a shared file is one Range.
         let asked = server.requests.map { "\($0.path) \($0.headers["range"] ?? "")" }
