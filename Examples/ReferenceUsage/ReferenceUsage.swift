@@ -25,6 +25,7 @@ public enum ReferenceUsage {
     ) -> Player {
         let player = sdk.player()
         var config = PlayerConfiguration(with: contentURL)
+        config.preferredEngine = .filmstrip
         config.stateTimeoutConfiguration = StateTimeoutConfiguration(
             openingSeconds: 15, bufferingSeconds: 30, seekingSeconds: 20)
         config.networkConfiguration = NetworkConfiguration(httpAdditionalHeaders: ["X-Player": "vod"])
@@ -51,6 +52,7 @@ public enum ReferenceUsage {
     /// timeouts switched off.
     public static func playLive(_ liveURL: URL, sdk: Filmstrip = .shared) -> Player {
         var config = PlayerConfiguration(with: liveURL)
+        config.preferredEngine = .filmstrip
         config.liveConfiguration = LiveConfiguration(
             liveEdgeLatencyMs: 3000, optimizeLiveStartup: true, behindLiveWindowTolerance: 3.0)
         config.stateTimeoutConfiguration = nil

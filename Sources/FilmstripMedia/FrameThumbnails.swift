@@ -34,7 +34,8 @@ public struct FrameThumbnailsConfiguration: Sendable {
     public var memoryLimit = 32 << 20
     /// JPEG quality of the thumbnails. Default 80.
     public var jpegQuality = 80
-    /// Keyframes decoded ahead in the scrub direction after each request. Default 1.
+    /// Keyframes decoded ahead in the scrub direction after each request, one after the other (0: none).
+    /// Default 1.
     public var prefetchCount = 1
     /// Timeouts, size limit, retries and headers.
     public var loading = LoadingConfiguration(maximumResponseSize: 64 << 20, requestTimeout: 15, resourceTimeout: 60)
@@ -267,16 +268,27 @@ public final class FrameThumbnails: Sendable {
             keyframe = try await fileKeyframe(
                 t, extractor: extractor, keyframes: files, duration: duration, superseded: superseded)
         }
-        // Decode the next keyframe in the scrub direction ahead, while the viewer looks at this one.
-        if let keyframe, configuration.prefetchCount > 0, let end = keyframe.end {
+        // Decode the next `prefetchCount` keyframes in the scrub direction ahead, one after the other, while the
+        // viewer looks at this one; a newer request stops the chain.
+        if let keyframe, configuration.prefetchCount > 0 {
             let forward = previous.map { t >= $0 } ?? true
-            let next = forward ? end : keyframe.time - 0.001
-            if next >= 0, cachedKeyframe(at: next) == nil || source != .fileIndex {
-                Task.detached(priority: .utility) { [self] in
-                    guard isLatest(ticket) else { return }
-                    _ = try? await prefetch(
-                        next, source: source, stream: stream, extractor: extractor, keyframes: files, duration: duration
-                    )
+            let count = configuration.prefetchCount
+            Task.detached(priority: .utility) { [self] in
+                var current = keyframe
+                for _ in 0..<count {
+                    guard isLatest(ticket), let end = current.end else { return }
+                    let next = forward ? end : current.time - 0.001
+                    guard next >= 0 else { return }
+                    if source == .fileIndex, let cached = cachedKeyframe(at: next) {
+                        current = cached
+                        continue
+                    }
+                    guard
+                        let fetched = try? await prefetch(
+                            next, source: source, stream: stream, extractor: extractor, keyframes: files,
+                            duration: duration)
+                    else { return }
+                    current = fetched
                 }
             }
         }
@@ -286,16 +298,16 @@ public final class FrameThumbnails: Sendable {
     private func prefetch(
         _ t: Double, source: KeyframeSource, stream: StreamFrames?, extractor: FrameExtractor?, keyframes: [Double],
         duration: Double
-    ) async throws {
+    ) async throws -> Keyframe? {
         let never = { @Sendable () throws -> Void in }
         switch source {
         case .iFramePlaylist, .segments:
-            if let stream { _ = try await streamKeyframe(t, stream: stream, source: source, superseded: never) }
+            guard let stream else { return nil }
+            return try await streamKeyframe(t, stream: stream, source: source, superseded: never)
         case .fileIndex:
-            if let extractor, t <= duration {
-                _ = try await fileKeyframe(
-                    t, extractor: extractor, keyframes: keyframes, duration: duration, superseded: never)
-            }
+            guard let extractor, t <= duration else { return nil }
+            return try await fileKeyframe(
+                t, extractor: extractor, keyframes: keyframes, duration: duration, superseded: never)
         }
     }
 

@@ -13,6 +13,17 @@ extension PlaybackEngine {
     mutating func load(_ configuration: PlayerConfiguration, _ player: Player) {
         execute(machine.load(PlaybackMachine.Settings(configuration), at: now), player)
         guard machine.state.kind == .opening else { return }
+        let engine = player.ratePolicy.engine
+        guard configuration.preferredEngine == engine else {
+            fail(
+                PlayerError(
+                    .sourceInvalid, severity: .fatal,
+                    "the configuration names the \(configuration.preferredEngine.rawValue) engine, and this player "
+                        + "plays with \(engine.rawValue): make the player with player(engine: .\(configuration.preferredEngine))"
+                ),
+                player)
+            return
+        }
         publishAudioTracks(player)
         // A file decoder of the previous content may serve the next one (same codec parameters).
         let previous = stream == nil ? feeder?.stopAndWait() as? VideoDecoder : nil

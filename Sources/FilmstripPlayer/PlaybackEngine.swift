@@ -219,6 +219,8 @@ struct PlaybackEngine {
                 let callback = player.shared.withLock { shared in
                     shared.state = current
                     shared.clock = clock
+                    // A stopped player has no statistics until the next content's first (getStats() is nil).
+                    if current.kind == .idle { shared.stats = nil }
                     return shared.callbacks.onState
                 }
                 callback?(previous, current)

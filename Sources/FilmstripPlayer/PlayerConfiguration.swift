@@ -68,6 +68,10 @@ public struct PlayerConfiguration: Sendable, Hashable {
     public var preferredAudioLanguage: String?
     /// How HLS streams are fetched: retries, the missing-segment policy, adaptive bitrate.
     public var streaming = StreamingConfiguration()
+    /// The engine to play with, as other player SDKs select it (`config.preferredEngine = …`). One choice today,
+    /// Filmstrip's own; a player opened with a configuration that names another engine than its own
+    /// (``Filmstrip/player(engine:)``) fails with `source_invalid` and says which.
+    public var preferredEngine = PlayerEngine.filmstrip
 
     /// Creates a configuration for `url` with the defaults.
     public init(with url: URL) {

@@ -26,6 +26,25 @@ struct FrameThumbnailsTests {
         return server.url("/iframes/master.m3u8")
     }
 
+    @Test("prefetchCount keyframes are decoded ahead in the scrub direction, and no more", arguments: [0, 1, 3])
+    func prefetchCount(count: Int) async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let url = try StreamLayouts.serve(.hlsTS, on: server)
+        var configuration = FrameThumbnailsConfiguration()
+        configuration.prefetchCount = count
+        let frames = FrameThumbnails(configuration: configuration)
+        try await frames.load(url: url)
+        _ = try #require(try await frames.thumbnail(at: 0.5))
+        // Segments of 2 s, a keyframe each: the request reads the first, the prefetch the next `count`.
+        let segments = { Set(server.requests.map(\.path).filter { $0.hasSuffix(".ts") }).count }
+        let deadline = Date().addingTimeInterval(10)
+        while segments() < 1 + count, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        // The chain is over once it has its count: nothing more comes.
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(segments() == 1 + count, "\(server.requests.map(\.path))")
+    }
+
     @Test("an HLS master with I-frame playlists: only the keyframe's range and its map are fetched")
     func iFramePlaylist() async throws {
         let server = try LoopbackServer()

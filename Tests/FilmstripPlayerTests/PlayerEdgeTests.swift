@@ -120,4 +120,50 @@ struct PlayerEdgeTests {
         #expect(recorder.errors.isEmpty, "\(recorder.errors)")
         #expect(server.requestCount("/vod/v0/index.m3u8") == 0)
     }
+
+    @Test("a seek at or past the end goes to ended; a seek before the start lands on the first frame")
+    func seekPastTheEnd() async throws {
+        for target in [2.0, 5.0, 1e9] {
+            let player = Player()
+            let recorder = PlayerRecorder()
+            recorder.observe(player)
+            player.open(config: PlayerConfiguration(with: try MediaFixtures.shortCounter()))
+            #expect(try await eventually(10) { player.state == .playing })
+            player.seek(target)
+            #expect(try await eventually(10) { player.state == .ended }, "\(target): \(recorder.states)")
+            #expect(player.currentTime == 2, "\(target): \(player.currentTime)")
+            player.stop()
+        }
+        let player = Player()
+        let recorder = PlayerRecorder()
+        recorder.observe(player)
+        player.load(config: PlayerConfiguration(with: try MediaFixtures.shortCounter()))
+        #expect(try await eventually(10) { player.state == .ready })
+        player.seek(-5)
+        #expect(try await eventually(10) { player.state == .paused })
+        #expect(player.currentTime == 0 && recorder.frames.last?.frame == 0)
+    }
+
+    @Test("getStats() is nil before the first statistics and after stop()")
+    func statsLifetime() async throws {
+        let player = Player()
+        #expect(player.getStats() == nil)
+        player.open(config: PlayerConfiguration(with: try MediaFixtures.shortCounter()))
+        #expect(try await eventually(10) { player.getStats() != nil })
+        player.stop()
+        #expect(try await eventually(10) { player.state == .idle })
+        #expect(player.getStats() == nil)
+    }
+
+    @Test("a configuration names its engine: the player's own plays")
+    func preferredEngine() async throws {
+        let player = Player()
+        let recorder = PlayerRecorder()
+        recorder.observe(player, frames: false)
+        var configuration = PlayerConfiguration(with: try MediaFixtures.shortCounter())
+        configuration.preferredEngine = .filmstrip
+        player.open(config: configuration)
+        try await recorder.wait(for: .ended)
+        #expect(recorder.errors.isEmpty)
+    }
 }
