@@ -54,11 +54,9 @@ public struct FrameExtractorOptions: Sendable {
     }
 
     var network: MediaNetwork {
-        MediaNetwork(transport: transport ?? sharedTransport, configuration: loading)
+        MediaNetwork(transport: transport ?? DefaultTransport.shared, configuration: loading)
     }
 }
-
-let sharedTransport = DefaultTransport.shared
 
 /// A decoded video frame as an RGB image.
 public struct VideoFrame: Sendable {

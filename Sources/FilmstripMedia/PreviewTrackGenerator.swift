@@ -1,6 +1,7 @@
 import CFFmpeg
 import FilmstripFormats
 import FilmstripImaging
+import FilmstripLoading
 import FilmstripSync
 public import Foundation
 
@@ -25,7 +26,8 @@ public enum PreviewTrackGenerator {
         try options.validate()
         let started = Date()
         let cancellation = CancellationFlag()
-        let network = MediaNetwork(transport: options.transport ?? sharedTransport, configuration: options.loading)
+        let network = MediaNetwork(
+            transport: options.transport ?? DefaultTransport.shared, configuration: options.loading)
         guard !options.attach || StreamFrames.isManifest(input) else {
             throw MediaError(
                 .invalidArgument, "attaching tracks needs a stream: an HLS playlist or a DASH MPD", url: input)

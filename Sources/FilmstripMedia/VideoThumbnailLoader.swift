@@ -140,7 +140,7 @@ public final class VideoThumbnailLoader: Sendable {
             configuration.logger
             ?? Logger(label: "filmstrip.video-thumbnails", factory: { _ in SwiftLogNoOpLogHandler() })
         posters = ResourceLoader(
-            configuration: configuration.loading, transport: configuration.transport ?? sharedTransport,
+            configuration: configuration.loading, transport: configuration.transport ?? DefaultTransport.shared,
             diskCache: nil, logger: logger)
     }
 

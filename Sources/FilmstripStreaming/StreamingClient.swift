@@ -21,11 +21,11 @@ public final class StreamingClient: Sendable {
     public let url: URL
     /// The bounds.
     public let limits: StreamingLimits
-    private let fetcher: ByteFetcher
+    let fetcher: ByteFetcher
     private let wallClock: @Sendable () -> Date
-    private let state = Mutex(State())
+    let state = Mutex(State())
 
-    private struct State {
+    struct State {
         var presentation: Task<Presentation, any Error>?
         var manifestBytes: Data?
         var playlists: [URL: Task<LoadedPlaylist, any Error>] = [:]
@@ -53,7 +53,7 @@ public final class StreamingClient: Sendable {
         self.limits = limits
         let scheme = url.scheme?.lowercased()
         fetcher = ByteFetcher(
-            transport: transport ?? sharedTransport, configuration: configuration,
+            transport: transport ?? DefaultTransport.shared, configuration: configuration,
             isRemote: scheme == "http" || scheme == "https", decorate: decorate)
         wallClock = now
     }
@@ -235,7 +235,8 @@ public final class StreamingClient: Sendable {
                 do {
                     sidx = try SegmentIndexBox.parse(bytes, offset: index.indexRange.lowerBound)
                 } catch {
-                    let kind: StreamingError.Kind = "\(error)".contains("hierarchical") ? .unsupported : .invalidContent
+                    let unsupported = (error as? SegmentIndexBox.ParseError)?.isUnsupported == true
+                    let kind: StreamingError.Kind = unsupported ? .unsupported : .invalidContent
                     throw StreamingError(
                         kind, "the segment index is unusable: \(error)", url: index.url, underlying: error)
                 }
@@ -245,28 +246,6 @@ public final class StreamingClient: Sendable {
             return task
         }
         return try await Self.value(of: task, url: index.url)
-    }
-
-    /// The subsegments a WebM `Cues` index lists; the initialisation section (fetched once, as every reader of the
-    /// Representation needs it) gives the `Segment`'s data offset and timestamp scale.
-    private func webMSegments(_ index: SegmentBaseIndex, cues: Data) async throws -> [SegmentReference] {
-        let reference = SegmentReference(
-            start: index.periodStart, duration: 0, reference: index.url.absoluteString, baseURL: index.url,
-            initialization: index.initialization)
-        let head = try await initialization(for: reference)
-        // Cues before the clusters leave the last one's end open: the resource's size (a local file's, or the total
-        // the init or Cues range response gave), else a bounded range.
-        let size = fetcher.knownSize(of: index.url)
-        let parsed: WebMCues
-        do {
-            parsed = try WebMCues.parse(
-                initialization: head, cues: cues, cuesOffset: index.indexRange.lowerBound, end: size,
-                lastSpan: Int64(limits.maximumSegmentBytes))
-        } catch {
-            throw StreamingError(
-                .invalidContent, "the segment index is unusable: \(error)", url: index.url, underlying: error)
-        }
-        return SegmentBaseReferences.make(parsed, index: index)
     }
 
     // MARK: Bytes
@@ -294,52 +273,6 @@ public final class StreamingClient: Sendable {
             state.withLock { if $0.initialization[section] == task { $0.initialization[section] = nil } }
             throw error
         }
-    }
-
-    /// The program tables an MPEG-TS byte range lacks. When `segment` is a range that starts inside its resource and
-    /// names no initialisation section, and `media` (its bytes) is MPEG-TS that reaches its first PES before any PAT,
-    /// the PAT and PMT are read from the head of the resource (one small `Range` request per resource, kept);
-    /// otherwise nothing is fetched and the answer is empty. Put the answer before `media` for a demuxer.
-    public func programTables(
-        for segment: SegmentReference, media: Data, of rendition: Presentation.Rendition? = nil
-    ) async throws -> Data {
-        guard segment.initialization == nil, segment.key == nil, let range = segment.byteRange, range.lowerBound > 0,
-            TransportStreamTables.isTransportStream(media), !TransportStreamTables.beginsWithTables(media)
-        else { return Data() }
-        let size = Int64(TransportStreamTables.packetSize)
-        // The tables open a resource, before the range: its first 16 packets, or what comes before the range. The
-        // head is kept per resource and size (ranges of one resource that start early get a shorter head).
-        let head = min(16 * size, range.lowerBound / size * size)
-        guard head > 0 else { return Data() }
-        let url = segment.url
-        let key = URL(string: "#head-\(head)", relativeTo: url)?.absoluteURL ?? url
-        let task = state.withLock { state -> Task<Data, any Error> in
-            if let task = state.programTables[key] { return task }
-            let task = Task { [self] () async throws -> Data in
-                try await fetcher.fetch(
-                    url, range: 0..<head, limit: limits.maximumSegmentBytes, object: .initialization,
-                    segment: segment, rendition: rendition)
-            }
-            state.programTables[key] = task
-            return task
-        }
-        let bytes: Data
-        do { bytes = try await Self.value(of: task, url: url) } catch {
-            state.withLock { if $0.programTables[key] == task { $0.programTables[key] = nil } }
-            throw error
-        }
-        // A range that starts at the PMT, after the PAT alone: the head's PAT with the range's own PMT.
-        let found =
-            TransportStreamTables.tables(in: bytes)
-            ?? TransportStreamTables.tables(in: bytes + media.prefix(16 * TransportStreamTables.packetSize))
-        guard let tables = found else {
-            throw StreamingError(
-                .invalidContent,
-                "the MPEG-TS range \(range.lowerBound)-\(range.upperBound - 1) starts after its resource's PAT and "
-                    + "PMT, names no EXT-X-MAP, and neither the resource's first \(head) bytes nor the range hold "
-                    + "them", url: url)
-        }
-        return tables
     }
 
     /// The media bytes of `segment` (one `Range` request for a byte-range segment), decrypted when it has an
@@ -439,9 +372,6 @@ public struct SegmentList: Sendable {
         self.targetDuration = targetDuration
     }
 }
-
-/// The transport shared by clients made without one.
-let sharedTransport = DefaultTransport.shared
 
 /// A task of any result type, for cancelling a mixed set.
 protocol CancellableTask: Sendable {

@@ -357,14 +357,19 @@ struct SegmentIndexBoxTests {
     @Test("truncated, oversized and hierarchical indexes are errors")
     func errors() {
         let bytes = Self.box(version: 0, references: [(100, 2000)])
-        #expect(throws: SegmentIndexBox.ParseError.self) {
+        let truncated = #expect(throws: SegmentIndexBox.ParseError.self) {
             try SegmentIndexBox.parse(Array(bytes.prefix(30)), offset: 0)
         }
+        #expect(truncated?.isUnsupported == false)
         #expect(throws: SegmentIndexBox.ParseError.self) {
             try SegmentIndexBox.parse([0, 0, 0, 8] + Array("free".utf8), offset: 0)
         }
         var hierarchical = bytes
         hierarchical[32] |= 0x80
-        #expect(throws: SegmentIndexBox.ParseError.self) { try SegmentIndexBox.parse(hierarchical, offset: 0) }
+        // Well formed, but a feature not read: said so by a flag, not by the message's words.
+        let unsupported = #expect(throws: SegmentIndexBox.ParseError.self) {
+            try SegmentIndexBox.parse(hierarchical, offset: 0)
+        }
+        #expect(unsupported?.isUnsupported == true)
     }
 }

@@ -63,7 +63,7 @@ struct ReferenceUsageTests {
         player.stop()
     }
 
-    @Test("live: the player's live-edge and buffer settings win, and an optimized start plays within seconds")
+    @Test("live: the player-level settings are taken, the latency target sets the start, an optimized start plays soon")
     func live() async throws {
         let sdk = Self.sdk()
         let server = try LoopbackServer()

@@ -1,4 +1,5 @@
 import Filmstrip
+import FilmstripSync
 import FilmstripTesting
 import Foundation
 import Testing
@@ -35,18 +36,29 @@ struct TrackThumbnailsTests {
         #expect(thumbnails.getThumbnail(atTimestamp: -1) == nil)
     }
 
-    @Test("the completion handler is called exactly once, with nil on success")
+    @Test("the completion handler is called exactly once: with nil on success, with the error on failure")
     func completionHandler() async throws {
         let fixture = try SpriteServer()
         defer { fixture.cache.remove() }
-        let thumbnails = TrackThumbnails(configuration: fixture.configuration())
-        let error: (any Error)? = await withCheckedContinuation { continuation in
-            thumbnails.loadThumbnailsFrom(webVTTtrack: fixture.trackURL) { error in
-                continuation.resume(returning: error)
+        for track in [fixture.trackURL, fixture.server.url("/missing.vtt")] {
+            let thumbnails = TrackThumbnails(configuration: fixture.configuration())
+            let calls = Mutex<[String?]>([])
+            thumbnails.loadThumbnailsFrom(webVTTtrack: track) { error in
+                calls.withLock { $0.append(error.map { "\($0)" }) }
+            }
+            let deadline = Date().addingTimeInterval(10)
+            while calls.withLock({ $0.isEmpty }), Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            // A second call would come right after the first: give it time to.
+            try await Task.sleep(for: .milliseconds(300))
+            let made = calls.withLock { $0 }
+            #expect(made.count == 1, "\(track.lastPathComponent): \(made)")
+            if track == fixture.trackURL {
+                #expect(made.first == .some(nil))
+                #expect(thumbnails.getThumbnail(atTimestamp: 12) != nil)
+            } else {
+                #expect(made.first??.contains("404") == true, "\(made)")
             }
         }
-        #expect(error == nil)
-        #expect(thumbnails.getThumbnail(atTimestamp: 12) != nil)
     }
 
     @Test("lazy mode returns after parsing; images come on demand")

@@ -31,6 +31,9 @@ public struct SegmentIndexBox: Sendable, Hashable {
     public struct ParseError: Error, Sendable, Hashable, CustomStringConvertible {
         /// A human-readable explanation.
         public var message: String
+        /// The index is well formed but uses what Filmstrip does not read (a hierarchical index), rather than
+        /// being damaged.
+        public var isUnsupported = false
         /// `sidx: message`.
         public var description: String { "sidx: \(message)" }
     }
@@ -89,7 +92,8 @@ public struct SegmentIndexBox: Sendable, Hashable {
                 let sap = try reader.u32()
                 guard reference & 0x8000_0000 == 0 else {
                     throw ParseError(
-                        message: "a hierarchical index (a sidx that references sidx boxes) is not supported")
+                        message: "a hierarchical index (a sidx that references sidx boxes) is not supported",
+                        isUnsupported: true)
                 }
                 let length = Int64(reference & 0x7FFF_FFFF)
                 guard length > 0 else { throw ParseError(message: "a subsegment of 0 bytes") }

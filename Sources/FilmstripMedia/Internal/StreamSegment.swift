@@ -21,7 +21,7 @@ final class StreamSegment: @unchecked Sendable {
         self.reference = reference
         input = try MediaInput(
             url: reference.url,
-            network: MediaNetwork(transport: sharedTransport, configuration: LoadingConfiguration()),
+            network: MediaNetwork(transport: DefaultTransport.shared, configuration: LoadingConfiguration()),
             cancellation: cancellation, memory: bytes)
         packets = try input.remainingVideoPackets()
         guard let earliest = packets.map(\.time).min() else {

@@ -1,0 +1,338 @@
+import CFFmpeg
+import FilmstripLoading
+import FilmstripSync
+import Foundation
+
+/// Reading, seeking and decoding a ``MediaInput``: packets, keyframe search, exact frames and sequential playback.
+extension MediaInput {
+    func seconds(_ timestamp: Int64) -> Double { Double(timestamp - startTimestamp) * timeBase }
+
+    /// The stream's own time of a timestamp, in seconds (no start-time subtraction).
+    func mediaSeconds(_ timestamp: Int64) -> Double { Double(timestamp) * timeBase }
+
+    func timestamp(_ seconds: Double) -> Int64 { startTimestamp + Int64((seconds / timeBase).rounded(.down)) }
+
+    func checkCancelled() throws(MediaError) {
+        if cancellation.isCancelled { throw MediaError(.cancelled, "cancelled", url: url) }
+    }
+
+    /// Reads the next packet of the video stream into `packet`; false at the end of the input.
+    func readPacket() throws(MediaError) -> Bool {
+        while true {
+            try checkCancelled()
+            av_packet_unref(packet)
+            let result = av_read_frame(format, packet)
+            if result == fs_averror_eof() {
+                if let audioDecoder, !audioDrained {
+                    audioDrained = true
+                    pendingAudio += audioDecoder.decode(nil)
+                }
+                return false
+            }
+            if result < 0 { throw readFailure(result) }
+            if packet!.pointee.stream_index == streamIndex { return true }
+            if packet!.pointee.stream_index == audioIndex, let audioDecoder {
+                pendingAudio += audioDecoder.decode(packet)
+            }
+        }
+    }
+
+    func readFailure(_ code: Int32) -> MediaError {
+        if cancellation.isCancelled { return MediaError(.cancelled, "cancelled", url: url) }
+        if let nestedFailure { return nestedFailure }
+        if let failure = streamIO?.failure ?? rootIO?.source.failure {
+            if let loading = failure as? LoadingError, loading.kind == .timedOut {
+                return MediaError(.timedOut, loading.message, url: loading.url, underlying: loading)
+            }
+            return MediaError(.inputUnavailable, "\(failure)", url: url, ffmpegCode: code, underlying: failure)
+        }
+        return MediaError(.invalidMedia, "cannot read the input: \(ffmpegMessage(code))", url: url, ffmpegCode: code)
+    }
+
+    var packetTime: Double {
+        let p = packet!.pointee
+        let ts = p.pts != fs_nopts_value() ? p.pts : p.dts
+        return ts == fs_nopts_value() ? -1 : seconds(ts)
+    }
+
+    var packetIsKey: Bool { fs_packet_is_key(packet) != 0 }
+
+    /// Seeks to the keyframe at or before `t` (by the demuxer's notion, which may compare dts) and resets the
+    /// decoder.
+    func seek(to t: Double) throws(MediaError) {
+        try checkCancelled()
+        var result = av_seek_frame(format, streamIndex, timestamp(max(0, t)), AVSEEK_FLAG_BACKWARD)
+        if result < 0 {
+            result = avformat_seek_file(format, streamIndex, Int64.min, timestamp(max(0, t)), Int64.max, 0)
+        }
+        if result < 0 { throw readFailure(result) }
+        resetDecoders()
+    }
+
+    /// How one pass of ``searchBackward(from:_:)`` went.
+    enum SearchPass<Found> {
+        /// The answer.
+        case found(Found)
+        /// Nothing at or before t from where the pass started: start earlier.
+        case earlier
+        /// Nothing to find: stop.
+        case done
+    }
+
+    /// Runs `pass` from the keyframe before `t`, and while it asks to start earlier, from 2, 6, 14 and 30 s further
+    /// back, then from 0, then (inputs without an index) from byte 0. A seek can land after the keyframe `t` needs
+    /// (dts before pts, or FFmpeg's bisection of an MPEG-TS by timestamps); the byte-0 pass always has an attempt
+    /// left. `pass` gets where it started (seconds, or byte 0) after the input was positioned there.
+    func searchBackward<Found>(
+        from t: Double, _ pass: (_ target: Double, _ fromStart: Bool) throws(MediaError) -> SearchPass<Found>
+    ) throws(MediaError) -> Found? {
+        var target = t
+        var fromStart = false
+        for attempt in 0..<7 {
+            if fromStart {
+                guard try rewind() else { return nil }
+            } else {
+                try seek(to: target)
+            }
+            switch try pass(target, fromStart) {
+            case .found(let found): return found
+            case .done: return nil
+            case .earlier:
+                if fromStart { return nil }
+                if target > 0 {
+                    target = attempt >= 4 ? 0 : max(0, target - Double(2 << attempt))
+                } else {
+                    fromStart = true
+                }
+            }
+        }
+        return nil
+    }
+
+    /// The key packet at or before `t`. When `t` is before the first keyframe, the first keyframe.
+    func keyPacket(atOrBefore t: Double) throws(MediaError) -> OwnedPacket {
+        var firstKey: OwnedPacket?
+        let found = try searchBackward(from: t) { (target, fromStart) throws(MediaError) -> SearchPass<OwnedPacket> in
+            var best: OwnedPacket?
+            var passFirstKey: OwnedPacket?
+            while try readPacket() {
+                let time = packetTime
+                if packetIsKey {
+                    if time <= t + 1e-6 {
+                        best = OwnedPacket(cloning: packet!, time: time)
+                        if hasIndex { break }
+                        continue
+                    }
+                    if best == nil, passFirstKey == nil { passFirstKey = OwnedPacket(cloning: packet!, time: time) }
+                    break
+                } else if best != nil, time > t + 1e-6 {
+                    break
+                }
+            }
+            if let best { return .found(best) }
+            if let passFirstKey, target <= 0 || fromStart { firstKey = passFirstKey }
+            return .earlier
+        }
+        // t precedes the video: its first keyframe.
+        if let key = found ?? firstKey { return key }
+        throw MediaError(.decodeFailed, "no keyframe found at or before \(t) s", url: url)
+    }
+
+    /// The first key packet at or after `t`, else the last one before it (near the end of the video).
+    func keyPacket(atOrAfter t: Double) throws(MediaError) -> OwnedPacket {
+        try seek(to: t)
+        var previous: OwnedPacket?
+        while try readPacket() {
+            guard packetIsKey else { continue }
+            let time = packetTime
+            if time >= t - 1e-6, let found = OwnedPacket(cloning: packet!, time: time) { return found }
+            previous = OwnedPacket(cloning: packet!, time: time)
+        }
+        if let previous { return previous }
+        return try keyPacket(atOrBefore: t)
+    }
+
+    /// The keyframe times of an indexed container (MP4, MKV), ascending, from its index alone; empty without one.
+    func indexedKeyframeTimes() -> [Double] {
+        let count = avformat_index_get_entries_count(stream)
+        var times: [Double] = []
+        times.reserveCapacity(Int(count) / 10)
+        for i in 0..<count {
+            let ts = fs_index_keyframe_timestamp(stream, i)
+            if ts != Int64.min { times.append(seconds(ts)) }
+        }
+        return times.sorted()
+    }
+
+    /// Seconds of the stream's start (its first timestamp), on the stream's own clock.
+    var startSeconds: Double { mediaSeconds(startTimestamp) }
+
+    /// Every remaining packet of the video stream, in decode order (for a segment held in memory).
+    func remainingVideoPackets(limit: Int = 100_000) throws(MediaError) -> [OwnedPacket] {
+        var packets: [OwnedPacket] = []
+        while try readPacket() {
+            let p = packet!.pointee
+            guard p.pts != fs_nopts_value() || p.dts != fs_nopts_value() else { continue }
+            guard let copy = OwnedPacket(cloning: packet!, time: packetTime) else {
+                throw MediaError(.decodeFailed, "out of memory for a packet", url: url)
+            }
+            packets.append(copy)
+            guard packets.count <= limit else {
+                throw MediaError(.invalidMedia, "a segment with more than \(limit) video packets", url: url)
+            }
+        }
+        return packets
+    }
+
+    /// Decodes `packets` in order from a flushed decoder and hands each frame (in presentation order) to `body`
+    /// until it returns false; the decoder is flushed again afterwards.
+    func decodeFrames(
+        _ packets: ArraySlice<OwnedPacket>, _ body: (OwnedFrame) throws(MediaError) -> Bool
+    ) throws(MediaError) {
+        avcodec_flush_buffers(codec)
+        defer { avcodec_flush_buffers(codec) }
+        var index = packets.startIndex
+        while true {
+            try checkCancelled()
+            if index < packets.endIndex {
+                let sent = avcodec_send_packet(codec, packets[index].pointer)
+                index += 1
+                if sent < 0, sent != fs_averror_eagain() { continue }  // a damaged packet: skip it, as players do
+            } else if index == packets.endIndex {
+                avcodec_send_packet(codec, nil)
+                index += 1
+            } else {
+                // Drained.
+            }
+            while avcodec_receive_frame(codec, frame) >= 0 {
+                decodedCount.add(1, ordering: .relaxed)
+                defer { av_frame_unref(frame) }
+                guard let owned = OwnedFrame(cloning: frame!, time: frameTime ?? -1) else { continue }
+                if !(try body(owned)) { return }
+            }
+            if index > packets.endIndex { return }
+        }
+    }
+
+    /// Decodes one key packet on its own: send it, drain the decoder, take the frame, reset.
+    func decode(keyPacket key: OwnedPacket) throws(MediaError) -> OwnedFrame {
+        try checkCancelled()
+        avcodec_flush_buffers(codec)
+        var result = avcodec_send_packet(codec, key.pointer)
+        if result < 0 {
+            throw MediaError(.decodeFailed, "the decoder refused the keyframe: \(ffmpegMessage(result))", url: url)
+        }
+        avcodec_send_packet(codec, nil)
+        var decoded: OwnedFrame?
+        while true {
+            result = avcodec_receive_frame(codec, frame)
+            if result < 0 { break }
+            decodedCount.add(1, ordering: .relaxed)
+            if decoded == nil { decoded = OwnedFrame(cloning: frame!, time: frameTime ?? key.time) }
+            av_frame_unref(frame)
+        }
+        avcodec_flush_buffers(codec)
+        guard let decoded else {
+            throw MediaError(.decodeFailed, "the keyframe at \(key.time) s did not decode", url: url)
+        }
+        return decoded
+    }
+
+    var frameTime: Double? {
+        let f = frame!.pointee
+        let ts = f.best_effort_timestamp != fs_nopts_value() ? f.best_effort_timestamp : f.pts
+        return ts == fs_nopts_value() ? nil : seconds(ts)
+    }
+
+    /// The next frame in presentation order for sequential playback; `nil` at the end of the input.
+    func nextFrame() throws(MediaError) -> OwnedFrame? {
+        while true {
+            try checkCancelled()
+            if keyframesOnly {
+                guard try readPacket() else { return nil }
+                guard packetIsKey, let key = OwnedPacket(cloning: packet!, time: packetTime) else { continue }
+                guard let decoded = try? decode(keyPacket: key) else { continue }
+                return decoded
+            }
+            if avcodec_receive_frame(codec, frame) >= 0 {
+                decodedCount.add(1, ordering: .relaxed)
+                defer { av_frame_unref(frame) }
+                return OwnedFrame(cloning: frame!, time: frameTime ?? -1)
+            }
+            if draining { return nil }
+            if try readPacket() {
+                if awaitingKey {
+                    guard packetIsKey else { continue }
+                    awaitingKey = false
+                }
+                let sent = avcodec_send_packet(codec, packet)
+                if sent < 0, sent != fs_averror_eagain() { continue }  // a damaged packet: skip it
+            } else {
+                avcodec_send_packet(codec, nil)
+                draining = true
+            }
+        }
+    }
+
+    /// The frame shown at `t`: the last frame whose presentation time is at or before `t` (the first frame when
+    /// `t` precedes it). Decodes forward from the keyframe before `t`.
+    func exactFrame(at t: Double) throws(MediaError) -> OwnedFrame {
+        // The first frame decoded from 0 (t precedes the video's first frame): the answer when nothing is earlier.
+        var earliest: OwnedFrame?
+        let found = try searchBackward(from: t) { (target, _) throws(MediaError) -> SearchPass<OwnedFrame> in
+            var candidate: OwnedFrame?
+            var first: OwnedFrame?
+            var finished = false
+            var overshot = false
+            while !finished {
+                let got = try readPacket()
+                let sent = avcodec_send_packet(codec, got ? packet : nil)
+                if sent < 0, sent != fs_averror_eagain(), got {
+                    // A damaged packet: skip it, as players do.
+                    continue
+                }
+                while avcodec_receive_frame(codec, frame) >= 0 {
+                    decodedCount.add(1, ordering: .relaxed)
+                    let time = frameTime ?? -1
+                    defer { av_frame_unref(frame) }
+                    if first == nil { first = OwnedFrame(cloning: frame!, time: time) }
+                    if time <= t + 1e-6 {
+                        candidate = OwnedFrame(cloning: frame!, time: time)
+                    } else {
+                        if candidate == nil { overshot = true }
+                        finished = true
+                        break
+                    }
+                }
+                if !got { finished = true }
+            }
+            avcodec_flush_buffers(codec)
+            if let candidate { return .found(candidate) }
+            // Past t already, or (no index) nothing decodable before the end: start earlier. An indexed file whose
+            // frames do not decode is an error, not an earlier picture.
+            let earlier = overshot || (first == nil && !hasIndex)
+            if !(earlier && target > 0), let first { earliest = first }
+            return earlier ? .earlier : .done
+        }
+        if let frame = found ?? earliest { return frame }
+        throw MediaError(.decodeFailed, "no frame decoded near \(t) s", url: url)
+    }
+
+    /// After a seek: the decoders forget what they had.
+    func resetDecoders() {
+        avcodec_flush_buffers(codec)
+        draining = false
+        audioDecoder?.flush()
+        pendingAudio.removeAll()
+        audioDrained = false
+    }
+
+    /// Moves to the first byte of the input (FFmpeg's byte seek) and resets the decoders; false when the demuxer
+    /// cannot seek by bytes (MP4 cannot, and needs not: its index is exact).
+    func rewind() throws(MediaError) -> Bool {
+        try checkCancelled()
+        guard !hasIndex, av_seek_frame(format, -1, 0, AVSEEK_FLAG_BYTE) >= 0 else { return false }
+        resetDecoders()
+        return true
+    }
+}
