@@ -126,41 +126,6 @@ struct PlaybackEngine {
         execute(machine.step(buffer, at: now), player)
     }
 
-    /// Hands the audio due by the playback clock to the output; with an output that holds audio unheard, keeps the
-    /// playback clock on the audio clock. Reports audio that cannot be decoded, once per content.
-    private mutating func renderAudio(_ player: Player) {
-        guard var renderer = audio, let feeder else { return }
-        if !audioChecked, let problem = feeder.audioProblem {
-            audioChecked = true
-            player.deliver(
-                PlayerError(
-                    .audioUnavailable, severity: .warning, "the audio cannot be played: \(problem.message)",
-                    underlying: problem))
-        }
-        let rate = machine.clock.rate
-        if machine.state.kind == .ended, rate > 0 {
-            // The audio up to the end, once.
-            renderer.finish(at: machine.clock.time(at: now), rate: rate, muted: machine.muted) {
-                feeder.takeAudio(before: $0)
-            }
-            audio = renderer
-            return
-        }
-        guard machine.state.kind == .playing, machine.clock.running else { return }
-        let time = machine.currentTime(at: now)
-        // Ahead of the clock in the direction of play.
-        let lead = max(0, min(1, renderer.output.preferredLead)) * (rate < 0 ? -1 : 1)
-        renderer.render(until: time + lead, start: machine.clock.media, rate: rate, muted: machine.muted) {
-            feeder.takeAudio(before: $0)
-        }
-        audio = renderer
-        if rate > 0, renderer.output.latency > 0, let cursor = renderer.cursor, cursor >= time + lead - 0.002,
-            let heard = renderer.heard(rate: rate)
-        {
-            execute(machine.follow(audioClock: heard, at: now), player)
-        }
-    }
-
     /// What the buffers hold: takes the next decoded frame into `pending` when there is none. `nil` after a
     /// decoder failure (the player is then in `error`).
     private mutating func observe(_ player: Player) -> PlaybackMachine.Buffer? {
@@ -189,24 +154,6 @@ struct PlaybackEngine {
         return PlaybackMachine.Buffer(
             frame: frame, ended: feeder.isEnded, seconds: decoded ? fetched.seconds : 0,
             complete: decoded && fetched.complete)
-    }
-
-    /// Whether a start (after a load or a seek) still waits for the audio of its first moments: with audio expected,
-    /// playback starts once it is decoded, so the sound begins with the picture.
-    private mutating func awaitsAudio(for time: Double, _ feeder: FrameFeeder) -> Bool {
-        guard let audio, audio.cursor == nil, !audioWait.over, feeder.expectsAudio, !feeder.reachedEnd,
-            feeder.audioProblem == nil
-        else {
-            return false
-        }
-        if feeder.audioQueued(after: time) >= 0.1 {
-            audioWait = (nil, true)
-            return false
-        }
-        let since = audioWait.since ?? now
-        audioWait.since = since
-        if now - since >= Self.audioStartWait { audioWait = (nil, true) }
-        return !audioWait.over
     }
 
     // MARK: Actions
@@ -309,62 +256,5 @@ struct PlaybackEngine {
                     underlying: loading))
         }
         execute(machine.fail(Self.playerError(error), at: now), player)
-    }
-
-    static func playerError(_ error: any Error) -> PlayerError {
-        // A stream's own failure is already described.
-        if let stream = error as? PlayerError { return stream }
-        let media = error as? MediaError
-        let type: PlayerError.ErrorType =
-            switch media?.kind {
-            case .inputUnavailable?, .timedOut?: .sourceUnavailable
-            case .decodeFailed?: .decodeFailed
-            default: .sourceInvalid
-            }
-        return PlayerError(type, severity: .fatal, media?.description ?? "\(error)", underlying: media)
-    }
-
-    private mutating func publishStatistics(_ player: Player) {
-        let now = self.now
-        var stats = machine.statistics(at: now)
-        // Every source's count: the current feeder's, the normal one set aside for trick play, and stopped ones.
-        let feeders = [feeder, trick?.parked].compactMap { $0 }
-        stats.decodedFrames = feeders.reduce(retired.frames) { $0 + $1.framesDecoded }
-        stats.decodersCreated = decodersCreated
-        stats.bytesRead = feeders.reduce(retired.bytes) { $0 + $1.bytesRead }
-        stats.keyframesOnly = trick?.mode.keyframesOnly ?? feeder?.decodesKeyframesOnly ?? false
-        if isAudioOnly {
-            // What the machine counts as frames are the audio's starts, not pictures.
-            stats.audioOnly = true
-            stats.keyframesOnly = false
-            stats.presentedFrames = 0
-            stats.droppedFrames = 0
-        }
-        if let audio {
-            stats.audioPlayed = audio.played
-            stats.audioSilence = audio.silence
-            stats.avDrift = drift.last
-            stats.maxAVDrift = drift.largest
-        }
-        if let stream {
-            stats.bufferLength = stream.buffered(from: stats.position).seconds
-            let network = stream.statistics
-            stats.bitrate = network.bitrate
-            stats.bandwidthEstimate = network.bandwidthEstimate
-            stats.segmentsLoaded = network.segmentsLoaded
-            stats.rendition = network.rendition
-            stats.isLive = isLive
-            if isLive, let window { stats.liveLatency = max(0, window.upperBound - stats.position) }
-            if stats.startupTime != nil {
-                stats.startupTimeSaved = startupSaving?.estimate(throughput: network.bandwidthEstimate)
-            }
-        } else {
-            stats.bufferLength = feeder?.bufferedSeconds ?? 0
-        }
-        let callback = player.shared.withLock { shared in
-            shared.stats = stats
-            return shared.callbacks.onStats
-        }
-        callback?(stats)
     }
 }

@@ -44,7 +44,9 @@ private func play(
         states: recorder.states, framesShown: recorder.frames.count)
 }
 
-@Suite("Audio-only streams: HLS and DASH without video play their sound")
+// One stream at a time: seven playbacks and their reference decodes at once would starve the real-time suites
+// running beside them.
+@Suite("Audio-only streams: HLS and DASH without video play their sound", .serialized)
 struct AudioOnlyPlaybackTests {
     @Test(
         "each packaging plays to its end, sample for sample what the ffmpeg CLI decodes, with no frame decoded",

@@ -1,5 +1,6 @@
 import FilmstripLoading
 import FilmstripStreaming
+import FilmstripSync
 import Foundation
 
 /// Whose request it is: each lane of a session has its own fetch task, restarts and wake-up signal.
@@ -138,4 +139,47 @@ extension StreamSession {
             message: streaming.description, underlying: streaming, connectivity: connectivity, permanent: permanent,
             invalidContent: invalid)
     }
+}
+
+extension StreamSession {
+    func lost(_ error: any Error & Sendable) {
+        let first = shared.withLock { shared -> Bool in
+            defer { shared.connectionLost = true }
+            return !shared.connectionLost
+        }
+        if first {
+            report(
+                PlayerError(
+                    .internetConnectionUnavailable, severity: .warning,
+                    "the server cannot be reached (\(error)); retrying",
+                    underlying: error))
+        }
+    }
+
+    func restored() {
+        let was = shared.withLock { shared -> Bool in
+            defer { shared.connectionLost = false }
+            return shared.connectionLost
+        }
+        if was {
+            report(PlayerError(.internetConnectionAvailable, severity: .warning, "the server can be reached again"))
+        }
+    }
+}
+
+/// Runs `operation` on a task and blocks the calling thread (the engine's or the decoder's, never a task's) until it
+/// ends. `started` gets the task, so another thread can cancel it, and returns whether to cancel it at once.
+func waitForTask<T: Sendable>(
+    _ operation: @escaping @Sendable () async -> T, started: (Task<Void, Never>) -> Bool
+) -> T {
+    let result = Mutex<T?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    let task = Task {
+        let value = await operation()
+        result.withLock { $0 = value }
+        done.signal()
+    }
+    if started(task) { task.cancel() }
+    done.wait()
+    return result.withLock { $0! }
 }

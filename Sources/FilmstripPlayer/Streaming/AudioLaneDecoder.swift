@@ -1,0 +1,132 @@
+import FilmstripFormats
+import FilmstripMedia
+import FilmstripSync
+import Foundation
+
+/// Decodes the audio lane's runs on its own thread, placing buffers on the presentation timeline, and hands them to
+/// the ``SegmentFrameSource`` that feeds the player. It decodes no further than a few seconds past the video decoded,
+/// so the two advance together.
+final class AudioLaneDecoder: @unchecked Sendable {
+    // `state` guards the fields in `State`; the decoder object is touched by the lane thread only.
+    private struct State {
+        var pending: [AudioBuffer] = []
+        /// Runs with a smaller id were queued before the last restart: their audio is dropped.
+        var staleBelow = 0
+        var videoTime = -Double.infinity
+        var stopped = false
+        var problem: MediaError?
+    }
+
+    private let session: StreamSession
+    private let format: AudioFormat
+    private let state = Mutex(State())
+    private let wake = NSCondition()
+    /// How far past the decoded video the audio is decoded, seconds.
+    static let lead = 3.0
+
+    init(session: StreamSession, format: AudioFormat) {
+        self.session = session
+        self.format = format
+        let thread = Thread { [self] in run() }
+        thread.name = "filmstrip.player.audio"
+        thread.start()
+    }
+
+    /// The audio decoded so far, handed over once.
+    func take() -> [AudioBuffer] {
+        state.withLock { state in
+            defer { state.pending.removeAll() }
+            return state.pending
+        }
+    }
+
+    /// The video has been decoded up to `time`.
+    func videoDecoded(upTo time: Double) {
+        state.withLock { $0.videoTime = max($0.videoTime, time) }
+    }
+
+    /// A seek or a track switch (called before the queue is reset): audio decoded so far is dropped, and so is what
+    /// is being decoded from runs queued until now.
+    func restart() {
+        let newest = session.audioQueue.newestRun
+        state.withLock { state in
+            state.staleBelow = newest + 1
+            state.pending.removeAll()
+            state.videoTime = -.infinity
+        }
+    }
+
+    func stop() {
+        state.withLock { $0.stopped = true }
+        session.audioQueue.stop()
+    }
+
+    /// Why the lane's audio could not be decoded, if it could not.
+    var problem: MediaError? { state.withLock { $0.problem } }
+
+    private func run() {
+        while !state.withLock({ $0.stopped }) {
+            switch session.audioQueue.nextRun() {
+            case .end, .failed:
+                Thread.sleep(forTimeInterval: 0.05)
+            case .interrupted:
+                Thread.sleep(forTimeInterval: 0.01)
+            case .run(let id, let start, let timing, let sequence):
+                decodeRun(id, start: start, timing: timing, sequence: sequence)
+            }
+        }
+    }
+
+    private func decodeRun(_ id: Int, start: Double, timing: SegmentReference.Timing, sequence: Int) {
+        let queue = session.audioQueue
+        defer { queue.finish(run: id) }
+        let decoder: AudioStreamDecoder
+        do {
+            decoder = try AudioStreamDecoder(label: session.url, format: format) { buffer in
+                try queue.read(run: id, into: buffer)
+            }
+        } catch {
+            if let media = error as? MediaError, media.kind != .cancelled {
+                state.withLock { $0.problem = $0.problem ?? media }
+            }
+            return
+        }
+        var offset: Double?
+        if case .mediaTime(let mediaOffset) = timing { offset = mediaOffset }
+        var waited = 0
+        while true {
+            guard let buffers = try? decoder.nextBuffers() else { return }
+            guard let first = buffers.first else { continue }
+            if offset == nil {
+                // HLS: the offset the video found for this discontinuity sequence; alone, the run's own start.
+                while session.audioTimeline.offset(sequence: sequence) == nil, waited < 200,
+                    state.withLock({ id >= $0.staleBelow && !$0.stopped })
+                {
+                    Thread.sleep(forTimeInterval: 0.01)
+                    waited += 1
+                }
+                offset = session.audioTimeline.offset(sequence: sequence) ?? (start - first.time)
+            }
+            let placed = buffers.map { buffer -> AudioBuffer in
+                var moved = buffer
+                moved.time += offset ?? 0
+                return moved
+            }
+            // Not too far ahead of the video (a paused player stops here too).
+            while state.withLock({
+                id >= $0.staleBelow && !$0.stopped && (placed.last?.end ?? 0) > $0.videoTime + Self.lead
+            }) {
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+            let current = state.withLock { state -> Bool in
+                guard id >= state.staleBelow, !state.stopped else { return false }
+                state.pending += placed
+                return true
+            }
+            if !current {
+                decoder.cancel()
+                return
+            }
+        }
+    }
+}
