@@ -159,6 +159,45 @@ struct VideoThumbnailLoaderTests {
         #expect(server.requestCount("/videos/0.mp4") == 0)
     }
 
+    @Test("the defaults hold memory to 100 thumbnails and to 50 MB, least recently used out first")
+    func defaultLimits() async throws {
+        defer { cache.remove() }
+        server.serve(
+            "/posters/red.png",
+            body: try ImageCodec.encode(PixelBuffer(width: 640, height: 360, fill: (200, 10, 10, 255)), as: .png))
+        // Noise compresses badly: at 1,600x1,600 each thumbnail is megabytes.
+        var noise = PixelBuffer(width: 1_600, height: 1_600)
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for i in noise.bytes.indices {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            noise.bytes[i] = UInt8(truncatingIfNeeded: state >> 56)
+        }
+        server.serve("/posters/noise.png", body: try ImageCodec.encode(noise, as: .png))
+        var configuration = VideoThumbnailLoaderConfiguration()
+        configuration.cacheDirectory = nil
+        let byCount = VideoThumbnailLoader(configuration: configuration)
+        let red = server.url("/posters/red.png")
+        for i in 0...100 {
+            _ = try await byCount.thumbnail(for: server.url("/videos/\(i).mp4"), poster: red)
+        }
+        #expect(byCount.statistics.inMemory == 100)
+        #expect(byCount.cachedThumbnail(for: server.url("/videos/0.mp4"), poster: red) == nil)
+        #expect(byCount.cachedThumbnail(for: server.url("/videos/100.mp4"), poster: red) != nil)
+
+        configuration.maximumSize = ImageSize(width: 1_600, height: 1_600)
+        let byBytes = VideoThumbnailLoader(configuration: configuration)
+        let noisy = server.url("/posters/noise.png")
+        var made = 0
+        while made < 30 {
+            let thumbnail = try await byBytes.thumbnail(for: server.url("/videos/n\(made).mp4"), poster: noisy)
+            made += 1
+            if made * thumbnail.imageData.count > 60_000_000 { break }
+        }
+        let held = byBytes.statistics
+        #expect(held.memoryBytes <= 50_000_000 && held.memoryBytes > 40_000_000, "\(held)")
+        #expect(held.inMemory < made, "\(held), \(made) made")
+    }
+
     @Test("a video that cannot be read fails through the completion, not a crash")
     func failure() async throws {
         defer { cache.remove() }
