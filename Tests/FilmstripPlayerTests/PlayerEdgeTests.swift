@@ -121,7 +121,7 @@ struct PlayerEdgeTests {
         #expect(server.requestCount("/vod/v0/index.m3u8") == 0)
     }
 
-    @Test("a seek at or past the end goes to ended; a seek before the start lands on the first frame")
+    @Test("a seek at or past the end goes to ended; before the start (from ready) it lands on the first frame")
     func seekPastTheEnd() async throws {
         for target in [2.0, 5.0, 1e9] {
             let player = Player()
@@ -142,6 +142,8 @@ struct PlayerEdgeTests {
         player.seek(-5)
         #expect(try await eventually(10) { player.state == .paused })
         #expect(player.currentTime == 0 && recorder.frames.last?.frame == 0)
+        // A seek before open: ready -> seeking, then paused on the target.
+        #expect(Array(recorder.states.drop { $0 != .ready }.prefix(2)) == [.ready, .seeking], "\(recorder.states)")
     }
 
     @Test("getStats() is nil before the first statistics and after stop()")
