@@ -27,12 +27,9 @@ final class StreamSegment: @unchecked Sendable {
         guard let earliest = packets.map(\.time).min() else {
             throw MediaError(.invalidMedia, "the segment holds no video frames", url: reference.url)
         }
-        switch reference.timing {
-        case .segmentStart:
-            shift = reference.start - earliest
-        case .mediaTime(let offset):
-            shift = offset + input.startSeconds
-        }
+        var placement = TimelinePlacement(
+            timing: reference.timing, start: reference.start, origin: input.startSeconds)
+        shift = placement.place(earliest: earliest)
     }
 
     func time(of packet: OwnedPacket) -> Double { packet.time + shift }

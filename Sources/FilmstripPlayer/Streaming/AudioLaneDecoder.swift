@@ -91,8 +91,8 @@ final class AudioLaneDecoder: @unchecked Sendable {
             }
             return
         }
-        var offset: Double?
-        if case .mediaTime(let mediaOffset) = timing { offset = mediaOffset }
+        var placement = TimelinePlacement(timing: timing, start: start)
+        var offset = placement.shift
         var waited = 0
         while true {
             guard let buffers = try? decoder.nextBuffers() else { return }
@@ -105,7 +105,7 @@ final class AudioLaneDecoder: @unchecked Sendable {
                     Thread.sleep(forTimeInterval: 0.01)
                     waited += 1
                 }
-                offset = session.audioTimeline.offset(sequence: sequence) ?? (start - first.time)
+                offset = session.audioTimeline.offset(sequence: sequence) ?? placement.place(earliest: first.time)
             }
             let placed = buffers.map { buffer -> AudioBuffer in
                 var moved = buffer

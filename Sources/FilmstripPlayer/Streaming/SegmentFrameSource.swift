@@ -15,17 +15,15 @@ import Foundation
 final class SegmentFrameSource: FrameSource, @unchecked Sendable {
     let session: StreamSession
     private var decoder: StreamDecoder?
-    /// Audio-only content: the current run's decoder, and where its buffers go on the timeline (timeline = buffer
-    /// time + offset, known at its first buffer).
-    private var audioRun: (decoder: AudioStreamDecoder, timing: SegmentReference.Timing, start: Double)?
-    private var audioRunOffset: Double?
+    /// Audio-only content: the current run's decoder.
+    private var audioRun: AudioStreamDecoder?
+    /// Where the current run's frames or buffers go on the timeline (for HLS, known at its first one).
+    private var placement = TimelinePlacement(timing: .segmentStart, start: 0)
     /// Whether the content has video (`nil` until the first run is opened, unless the session knows it is audio).
     private var hasVideo: Bool?
     private var run = 0
     private var runSequence = 0
     private var skipBefore: Double?
-    /// Where the current run's first frame goes, until it is decoded (HLS runs).
-    private var alignStart: Double?
     private let decoded = Atomic<Int>(0)
     private var decodedByCurrent = 0
     /// The format to decode audio to (`nil`: video only).
@@ -88,7 +86,7 @@ final class SegmentFrameSource: FrameSource, @unchecked Sendable {
     func next() throws -> PlayerFrame? {
         while true {
             if let audioRun {
-                if let frame = try nextAudio(audioRun) { return frame }
+                if let frame = try nextAudio(from: audioRun) { return frame }
                 continue
             }
             if decoder == nil {
@@ -111,15 +109,8 @@ final class SegmentFrameSource: FrameSource, @unchecked Sendable {
                     runDecodesAudio = opened.hasAudio
                     opened.keyframesOnly = keyframesOnly
                     if let problem = opened.audioProblem { firstAudioProblem.withLock { $0 = $0 ?? problem } }
-                    switch timing {
-                    case .mediaTime(let offset):
-                        // DASH: the media timestamps are the timeline, shifted by the period's offset.
-                        opened.timeOffset = offset + opened.startSeconds
-                        alignStart = nil
-                    case .segmentStart:
-                        // HLS: the run's first frame in presentation order is at the segment's start.
-                        alignStart = start
-                    }
+                    placement = TimelinePlacement(timing: timing, start: start, origin: opened.startSeconds)
+                    opened.timeOffset = placement.shift ?? 0
                     decoder = opened
                 }
             }
@@ -130,13 +121,12 @@ final class SegmentFrameSource: FrameSource, @unchecked Sendable {
                 closeDecoder()
                 continue
             }
-            if let start = alignStart {
-                decoder.timeOffset = start - frame.time
+            if placement.shift == nil {
+                // HLS: the run's first frame in presentation order is at the segment's start.
+                decoder.timeOffset = placement.place(earliest: frame.time)
                 frame = frame.shifted(by: decoder.timeOffset)
-                alignStart = nil
                 // Renditions share the media clock: the audio lane places its runs with the same offset.
-                session.audioTimeline.publish(
-                    offset: decoder.timeOffset - decoder.startSeconds, sequence: runSequence)
+                session.audioTimeline.publish(offset: placement.mediaShift ?? 0, sequence: runSequence)
             }
             decoded.add(1, ordering: .relaxed)
             lane?.videoDecoded(upTo: frame.time)
@@ -182,33 +172,21 @@ final class SegmentFrameSource: FrameSource, @unchecked Sendable {
         let opened = try AudioStreamDecoder(label: session.url, format: audioFormat ?? .standard) { buffer in
             try queue.read(run: id, into: buffer)
         }
-        audioRun = (opened, timing, start)
-        audioRunOffset = nil
+        audioRun = opened
+        placement = TimelinePlacement(timing: timing, start: start)
         runDecodesAudio = audioFormat != nil
     }
 
     /// The next decode of an audio-only run, as a frame where its audio begins (its audio kept for the output);
     /// `nil` when it gave nothing to play (before a seek's target, or the run's end, which closes the run).
-    private func nextAudio(
-        _ current: (decoder: AudioStreamDecoder, timing: SegmentReference.Timing, start: Double)
-    ) throws -> PlayerFrame? {
-        guard let buffers = try current.decoder.nextBuffers() else {
+    private func nextAudio(from decoder: AudioStreamDecoder) throws -> PlayerFrame? {
+        guard let buffers = try decoder.nextBuffers() else {
             session.queue.finish(run: run)
             closeDecoder()
             return nil
         }
         guard let first = buffers.first else { return nil }
-        let offset: Double
-        if let known = audioRunOffset {
-            offset = known
-        } else {
-            switch current.timing {
-            case .mediaTime(let mediaOffset): offset = mediaOffset
-            // HLS: the run's first audio is at its first segment's start.
-            case .segmentStart: offset = current.start - first.time
-            }
-            audioRunOffset = offset
-        }
+        let offset = placement.place(earliest: first.time)
         var placed = buffers.map { buffer -> AudioBuffer in
             var moved = buffer
             moved.time += offset
@@ -230,7 +208,7 @@ final class SegmentFrameSource: FrameSource, @unchecked Sendable {
     private func closeDecoder() {
         decoder?.cancel()
         decoder = nil
-        audioRun?.decoder.cancel()
+        audioRun?.cancel()
         audioRun = nil
     }
 

@@ -135,14 +135,8 @@ final class SegmentChunks: TrickChunks, @unchecked Sendable {
             // A chunk that ends mid-frame still gives the frames decoded before.
         }
         frames.sort { $0.time < $1.time }
-        let shift: Double
-        switch segment.timing {
-        case .mediaTime(let offset):
-            shift = offset + decoder.startSeconds
-        case .segmentStart:
-            // HLS: the chunk's first frame is at the entry's start.
-            shift = segment.start - (frames.first?.time ?? 0)
-        }
+        var placement = TimelinePlacement(timing: segment.timing, start: segment.start, origin: decoder.startSeconds)
+        let shift = placement.place(earliest: frames.first?.time ?? 0)
         return frames.map { $0.shifted(by: shift) }
     }
 
