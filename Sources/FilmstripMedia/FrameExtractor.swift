@@ -154,14 +154,12 @@ public final class FrameExtractor: Sendable {
             let timeline = try await stream.timeline()
             if let (w, h) = timeline.size { return ImageSize(width: w, height: h) }
             let first = try await stream.open(0, of: timeline, cancellation: CancellationFlag())
-            let (w, h) = first.input.displaySize
-            return applies || first.input.quarterTurns % 2 == 0
-                ? ImageSize(width: w, height: h) : ImageSize(width: h, height: w)
+            let (w, h) = first.input.geometry.outputSize(fittingIn: nil, turning: applies)
+            return ImageSize(width: w, height: h)
         }
         return try await perform { input in
-            let (w, h) = input.displaySize
-            return applies || input.quarterTurns % 2 == 0
-                ? ImageSize(width: w, height: h) : ImageSize(width: h, height: w)
+            let (w, h) = input.geometry.outputSize(fittingIn: nil, turning: applies)
+            return ImageSize(width: w, height: h)
         }
     }
 
@@ -261,24 +259,22 @@ public final class FrameExtractor: Sendable {
                 "the time \(seconds) s is past the end of the video (\(String(format: "%.3f", input.duration)) s)",
                 url: input.url)
         }
-        let turns = options.appliesPreferredTrackTransform ? input.quarterTurns : 0
         let converter = cache.converter
         func render(_ frame: OwnedFrame) throws(MediaError) -> PixelBuffer {
-            let (w, h) = outputSize(input: input, options: options)
-            return try converter.image(frame.pointer, width: w, height: h, quarterTurns: turns)
+            try input.geometry.image(
+                frame, fittingIn: options.maximumSize, turning: options.appliesPreferredTrackTransform,
+                converter: converter)
         }
-        let exact = options.toleranceBefore == 0 && options.toleranceAfter == 0
-        if !exact {
+        let locator = KeyframeLocator(options)
+        if !locator.decodesExactly {
             let before = try input.keyPacket(atOrBefore: seconds)
-            var choice: OwnedPacket? = seconds - before.time <= options.toleranceBefore ? before : nil
-            if options.toleranceAfter > 0 {
-                let after = try input.keyPacket(atOrAfter: seconds)
-                if after.time >= seconds, after.time - seconds <= options.toleranceAfter,
-                    choice.map({ after.time - seconds < seconds - $0.time }) ?? true
-                {
-                    choice = after
+            let after = locator.looksAfter ? try input.keyPacket(atOrAfter: seconds) : nil
+            let choice: OwnedPacket? =
+                switch locator.pick(at: seconds, before: before.time, after: after?.time) {
+                case .before: before
+                case .after: after
+                case nil: nil
                 }
-            }
             if let choice {
                 if cache.time == choice.time, let image = cache.image {
                     return VideoFrame(image: image, requestedTime: seconds, actualTime: choice.time, isKeyframe: true)
@@ -293,15 +289,6 @@ public final class FrameExtractor: Sendable {
         let decoded = try input.exactFrame(at: seconds)
         return VideoFrame(
             image: try render(decoded), requestedTime: seconds, actualTime: decoded.time, isKeyframe: decoded.isKey)
-    }
-
-    /// The output size before turning: the display size fitted into `maximumSize`, in the coded orientation.
-    static func outputSize(input: MediaInput, options: FrameExtractorOptions) -> (Int, Int) {
-        var (w, h) = input.displaySize  // already turned
-        if let maximum = options.maximumSize {
-            (w, h) = PixelBuffer.fittingSize(width: w, height: h, maxWidth: maximum.width, maxHeight: maximum.height)
-        }
-        return input.quarterTurns % 2 == 1 ? (h, w) : (w, h)
     }
 
     private func perform<T: Sendable>(_ body: @escaping @Sendable (MediaInput) throws -> T) async throws -> T {

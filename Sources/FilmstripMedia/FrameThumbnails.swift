@@ -316,7 +316,7 @@ public final class FrameThumbnails: Sendable {
     ) async throws -> Keyframe? {
         let timeline = try await stream.timeline()
         guard !timeline.segments.isEmpty, t >= timeline.start - 1e-6, t < timeline.end + 1e-6,
-            var index = timeline.segmentIndex(containing: min(t, timeline.end - 1e-6))
+            let index = timeline.segmentIndex(containing: min(t, timeline.end - 1e-6))
         else { return nil }
         if source == .iFramePlaylist {
             // One I-frame per entry: it shows from its start to the next entry's.
@@ -332,30 +332,25 @@ public final class FrameThumbnails: Sendable {
             let end = index + 1 < timeline.segments.count ? timeline.segments[index + 1].start : nil
             return try await decode(opened, packet, time: entry.start, end: end ?? timeline.end, isLast: end == nil)
         }
-        // Segments: the keyframe at or before t in its segment, else the last one of an earlier segment.
-        while index >= 0 {
+        // Segments: the keyframe at or before t.
+        let found = try await KeyframeLocator.keyframe(atOrBefore: t, inSegment: index) { k in
             try superseded()
-            let opened = try await stream.open(index, of: timeline, cancellation: CancellationFlag())
-            let segment = timeline.segments[index]
+            let opened = try await stream.open(k, of: timeline, cancellation: CancellationFlag())
+            let segment = timeline.segments[k]
             // A segment starts with a keyframe, so its keyframes answer for its whole span.
             if opened.firstKeyPacket.map({ opened.time(of: $0) <= segment.start + 0.05 }) ?? false {
                 learn(opened, span: segment.start...segment.end)
             }
-            let packet =
-                index == timeline.segmentIndex(containing: min(t, timeline.end - 1e-6))
-                ? opened.keyPacket(atOrBefore: t) : opened.packets.last(where: \.isKey)
-            if let packet {
-                let time = opened.time(of: packet)
-                let key = Int64((time * 1000).rounded())
-                if let cached = cache.value(for: key) { return cached }
-                let nextKey = opened.packets.filter(\.isKey).map { opened.time(of: $0) }.first { $0 > time + 1e-6 }
-                let end = nextKey ?? (index + 1 < timeline.segments.count ? timeline.segments[index + 1].start : nil)
-                try superseded()
-                return try await decode(opened, packet, time: time, end: end ?? timeline.end, isLast: end == nil)
-            }
-            index -= 1
+            return opened
         }
-        return nil
+        guard let (owner, opened, packet) = found else { return nil }
+        let time = opened.time(of: packet)
+        let key = Int64((time * 1000).rounded())
+        if let cached = cache.value(for: key) { return cached }
+        let nextKey = opened.packets.filter(\.isKey).map { opened.time(of: $0) }.first { $0 > time + 1e-6 }
+        let end = nextKey ?? (owner + 1 < timeline.segments.count ? timeline.segments[owner + 1].start : nil)
+        try superseded()
+        return try await decode(opened, packet, time: time, end: end ?? timeline.end, isLast: end == nil)
     }
 
     private func fileKeyframe(
@@ -385,15 +380,7 @@ public final class FrameThumbnails: Sendable {
         let image = try await runBlocking { () throws -> PixelBuffer in
             let (segment, packet) = work.value
             let (frame, _) = try segment.decode(packet)
-            let converter = FrameConverter()
-            let (w, h) = segment.input.displaySize
-            let fitted = PixelBuffer.fittingSize(
-                width: w, height: h, maxWidth: maximum.width, maxHeight: maximum.height)
-            let turns = segment.input.quarterTurns
-            return try converter.image(
-                frame.pointer, width: turns % 2 == 1 ? fitted.1 : fitted.0,
-                height: turns % 2 == 1 ? fitted.0 : fitted.1,
-                quarterTurns: turns)
+            return try segment.input.geometry.image(frame, fittingIn: maximum)
         }
         decoded.add(1, ordering: .relaxed)
         let keyframe = try makeKeyframe(image, time: time, end: end, isLast: isLast, url: segment.reference.url)

@@ -9,32 +9,24 @@ public final class DecodedVideoFrame {
     /// Whether it is a keyframe.
     public let isKeyframe: Bool
     private let frame: OwnedFrame
-    private let quarterTurns: Int
-    private let displaySize: (Int, Int)
+    private let geometry: FrameGeometry
 
-    init(_ frame: OwnedFrame, quarterTurns: Int, displaySize: (Int, Int), timeOffset: Double = 0) {
+    init(_ frame: OwnedFrame, geometry: FrameGeometry, timeOffset: Double = 0) {
         self.frame = frame
         time = frame.time + timeOffset
         isKeyframe = frame.isKey
-        self.quarterTurns = quarterTurns
-        self.displaySize = displaySize
+        self.geometry = geometry
     }
 
     /// The same frame, placed `seconds` later on the timeline (the pixels are shared).
     public func shifted(by seconds: Double) -> DecodedVideoFrame {
         DecodedVideoFrame(
-            frame, quarterTurns: quarterTurns, displaySize: displaySize, timeOffset: time - frame.time + seconds)
+            frame, geometry: geometry, timeOffset: time - frame.time + seconds)
     }
 
     /// The frame as RGB, fitted into `maximumSize` (keeping the aspect ratio) and turned per the display matrix.
     public func image(maximumSize: ImageSize? = nil) throws -> PixelBuffer {
-        var (w, h) = displaySize
-        if let maximumSize {
-            (w, h) = PixelBuffer.fittingSize(
-                width: w, height: h, maxWidth: maximumSize.width, maxHeight: maximumSize.height)
-        }
-        let (cw, ch) = quarterTurns % 2 == 1 ? (h, w) : (w, h)
-        return try FrameConverter().image(frame.pointer, width: cw, height: ch, quarterTurns: quarterTurns)
+        try geometry.image(frame, fittingIn: maximumSize)
     }
 }
 
@@ -112,7 +104,7 @@ public final class VideoDecoder {
                 if frame.time < skip - 1e-6 { continue }
                 skipBefore = nil
             }
-            return DecodedVideoFrame(frame, quarterTurns: input.quarterTurns, displaySize: input.displaySize)
+            return DecodedVideoFrame(frame, geometry: input.geometry)
         }
         return nil
     }
@@ -192,6 +184,6 @@ public final class StreamDecoder {
     public func nextFrame() throws -> DecodedVideoFrame? {
         guard let frame = try input.nextFrame() else { return nil }
         return DecodedVideoFrame(
-            frame, quarterTurns: input.quarterTurns, displaySize: input.displaySize, timeOffset: timeOffset)
+            frame, geometry: input.geometry, timeOffset: timeOffset)
     }
 }

@@ -318,17 +318,17 @@ final class MediaInput {
         return nil
     }
 
-    /// Display size after sample aspect ratio and rotation.
-    var displaySize: (width: Int, height: Int) {
+    /// How the video's pictures are shown: sample aspect ratio and rotation.
+    var geometry: FrameGeometry {
         let parameters = stream.pointee.codecpar.pointee
-        var width = Double(parameters.width)
-        let height = Double(parameters.height)
         let sar = parameters.sample_aspect_ratio
-        if sar.num > 0, sar.den > 0 { width = width * Double(sar.num) / Double(sar.den) }
-        let w = max(1, Int(width.rounded()))
-        let h = max(1, Int(height))
-        return quarterTurns % 2 == 1 ? (h, w) : (w, h)
+        return FrameGeometry(
+            codedWidth: Int(parameters.width), codedHeight: Int(parameters.height),
+            sampleAspect: (Int(sar.num), Int(sar.den)), quarterTurns: quarterTurns)
     }
+
+    /// Display size after sample aspect ratio and rotation.
+    var displaySize: (width: Int, height: Int) { geometry.displaySize }
 
     // MARK: State the extensions share (MediaInput+NestedIO.swift, MediaInput+Reading.swift)
 

@@ -61,7 +61,7 @@ final class SheetAssembly: Sendable {
     ) throws(MediaError) {
         if collectsBIF {
             let (w, h) = bifSize
-            let (sw, sh) = quarterTurns % 2 == 1 ? (h, w) : (w, h)
+            let (sw, sh) = FrameGeometry.turned(w, h, by: quarterTurns)
             let image = try (bifConverter ?? converter).image(
                 frame.pointer, width: sw, height: sh, quarterTurns: quarterTurns)
             let encoded: [UInt8]
@@ -90,7 +90,7 @@ final class SheetAssembly: Sendable {
             try converter.convert(
                 frame.pointer, width: plan.tileWidth, height: plan.tileHeight, into: origin, stride: stride)
         } else {
-            let (w, h) = quarterTurns % 2 == 1 ? (plan.tileHeight, plan.tileWidth) : (plan.tileWidth, plan.tileHeight)
+            let (w, h) = FrameGeometry.turned(plan.tileWidth, plan.tileHeight, by: quarterTurns)
             let image = try converter.image(frame.pointer, width: w, height: h, quarterTurns: quarterTurns)
             image.bytes.withUnsafeBytes { source in
                 for row in 0..<plan.tileHeight {

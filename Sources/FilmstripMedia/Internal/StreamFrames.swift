@@ -161,38 +161,27 @@ final class StreamFrames: Sendable {
             try Task.checkCancellation()
             let t = times[position]
             let index = try check(t, in: timeline)
-            let exact = options.toleranceBefore == 0 && options.toleranceAfter == 0
+            let locator = KeyframeLocator(options)
             var frame: VideoFrame?
-            if !exact {
-                // The keyframe at or before t: in t's segment, else the last of an earlier one.
-                var searchIndex = index
-                var key: (StreamSegment, OwnedPacket)?
-                while key == nil, searchIndex >= 0 {
-                    let candidate = try await segment(searchIndex)
-                    if let packet = searchIndex == index
-                        ? candidate.keyPacket(atOrBefore: t) : candidate.packets.last(where: \.isKey)
-                    {
-                        key = (candidate, packet)
-                    }
-                    searchIndex -= 1
-                }
-                if key == nil {
+            if !locator.decodesExactly {
+                var before: (owner: StreamSegment, packet: OwnedPacket)?
+                if let found = try await KeyframeLocator.keyframe(atOrBefore: t, inSegment: index, open: segment) {
+                    before = (found.segment, found.packet)
+                } else {
                     // t precedes every keyframe: the first one.
                     let first = try await segment(index)
-                    if let packet = first.firstKeyPacket { key = (first, packet) }
+                    before = first.firstKeyPacket.map { (first, $0) }
                 }
-                if options.toleranceAfter > 0 {
+                var after: (owner: StreamSegment, packet: OwnedPacket)?
+                if locator.looksAfter {
                     let here = try await segment(index)
-                    if let after = here.keyPacket(from: t, before: t + options.toleranceAfter + 1e-6),
-                        key.map({ here.time(of: after) - t < t - $0.0.time(of: $0.1) }) ?? true
-                    {
-                        key = (here, after)
-                    }
+                    after = here.keyPacket(from: t, before: t + options.toleranceAfter + KeyframeLocator.epsilon)
+                        .map { (here, $0) }
                 }
-                if let (owner, packet) = key,
-                    t - owner.time(of: packet) <= options.toleranceBefore + 1e-6
-                        || options.toleranceBefore == .infinity || owner.time(of: packet) >= t
-                {
+                let pick = locator.pick(
+                    at: t, before: before.map { $0.owner.time(of: $0.packet) },
+                    after: after.map { $0.owner.time(of: $0.packet) })
+                if let (owner, packet) = pick == .before ? before : pick == .after ? after : nil {
                     let time = owner.time(of: packet)
                     if let lastKey, abs(lastKey.time - time) < 1e-9 {
                         frame = VideoFrame(image: lastKey.image, requestedTime: t, actualTime: time, isKeyframe: true)
@@ -236,9 +225,9 @@ final class StreamFrames: Sendable {
     private static func render(
         _ frame: OwnedFrame, input: MediaInput, options: FrameExtractorOptions, converter: FrameConverter
     ) throws(MediaError) -> PixelBuffer {
-        let turns = options.appliesPreferredTrackTransform ? input.quarterTurns : 0
-        let (w, h) = FrameExtractor.outputSize(input: input, options: options)
-        return try converter.image(frame.pointer, width: w, height: h, quarterTurns: turns)
+        try input.geometry.image(
+            frame, fittingIn: options.maximumSize, turning: options.appliesPreferredTrackTransform, converter: converter
+        )
     }
 
     static func format(_ t: Double) -> String { String(format: "%.3f", t) }

@@ -1,0 +1,53 @@
+import FilmstripImaging
+import Foundation
+import Testing
+
+@testable import FilmstripMedia
+
+@Suite("One frame locator: the keyframe choice and the picture geometry")
+struct FrameLocatorTests {
+    @Test("the keyframe at or before t answers within toleranceBefore; a nearer one after within toleranceAfter")
+    func pick() {
+        let any = KeyframeLocator()
+        #expect(any.pick(at: 10, before: 8, after: 12) == .before)
+        #expect(!any.looksAfter && !any.decodesExactly)
+        // t before every keyframe: the first one, whatever the tolerance before.
+        #expect(KeyframeLocator(toleranceBefore: 0.5).pick(at: 1, before: 2, after: nil) == .before)
+
+        let near = KeyframeLocator(toleranceBefore: 1, toleranceAfter: 1)
+        #expect(near.pick(at: 10, before: 9.5, after: 10.8) == .before)
+        #expect(near.pick(at: 10, before: 9.1, after: 10.4) == .after)
+        #expect(near.pick(at: 10, before: 8, after: 10.9) == .after)
+        #expect(near.pick(at: 10, before: 8, after: 11.5) == nil)
+        // A keyframe "after" that is before t (none follows it) is not one.
+        #expect(near.pick(at: 10, before: 8, after: 8) == nil)
+        // Equidistant: the one before.
+        #expect(near.pick(at: 10, before: 9.5, after: 10.5) == .before)
+
+        // Before rejected but nearer than an after within its tolerance: the after answers.
+        let afterOnly = KeyframeLocator(toleranceBefore: 0, toleranceAfter: 2)
+        #expect(afterOnly.pick(at: 10, before: 9.5, after: 11) == .after)
+        #expect(afterOnly.pick(at: 10, before: 10, after: 11) == .before)
+
+        let exact = KeyframeLocator(toleranceBefore: 0, toleranceAfter: 0)
+        #expect(exact.decodesExactly)
+        #expect(KeyframeLocator(FrameExtractorOptions.exact).decodesExactly)
+    }
+
+    @Test("geometry: sample aspect ratio, rotation, fitting, and the coded orientation when not turned")
+    func geometry() {
+        // 720x576 with 16:11 samples shows as 1047x576.
+        let anamorphic = FrameGeometry(codedWidth: 720, codedHeight: 576, sampleAspect: (16, 11), quarterTurns: 0)
+        #expect(anamorphic.displayWidth == 1047 && anamorphic.displayHeight == 576)
+        #expect(anamorphic.outputSize(fittingIn: ImageSize(width: 320, height: 320)) == (320, 176))
+
+        // A portrait phone video: 1920x1080 coded, turned once, shown 1080x1920.
+        let portrait = FrameGeometry(codedWidth: 1920, codedHeight: 1080, sampleAspect: (0, 1), quarterTurns: 1)
+        #expect(portrait.displaySize == (1080, 1920))
+        #expect(portrait.outputSize(fittingIn: ImageSize(width: 180, height: 320)) == (180, 320))
+        #expect(portrait.outputSize(fittingIn: ImageSize(width: 180, height: 320), turning: false) == (320, 180))
+        #expect(FrameGeometry(codedWidth: 4, codedHeight: 2, sampleAspect: (1, 1), quarterTurns: -1).quarterTurns == 3)
+        #expect(
+            FrameGeometry(codedWidth: 0, codedHeight: 0, sampleAspect: (1, 1), quarterTurns: 0).displaySize == (1, 1))
+    }
+}
