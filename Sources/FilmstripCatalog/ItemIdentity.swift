@@ -63,19 +63,18 @@ public struct ItemIdentity: Sendable, Hashable, Codable {
         -> ItemIdentity
     {
         var configuration = loading
-        configuration.additionalHeaders["Range"] = "bytes=0-0"
         configuration.retry = .none
+        let request = ByteRangeRequest(url: url, range: 0..<1)
         let response: LoadResponse
         do {
-            response = try await transport.load(url, configuration: configuration)
+            response = try await transport.load(url, configuration: request.applied(to: configuration))
         } catch let error as LoadingError {
             throw CatalogError(.inputUnavailable, error.message, url: url, underlying: error)
         }
         var size = Int64(response.data.count)
         if response.statusCode == 206 {
             // "bytes 0-0/total"
-            guard let total = response.headers["content-range"]?.split(separator: "/").last.flatMap({ Int64($0) })
-            else {
+            guard let total = request.placement(of: response).total else {
                 throw CatalogError(.inputUnavailable, "a partial response without the resource's length", url: url)
             }
             size = total

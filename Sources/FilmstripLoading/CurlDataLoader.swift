@@ -24,17 +24,7 @@
         }
 
         public func load(_ url: URL, configuration: LoadingConfiguration) async throws -> LoadResponse {
-            let handle = Mutex<(any LoadHandle)?>(nil)
-            return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { continuation in
-                    let started = startLoad(url, configuration: configuration) { continuation.resume(with: $0) }
-                    handle.withLock { $0 = started }
-                    // A cancellation that came before the request existed found nothing to cancel.
-                    if Task.isCancelled { started?.cancel() }
-                }
-            } onCancel: {
-                handle.withLock { $0 }?.cancel()
-            }
+            try await awaitingCompletion { startLoad(url, configuration: configuration, completion: $0) }
         }
 
         @discardableResult

@@ -184,24 +184,27 @@ public final class ResourceLoader: Sendable {
     }
 
     private func fetchWithRetries(_ request: Request) async throws -> Data {
-        var headers = configuration.additionalHeaders
-        if let range = request.range {
-            headers["Range"] = "bytes=\(range.lowerBound)-\(range.upperBound - 1)"
-        }
-        let original = InterceptedRequest(url: request.url, headers: headers)
+        let wanted = ByteRangeRequest(url: request.url, range: request.range)
+        let original = InterceptedRequest(
+            url: request.url, headers: wanted.applied(to: configuration).additionalHeaders)
         var sent = try await interceptor?(original, .initial) ?? original
         var refreshed = false
-        var attempt = 1
         while true {
             try Task.checkCancellation()
             var configuration = self.configuration
             configuration.additionalHeaders = sent.headers
             let url = sent.url
             do {
-                counters.withLock { $0.requests += 1 }
-                let response = try await transport.load(url, configuration: configuration)
+                let response = try await transport.load(
+                    ByteRangeRequest(url: url, range: request.range), configuration: configuration
+                ) { [self] attempt in
+                    counters.withLock { $0.requests += 1 }
+                    if attempt > 1 {
+                        logger.debug("retrying", metadata: ["url": "\(url.absoluteString)", "attempt": "\(attempt)"])
+                    }
+                }
                 counters.withLock { $0.bytes += response.data.count }
-                return try Self.body(of: response, range: request.range, url: request.url)
+                return response.data
             } catch let error as LoadingError
                 where !refreshed && interceptor != nil
                 && (error.kind == .httpStatus(401) || error.kind == .httpStatus(403))
@@ -210,37 +213,8 @@ public final class ResourceLoader: Sendable {
                 guard case .httpStatus(let status) = error.kind, let interceptor else { throw error }
                 refreshed = true
                 sent = try await interceptor(original, .authenticationFailed(status: status))
-            } catch let error as LoadingError where error.isTransient && attempt < configuration.retry.maximumAttempts {
-                let delay = configuration.retry.delay(afterAttempt: attempt)
-                logger.debug(
-                    "retrying",
-                    metadata: ["url": "\(url.absoluteString)", "attempt": "\(attempt)", "error": "\(error.message)"])
-                try await Task.sleep(nanoseconds: UInt64(delay * 1e9))
-                attempt += 1
             }
         }
-    }
-
-    /// The requested part of a response: a 206 must hold exactly the range; a server that ignored `Range` and sent
-    /// the whole resource is cut to it.
-    private static func body(of response: LoadResponse, range: Range<Int64>?, url: URL) throws -> Data {
-        guard let range else { return response.data }
-        if response.statusCode == 206 {
-            guard response.data.count == range.count else {
-                throw LoadingError(
-                    .truncated(expected: range.count, received: response.data.count), url: url,
-                    "the byte range \(range.lowerBound)..<\(range.upperBound) came back with \(response.data.count) bytes"
-                )
-            }
-            return response.data
-        }
-        guard response.data.count >= Int(range.upperBound) else {
-            throw LoadingError(
-                .invalidContent, url: url,
-                "the byte range \(range.lowerBound)..<\(range.upperBound) is past the end of the \(response.data.count)-byte resource"
-            )
-        }
-        return response.data.subdata(in: Int(range.lowerBound)..<Int(range.upperBound))
     }
 
     private func readFile(

@@ -140,6 +140,24 @@ struct BadMediaTests {
         #expect(gone?.kind == .inputUnavailable)
     }
 
+    @Test("progressive reads go through the loading retry policy: a 503 is tried again, a 404 is not")
+    func retried() async throws {
+        let server = try LoopbackServer()
+        server.serve("/counter.mp4", body: Array(try Data(contentsOf: try MediaFixtures.counter())))
+        server.fail("/counter.mp4", with: [.status(503)])
+        var options = FrameExtractorOptions()
+        options.loading = LoadingConfiguration(retry: RetryPolicy(maximumAttempts: 2, baseDelay: 0.01))
+        let frame = try await FrameExtractor(url: server.url("/counter.mp4"), options: options).image(at: 4)
+        #expect(frameNumber(frame.image) == 100)
+        server.fail("/counter.mp4", with: [.status(503)])
+        options.loading.retry = .none
+        let error = await mediaError {
+            _ = try await FrameExtractor(url: server.url("/counter.mp4"), options: options).image(at: 4)
+        }
+        #expect(error?.kind == .inputUnavailable)
+        #expect(error?.description.contains("503") == true, "\(String(describing: error))")
+    }
+
     @Test("a server slower than the timeout fails, it does not hang")
     func slowServer() async throws {
         let server = try LoopbackServer()

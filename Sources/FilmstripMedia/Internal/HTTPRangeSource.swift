@@ -110,20 +110,20 @@ final class HTTPRangeSource {
 
     private func fetch(from offset: Int64, length: Int) throws {
         if cancellation.isCancelled { throw MediaError(.cancelled, "cancelled", url: url) }
-        var configuration = self.configuration
-        let last = offset + Int64(length) - 1
-        configuration.additionalHeaders["Range"] = "bytes=\(offset)-\(size.map { min(last, $0 - 1) } ?? last)"
+        let end = offset + Int64(length)
+        let request = ByteRangeRequest(url: url, range: offset..<(size.map { min(end, $0) } ?? end))
         let semaphore = DispatchSemaphore(value: 0)
         let box = ResultBox()
-        let transport = self.transport
-        let url = self.url
-        // URLSession completes on its delegate queue: no dependence on Swift's cooperative pool.
-        transport.startLoad(url, configuration: configuration) { result in
+        // The transport completes on its own threads (and retries wait on a timer): no dependence on Swift's
+        // cooperative pool. A short answer near the end is fine: what came is kept where it belongs.
+        transport.startLoad(request, configuration: configuration, exact: false) { attempt in
+            box.attempts.store(attempt, ordering: .relaxed)
+        } completion: { result in
             box.result = result
             semaphore.signal()
         }
         semaphore.wait()
-        requests.add(1, ordering: .relaxed)
+        requests.add(box.attempts.load(ordering: .relaxed), ordering: .relaxed)
         let response: LoadResponse
         do {
             response = try box.result!.get()
@@ -137,26 +137,18 @@ final class HTTPRangeSource {
             throw error
         }
         transferred.add(response.data.count, ordering: .relaxed)
-        if response.statusCode == 206, let range = response.headers["content-range"] {
-            // "bytes start-end/total"
-            let parts = range.split(whereSeparator: { $0 == " " || $0 == "-" || $0 == "/" })
-            if parts.count == 4, let start = Int64(parts[1]) {
-                chunkOffset = start
-                if let total = Int64(parts[3]) { size = total }
-            } else {
-                chunkOffset = offset
-            }
-        } else {
-            // The server ignored Range and sent the whole resource.
-            chunkOffset = 0
-            size = Int64(response.data.count)
-        }
+        // A 206 says where its bytes are; a 200 is the whole resource (the server ignored Range).
+        let (placed, total) = request.placement(of: response)
+        chunkOffset = placed
+        if let total { size = total }
         chunk = response.data
         keep()
     }
 }
 
-/// Carries a result from the detached task to the blocked worker thread; the semaphore orders the accesses.
+/// Carries a result (and how many attempts it took) from the transport's threads to the blocked worker thread;
+/// the semaphore orders the accesses to the result.
 private final class ResultBox: @unchecked Sendable {
     var result: Result<LoadResponse, any Error>?
+    let attempts = Atomic<Int>(0)
 }

@@ -59,44 +59,31 @@ final class ByteFetcher: Sendable {
         if let range, range.count > limit {
             throw StreamingError(.tooLarge, "the \(what) is \(range.count) bytes; the limit is \(limit)", url: url)
         }
-        var attempt = 1
-        while true {
-            do {
-                try Task.checkCancellation()
-                var described = original
-                decorate?(&described)
-                var request = configuration
-                request.maximumResponseSize = min(limit, configuration.maximumResponseSize)
-                if let timeout {
-                    request.requestTimeout = min(request.requestTimeout, timeout)
-                    request.resourceTimeout = min(request.resourceTimeout, timeout)
-                }
-                for (name, value) in described.headers { request.additionalHeaders[name] = value }
-                if let range {
-                    request.additionalHeaders["Range"] = "bytes=\(range.lowerBound)-\(range.upperBound - 1)"
-                }
-                counters.withLock { $0.requests += 1 }
-                let response = try await transport.load(described.url, configuration: request)
-                counters.withLock { $0.bytes += response.data.count }
-                if response.statusCode == 206, let total = Self.total(response.headers["content-range"]) {
-                    sizes.withLock { $0[url] = total }
-                }
-                return try Self.body(of: response, range: range, url: url, what: what)
-            } catch let error as LoadingError where error.isTransient && attempt < configuration.retry.maximumAttempts {
-                let delay = configuration.retry.delay(afterAttempt: attempt)
-                do { try await Task.sleep(nanoseconds: UInt64(delay * 1e9)) } catch {
-                    throw StreamingError(.cancelled, "cancelled", url: url)
-                }
-                attempt += 1
-            } catch let error as StreamingError {
-                throw error
-            } catch let error as LoadingError {
-                throw Self.failure(error, what: what)
-            } catch is CancellationError {
-                throw StreamingError(.cancelled, "cancelled", url: url)
-            } catch {
-                throw StreamingError(.network, "cannot load the \(what): \(error)", url: url, underlying: error)
+        var described = original
+        decorate?(&described)
+        var request = configuration
+        request.maximumResponseSize = min(limit, configuration.maximumResponseSize)
+        if let timeout {
+            request.requestTimeout = min(request.requestTimeout, timeout)
+            request.resourceTimeout = min(request.resourceTimeout, timeout)
+        }
+        for (name, value) in described.headers { request.additionalHeaders[name] = value }
+        do {
+            try Task.checkCancellation()
+            let response = try await transport.load(
+                ByteRangeRequest(url: described.url, range: range), configuration: request
+            ) { [self] _ in counters.withLock { $0.requests += 1 } }
+            counters.withLock { $0.bytes += response.data.count }
+            if range != nil, let total = ByteRangeRequest(url: url, range: range).placement(of: response).total {
+                sizes.withLock { $0[url] = total }
             }
+            return response.data
+        } catch let error as LoadingError {
+            throw Self.failure(error, what: what)
+        } catch is CancellationError {
+            throw StreamingError(.cancelled, "cancelled", url: url)
+        } catch {
+            throw StreamingError(.network, "cannot load the \(what): \(error)", url: url, underlying: error)
         }
     }
 
@@ -106,39 +93,6 @@ final class ByteFetcher: Sendable {
             return (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.int64Value
         }
         return sizes.withLock { $0[url] }
-    }
-
-    /// The total of a `Content-Range: bytes a-b/total` header, nil when absent, `*` or not a bounded number.
-    private static func total(_ header: String?) -> Int64? {
-        guard let header, let slash = header.lastIndex(of: "/"),
-            let total = Int64(header[header.index(after: slash)...].trimmingCharacters(in: .whitespaces)),
-            total >= 0, total < 1 << 53
-        else { return nil }
-        return total
-    }
-
-    /// The requested part of a response: a 206 must carry exactly the range; a server that ignored `Range` and sent
-    /// everything is cut to it.
-    private static func body(
-        of response: LoadResponse, range: Range<Int64>?, url: URL, what: String
-    ) throws(StreamingError)
-        -> Data
-    {
-        guard let range else { return response.data }
-        if response.statusCode == 206 {
-            guard response.data.count == range.count else {
-                throw StreamingError(
-                    .network, "the \(what) came back with \(response.data.count) of \(range.count) bytes", url: url)
-            }
-            return response.data
-        }
-        guard response.data.count >= Int(range.upperBound) else {
-            throw StreamingError(
-                .network,
-                "the \(what) at bytes \(range.lowerBound)..<\(range.upperBound) is past the end of the "
-                    + "\(response.data.count)-byte resource", url: url)
-        }
-        return response.data.subdata(in: Int(range.lowerBound)..<Int(range.upperBound))
     }
 
     private static func failure(_ error: LoadingError, what: String) -> StreamingError {

@@ -1,0 +1,87 @@
+public import Foundation
+
+/// A request for a whole resource or a byte range of it: the one place that writes `Range` headers and reads what a
+/// server sent back (`206` with `Content-Range`, or a `200` from a server that ignored the header).
+///
+/// ```swift
+/// let request = ByteRangeRequest(url: url, range: 1000..<2000)
+/// let response = try await transport.load(request, configuration: configuration)   // retried per the policy
+/// let bytes = try request.body(of: response)                                        // exactly bytes 1000..<2000
+/// ```
+public struct ByteRangeRequest: Sendable, Hashable {
+    /// The resource.
+    public var url: URL
+    /// The bytes wanted, `start..<end`; `nil` for the whole resource.
+    public var range: Range<Int64>?
+
+    /// A request for `range` of `url` (all of it when `nil`).
+    public init(url: URL, range: Range<Int64>? = nil) {
+        self.url = url
+        self.range = range
+    }
+
+    /// The `Range` header's value (`bytes=a-b`, inclusive), `nil` for the whole resource or an empty range.
+    public var rangeHeader: String? {
+        guard let range, !range.isEmpty else { return nil }
+        return "bytes=\(range.lowerBound)-\(range.upperBound - 1)"
+    }
+
+    /// `configuration` with this request's `Range` header (and none left from another request).
+    public func applied(to configuration: LoadingConfiguration) -> LoadingConfiguration {
+        var configured = configuration
+        configured.additionalHeaders["Range"] = rangeHeader
+        return configured
+    }
+
+    /// Where a response's body lies in the resource: its first byte's offset, and the resource's size when the
+    /// response tells it (a `206`'s `Content-Range: bytes a-b/total`, or a `200`'s whole body).
+    public func placement(of response: LoadResponse) -> (offset: Int64, total: Int64?) {
+        guard response.statusCode == 206 else { return (0, Int64(response.data.count)) }
+        let parsed = Self.contentRange(response.headers["content-range"])
+        return (parsed?.start ?? range?.lowerBound ?? 0, parsed?.total)
+    }
+
+    /// Exactly the bytes asked for: a `206` must hold the whole range at its start; a `200` (a server that ignored
+    /// `Range`) is cut to it.
+    public func body(of response: LoadResponse) throws(LoadingError) -> Data {
+        guard let range else { return response.data }
+        let (offset, _) = placement(of: response)
+        if response.statusCode == 206 {
+            guard offset == range.lowerBound, response.data.count == range.count else {
+                throw LoadingError(
+                    .truncated(expected: range.count, received: response.data.count), url: url,
+                    "the byte range \(range.lowerBound)..<\(range.upperBound) came back with \(response.data.count) "
+                        + "bytes at \(offset)")
+            }
+            return response.data
+        }
+        guard response.data.count >= range.upperBound else {
+            throw LoadingError(
+                .invalidContent, url: url,
+                "the byte range \(range.lowerBound)..<\(range.upperBound) is past the end of the "
+                    + "\(response.data.count)-byte resource")
+        }
+        return response.data.subdata(in: Int(range.lowerBound)..<Int(range.upperBound))
+    }
+
+    /// A `Content-Range: bytes start-end/total` header read with bounds (`total` is `nil` for `*`); `nil` when
+    /// absent or malformed.
+    public static func contentRange(_ header: String?) -> (start: Int64, end: Int64, total: Int64?)? {
+        guard let header else { return nil }
+        let text = header.trimmingCharacters(in: .whitespaces)
+        guard text.lowercased().hasPrefix("bytes "), let slash = text.lastIndex(of: "/") else { return nil }
+        let span = text[text.index(text.startIndex, offsetBy: 6)..<slash].split(
+            separator: "-", omittingEmptySubsequences: false)
+        let totalText = text[text.index(after: slash)...].trimmingCharacters(in: .whitespaces)
+        // Below 2^53 so that a size converts to Double and back exactly.
+        let bound: Int64 = 1 << 53
+        guard span.count == 2,
+            let start = Int64(span[0].trimmingCharacters(in: .whitespaces)),
+            let end = Int64(span[1].trimmingCharacters(in: .whitespaces)),
+            start >= 0, end >= start, end < bound
+        else { return nil }
+        if totalText == "*" { return (start, end, nil) }
+        guard let total = Int64(totalText), total > end, total <= bound else { return nil }
+        return (start, end, total)
+    }
+}
