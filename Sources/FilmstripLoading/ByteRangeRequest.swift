@@ -5,8 +5,8 @@ public import Foundation
 ///
 /// ```swift
 /// let request = ByteRangeRequest(url: url, range: 1000..<2000)
-/// let response = try await transport.load(request, configuration: configuration)   // retried per the policy
-/// let bytes = try request.body(of: response)                                        // exactly bytes 1000..<2000
+/// let bytes = try await transport.load(request, configuration: configuration).data
+/// // exactly bytes 1000..<2000, retried as configuration.retry says
 /// ```
 public struct ByteRangeRequest: Sendable, Hashable {
     /// The resource.

@@ -1,3 +1,4 @@
+import FilmstripFormats
 public import Foundation
 
 /// Whether a URL names a streaming manifest.
@@ -10,10 +11,10 @@ public enum ManifestDetection {
         guard url.isFileURL, let handle = FileHandle(forReadingAtPath: url.path) else { return false }
         defer { try? handle.close() }
         let head = (try? handle.read(upToCount: 1024)) ?? Data()
-        switch ManifestSniffer.kind(of: head) {
-        case .hls: return true
-        case .dash: return String(decoding: head, as: UTF8.self).contains("<MPD")
-        case nil: return false
+        switch ContentKind.detect(head) {
+        case .hlsPlaylist?: return true
+        case .mpd?: return String(decoding: head, as: UTF8.self).contains("<MPD")
+        default: return false
         }
     }
 }

@@ -42,7 +42,8 @@ public final class StreamingClient: Sendable {
     ///   - transport: the HTTP transport (default: a shared `URLSessionDataLoader`).
     ///   - configuration: timeouts, retries and headers for every request.
     ///   - now: the local wall clock (tests inject their own); `UTCTiming` corrects it for live DASH.
-    ///   - decorate: called before every http(s) request is sent (each attempt), to add headers or change the URL.
+    ///   - decorate: called before every http(s) request is sent, to add headers or change the URL (its retries carry
+    ///     the same headers).
     public init(
         url: URL, transport: (any DataLoading)? = nil,
         configuration: LoadingConfiguration = LoadingConfiguration(maximumResponseSize: 256 << 20),
@@ -124,8 +125,8 @@ public final class StreamingClient: Sendable {
 
     /// Parses manifest bytes, telling HLS from DASH by their content.
     func parseManifest(_ data: Data, url: URL) throws(StreamingError) -> Presentation {
-        switch ManifestSniffer.kind(of: data) {
-        case .hls:
+        switch ContentKind.detect(data) {
+        case .hlsPlaylist?:
             let playlist: HLSPlaylist
             do {
                 playlist = try HLSPlaylistParser(maximumEntries: limits.maximumEntries).parse(data, url: url)
@@ -135,7 +136,7 @@ public final class StreamingClient: Sendable {
                     "the playlist cannot be used: line \(error)", url: url, underlying: error)
             }
             return playlist.presentation(url: url)
-        case .dash:
+        case .mpd?:
             do {
                 return try DASHManifestParser(
                     limits: .init(maximumBytes: limits.maximumManifestBytes, maximumEntries: limits.maximumEntries)
@@ -145,7 +146,7 @@ public final class StreamingClient: Sendable {
                     Self.kind(unsupported: error.kind == .unsupported, tooLarge: error.kind == .tooLarge),
                     "the MPD cannot be used: \(error)", url: url, underlying: error)
             }
-        case nil:
+        default:
             throw StreamingError(.manifest, "neither an HLS playlist (#EXTM3U) nor a DASH MPD", url: url)
         }
     }

@@ -34,19 +34,8 @@ public struct ThumbnailsConfiguration: Sendable {
     /// `nil` (the default) takes the one with the largest tiles.
     public var preferredTileSize: TileSize?
 
-    /// A tile's width and height in pixels.
-    public struct TileSize: Sendable, Hashable {
-        /// Width.
-        public var width: Int
-        /// Height.
-        public var height: Int
-
-        /// Creates a size.
-        public init(width: Int, height: Int) {
-            self.width = width
-            self.height = height
-        }
-    }
+    /// A tile's width and height in pixels (the one size type of track formats).
+    public typealias TileSize = PixelSize
     /// Bytes of decoded sprite sheets kept in memory. Default 48 MiB (eleven 1600x900 sheets).
     public var decodedSheetMemoryLimit: Int = 48 << 20
     /// Bytes of encoded thumbnails kept in memory. Default 16 MiB.

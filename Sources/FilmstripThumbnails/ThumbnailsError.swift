@@ -90,10 +90,14 @@ public struct ThumbnailsError: Error, Sendable, CustomStringConvertible {
         case let error as StoryboardParser.ParseError:
             return ThumbnailsError(.parse, error.description, url: url, underlying: error)
         case let error as StreamingError:
+            // A manifest that does not parse: the parser's error, with its line.
+            if let inner = error.underlying, inner is HLSParseError || inner is DASHParseError {
+                return wrap(inner, url: error.url ?? url)
+            }
             let category: Category =
                 switch error.kind {
                 case .manifest, .tooLarge, .invalidContent: .parse
-                case .unsupported, .refused: .unsupported
+                case .unsupported, .refused, .noTrack: .unsupported
                 case .cancelled: .cancelled
                 default: .network
                 }

@@ -18,24 +18,21 @@ public struct TrackChange: Sendable, Hashable {
 
 /// How a live source is read again.
 enum LiveOrigin: Sendable {
-    /// An HLS image playlist without `EXT-X-ENDLIST`: the start time of each media sequence number seen, and where
-    /// the last reload ended.
-    case playlist(url: URL, targetDuration: Double, starts: [Int: Double], end: Double)
-    /// A dynamic MPD.
-    case manifest(url: URL, minimumUpdatePeriod: Double)
+    /// A live HLS image playlist or a dynamic MPD, read again by the streaming client.
+    case stream(ImageTrackRefresh)
     /// A WebVTT or JSON track loaded as live: its validators for conditional requests, and how much it keeps.
     case sidecar(url: URL, interval: Double, window: Double, etag: String?, lastModified: String?)
 
     var url: URL {
         switch self {
-        case .playlist(let url, _, _, _), .manifest(let url, _), .sidecar(let url, _, _, _, _): url
+        case .stream(let refresh): refresh.url
+        case .sidecar(let url, _, _, _, _): url
         }
     }
 
     var cadence: LiveRefreshSchedule.Cadence {
         switch self {
-        case .playlist(_, let target, _, _): .playlist(targetDuration: target)
-        case .manifest(_, let period): .manifest(minimumUpdatePeriod: period)
+        case .stream(let refresh): refresh.cadence
         case .sidecar(_, let interval, _, _, _): .sidecar(interval: interval)
         }
     }
@@ -165,7 +162,8 @@ extension TrackThumbnails {
                 read.track = Self.windowed(Self.merged(oldTrack, read.track), keeping: window)
                 next = .sidecar(url: url, interval: interval, window: window, etag: newTag, lastModified: newDate)
             }
-        case .playlist(let url, _, _, _), .manifest(let url, _):
+        case .stream(let refresh):
+            let url = refresh.url
             let bytes = try await loader.data(for: url, policy: .networkFirst)
             read = try await readTrack(bytes, url: url, live: origin)
             if let live = read.live { next = live }
