@@ -25,7 +25,7 @@ public final class TrackThumbnails: Sendable {
     /// The loader used for tracks and images.
     public let loader: ResourceLoader
 
-    private struct State {
+    struct State {
         var source: ThumbnailSource?
         var loadGeneration = 0
         var policy: ThumbnailLookupPolicy
@@ -34,12 +34,12 @@ public final class TrackThumbnails: Sendable {
         var pendingFetches: Set<SheetKey> = []
     }
 
-    private let state: Mutex<State>
-    private let sheets: MemoryCache<SheetKey, DecodedSheet>
+    let state: Mutex<State>
+    let sheets: MemoryCache<SheetKey, DecodedSheet>
     /// Downloaded sheet bytes, kept only when there is no disk cache (see
     /// ``ThumbnailsConfiguration/encodedSheetMemoryLimit``).
-    private let encodedSheets: MemoryCache<SheetKey, Data>
-    private let thumbnails: MemoryCache<ThumbnailKey, Thumbnail>
+    let encodedSheets: MemoryCache<SheetKey, Data>
+    let thumbnails: MemoryCache<ThumbnailKey, Thumbnail>
     /// Sheets queued by ``prefetch(around:direction:)``.
     let prefetchQueue = PrefetchQueue()
     /// A live source's reload loop and change streams.
@@ -371,52 +371,5 @@ public final class TrackThumbnails: Sendable {
         }
         sheets.insert(decoded, for: key, cost: decoded.pixels.byteCount)
         return decoded
-    }
-
-    // MARK: Memory and cache
-
-    /// Removes every stored track and image from this engine's disk cache, and empties its memory caches.
-    public func deleteLocalCache() {
-        do {
-            try loader.diskCache?.removeAll()
-        } catch {
-            logger.error("cannot empty the disk cache", metadata: ["error": "\(error)"])
-        }
-        purgeMemory()
-    }
-
-    /// Frees decoded sheets, encoded thumbnails and, without a disk cache, downloaded sheet bytes (call on memory
-    /// pressure). The track stays loaded; images are
-    /// decoded again from the disk cache when next asked for.
-    public func purgeMemory() {
-        sheets.removeAll()
-        thumbnails.removeAll()
-        encodedSheets.removeAll()
-    }
-
-    /// Stops any load under way, unloads the track and frees memory. The disk cache is kept.
-    public func reset() {
-        liveTracking.replace(nil)
-        prefetchQueue.clear()
-        let tasks = state.withLock { s -> [Task<Void, Never>] in
-            s.loadGeneration += 1
-            s.source = nil
-            defer { s.completionTasks.removeAll() }
-            return Array(s.completionTasks.values)
-        }
-        for task in tasks { task.cancel() }
-        purgeMemory()
-    }
-}
-
-extension ImageLimits {
-    /// Refuses an image whose header declares more pixels than the limit.
-    func validateHeader(_ info: ImageInfo) throws(ImagingError) {
-        guard info.width > 0, info.height > 0,
-            info.width.multipliedReportingOverflow(by: info.height).partialValue <= maximumPixelCount
-        else {
-            throw ImagingError(
-                .tooLarge, "the image is \(info.width)x\(info.height); the limit is \(maximumPixelCount) pixels")
-        }
     }
 }

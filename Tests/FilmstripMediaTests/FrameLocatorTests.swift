@@ -1,4 +1,3 @@
-import FilmstripImaging
 import Foundation
 import Testing
 

@@ -1,0 +1,43 @@
+public import FilmstripImaging
+public import FilmstripLoading
+public import FilmstripThumbnails
+
+/// Where a ``FrameThumbnails`` engine finds its keyframes, best first.
+public enum KeyframeSource: String, Sendable, Hashable {
+    /// An HLS I-frame playlist: only the keyframe's byte range and its map are fetched.
+    case iFramePlaylist = "iframe-playlist"
+    /// The presentation's segments (HLS or DASH): the segment that holds the time.
+    case segments
+    /// A video file's own index (MP4): only the index and the keyframe's bytes, with `Range` requests.
+    case fileIndex = "file-index"
+}
+
+/// A picture sink for ``FrameThumbnails/getThumbnail(atTimestamp:renderOn:completion:)``: the keyframe is scaled to
+/// fit ``size`` (aspect kept) and handed over.
+public protocol ThumbnailOutput: AnyObject, Sendable {
+    /// The largest picture the output shows.
+    var size: ImageSize { get }
+    /// Shows a picture (called off the main thread).
+    func render(_ image: PixelBuffer, thumbnail: Thumbnail)
+}
+
+/// Settings of a ``FrameThumbnails`` engine. Every property has a documented default.
+public struct FrameThumbnailsConfiguration: Sendable {
+    /// Thumbnails fit inside this size (aspect kept, never enlarged); the rendition is the smallest at least this
+    /// large. Default 320x320.
+    public var maximumSize = ImageSize(width: 320, height: 320)
+    /// Bytes of decoded keyframes kept in memory (least recently used first out). Default 32 MiB.
+    public var memoryLimit = 32 << 20
+    /// JPEG quality of the thumbnails. Default 80.
+    public var jpegQuality = 80
+    /// Keyframes decoded ahead in the scrub direction after each request, one after the other (0: none).
+    /// Default 1.
+    public var prefetchCount = 1
+    /// Timeouts, size limit, retries and headers.
+    public var loading = LoadingConfiguration(maximumResponseSize: 64 << 20, requestTimeout: 15, resourceTimeout: 60)
+    /// The HTTP transport; `nil` uses ``DefaultTransport/shared``.
+    public var transport: (any DataLoading)?
+
+    /// The defaults.
+    public init() {}
+}
