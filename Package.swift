@@ -58,7 +58,7 @@ let package = Package(
         .target(name: "FilmstripFormats"),
         .target(
             name: "FilmstripImaging",
-            dependencies: ["CTurboJPEG", "CPNG"]
+            dependencies: ["FilmstripFormats", "CTurboJPEG", "CPNG"]
         ),
         // The locks and atomics every module uses (a ThreadSanitizer-visible Mutex under -DFILMSTRIP_TSAN).
         .target(name: "FilmstripSync"),
@@ -109,7 +109,7 @@ let package = Package(
         .target(
             name: "FilmstripCatalog",
             dependencies: [
-                "FilmstripSync", "FilmstripLoading", "FilmstripMedia",
+                "FilmstripSync", "FilmstripFormats", "FilmstripLoading", "FilmstripMedia",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -157,7 +157,8 @@ let package = Package(
         .testTarget(
             name: "FilmstripFormatsTests", dependencies: ["FilmstripFormats"],
             exclude: ["Conformance", "Fuzzing/Regressions"]),
-        .testTarget(name: "FilmstripImagingTests", dependencies: ["FilmstripImaging", "FilmstripTesting"]),
+        .testTarget(
+            name: "FilmstripImagingTests", dependencies: ["FilmstripFormats", "FilmstripImaging", "FilmstripTesting"]),
         .testTarget(
             name: "FilmstripLoadingTests", dependencies: ["FilmstripSync", "FilmstripLoading", "FilmstripTesting"]),
         .testTarget(
@@ -167,7 +168,10 @@ let package = Package(
         ),
         .testTarget(
             name: "FilmstripMediaTests",
-            dependencies: ["FilmstripSync", "Filmstrip", "FilmstripMedia", "FilmstripStreaming", "FilmstripTesting"]),
+            dependencies: [
+                "FilmstripSync", "Filmstrip", "FilmstripFormats", "FilmstripMedia", "FilmstripStreaming",
+                "FilmstripTesting",
+            ]),
         .testTarget(
             name: "FilmstripPlayerTests",
             dependencies: [

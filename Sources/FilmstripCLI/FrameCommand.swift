@@ -28,10 +28,10 @@ struct FrameCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("max-size"), help: "Largest output size, WxH; the aspect ratio is kept.",
         transform: { text in
-            guard let size = ImageSize(text) else { throw ValidationError("--max-size must look like 640x360") }
+            guard let size = PixelSize(text) else { throw ValidationError("--max-size must look like 640x360") }
             return size
         })
-    var maxSize: ImageSize?
+    var maxSize: PixelSize?
 
     @Flag(help: "The exact frame at the time instead of the keyframe at or before it.")
     var exact = false

@@ -26,10 +26,10 @@ struct GalleryCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("max-size"), help: "Largest thumbnail size, WxH.",
         transform: { text in
-            guard let size = ImageSize(text) else { throw ValidationError("--max-size must look like 320x180") }
+            guard let size = PixelSize(text) else { throw ValidationError("--max-size must look like 320x180") }
             return size
         })
-    var maxSize: ImageSize = ImageSize(width: 320, height: 180)
+    var maxSize: PixelSize = PixelSize(width: 320, height: 180)
 
     @Option(help: "Time of the frame to show, in seconds (the keyframe at or before it).")
     var at: Double = 0

@@ -37,10 +37,10 @@ struct ThumbnailCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("max-size"), help: "With --engine frames, the largest thumbnail, WxH (default 320x320).",
         transform: { text in
-            guard let size = ImageSize(text) else { throw ValidationError("--max-size must be WxH") }
+            guard let size = PixelSize(text) else { throw ValidationError("--max-size must be WxH") }
             return size
         })
-    var maxSize: ImageSize?
+    var maxSize: PixelSize?
 
     @Option(
         name: .customLong("tile-size"),
@@ -50,9 +50,9 @@ struct ThumbnailCommand: AsyncParsableCommand {
             guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0 else {
                 throw ValidationError("--tile-size must be WxH, such as 320x180")
             }
-            return ThumbnailsConfiguration.TileSize(width: w, height: h)
+            return PixelSize(width: w, height: h)
         })
-    var tileSize: ThumbnailsConfiguration.TileSize?
+    var tileSize: PixelSize?
 
     @Option(help: "Time in seconds.")
     var at: Double

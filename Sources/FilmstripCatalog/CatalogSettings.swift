@@ -1,3 +1,4 @@
+import FilmstripFormats
 public import FilmstripMedia
 import Foundation
 
@@ -68,7 +69,7 @@ public struct CatalogSettings: Sendable, Hashable, Codable {
             }
             formats.insert(format)
         }
-        guard let mode = PreviewTrackOptions.Mode(rawValue: mode), let size = ImageSize(maximumSheetSize) else {
+        guard let mode = PreviewTrackOptions.Mode(rawValue: mode), let size = PixelSize(maximumSheetSize) else {
             throw CatalogError(.storage, "unreadable mode or sheet size in the catalog's settings")
         }
         options.formats = formats

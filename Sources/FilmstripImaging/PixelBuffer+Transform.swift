@@ -1,3 +1,5 @@
+public import FilmstripFormats
+
 extension PixelBuffer {
     /// A copy of a rectangle of the image.
     public func cropped(x: Int, y: Int, width w: Int, height h: Int) throws(ImagingError) -> PixelBuffer {
@@ -33,17 +35,23 @@ extension PixelBuffer {
         return current.bilinear(width: w, height: h)
     }
 
+    /// The image's size.
+    public var size: PixelSize { PixelSize(width: width, height: height) }
+
     /// The largest size that fits inside `maxWidth` x `maxHeight` keeping the aspect ratio (never upscaled).
+    @available(*, deprecated, message: "use size.fitted(within:)")
     public func fittingSize(maxWidth: Int, maxHeight: Int) -> (width: Int, height: Int) {
-        Self.fittingSize(width: width, height: height, maxWidth: maxWidth, maxHeight: maxHeight)
+        let fitted = size.fitted(within: PixelSize(width: maxWidth, height: maxHeight))
+        return (fitted.width, fitted.height)
     }
 
     /// `width` x `height` shrunk to fit inside `maxWidth` x `maxHeight`, keeping the aspect ratio (never enlarged).
+    @available(*, deprecated, message: "use PixelSize.fitted(within:)")
     public static func fittingSize(width: Int, height: Int, maxWidth: Int, maxHeight: Int) -> (width: Int, height: Int)
     {
-        guard width > maxWidth || height > maxHeight else { return (width, height) }
-        let scale = min(Double(maxWidth) / Double(width), Double(maxHeight) / Double(height))
-        return (max(1, Int((Double(width) * scale).rounded())), max(1, Int((Double(height) * scale).rounded())))
+        let fitted = PixelSize(width: width, height: height).fitted(
+            within: PixelSize(width: maxWidth, height: maxHeight))
+        return (fitted.width, fitted.height)
     }
 
     private func halved() -> PixelBuffer {

@@ -1,36 +1,17 @@
+public import FilmstripFormats
 public import FilmstripImaging
 public import FilmstripLoading
 import FilmstripSync
 public import Foundation
 
-/// A size in pixels.
-public struct ImageSize: Sendable, Hashable, CustomStringConvertible {
-    /// Width in pixels.
-    public var width: Int
-    /// Height in pixels.
-    public var height: Int
-
-    /// Creates a size.
-    public init(width: Int, height: Int) {
-        self.width = width
-        self.height = height
-    }
-
-    /// Parses `WxH`, as in `320x180`.
-    public init?(_ text: String) {
-        let parts = text.lowercased().split(separator: "x")
-        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0 else { return nil }
-        self.init(width: w, height: h)
-    }
-
-    /// `WxH`.
-    public var description: String { "\(width)x\(height)" }
-}
+/// The former name of `PixelSize` (FilmstripFormats), the one size type.
+@available(*, deprecated, renamed: "PixelSize")
+public typealias ImageSize = PixelSize
 
 /// Options of a ``FrameExtractor``. The defaults give the fastest result: the keyframe at or before the time.
 public struct FrameExtractorOptions: Sendable {
     /// The largest output size; the aspect ratio is kept and images are never enlarged. Default: none.
-    public var maximumSize: ImageSize?
+    public var maximumSize: PixelSize?
     /// Turn the image as the video's display matrix asks (portrait phone videos). Default `true`.
     public var appliesPreferredTrackTransform = true
     /// How far before the requested time the frame may be, in seconds. Default: any (a keyframe at or before).
@@ -75,7 +56,7 @@ public struct VideoFrame: Sendable {
 ///
 /// ```swift
 /// let extractor = FrameExtractor(url: videoURL, options: {
-///     var o = FrameExtractorOptions(); o.maximumSize = ImageSize(width: 320, height: 320); return o
+///     var o = FrameExtractorOptions(); o.maximumSize = PixelSize(width: 320, height: 320); return o
 /// }())
 /// let poster = try await extractor.image(at: 12)            // the keyframe at or before 12 s
 /// for try await frame in extractor.images(at: [5, 1, 30]) {  // in request order, each keyframe decoded once
@@ -148,18 +129,18 @@ public final class FrameExtractor: Sendable {
     }
 
     /// The display size of the video (after sample aspect ratio and, if applied, rotation).
-    public func naturalSize() async throws -> ImageSize {
+    public func naturalSize() async throws -> PixelSize {
         let applies = options.appliesPreferredTrackTransform
         if let stream {
             let timeline = try await stream.timeline()
-            if let (w, h) = timeline.size { return ImageSize(width: w, height: h) }
+            if let size = timeline.size { return size }
             let first = try await stream.open(0, of: timeline, cancellation: CancellationFlag())
             let (w, h) = first.input.geometry.outputSize(fittingIn: nil, turning: applies)
-            return ImageSize(width: w, height: h)
+            return PixelSize(width: w, height: h)
         }
         return try await perform { input in
             let (w, h) = input.geometry.outputSize(fittingIn: nil, turning: applies)
-            return ImageSize(width: w, height: h)
+            return PixelSize(width: w, height: h)
         }
     }
 

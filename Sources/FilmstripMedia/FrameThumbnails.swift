@@ -146,7 +146,8 @@ public final class FrameThumbnails: Sendable {
                 }
                 if let keyframe {
                     let size = output.size
-                    let (w, h) = keyframe.image.fittingSize(maxWidth: size.width, maxHeight: size.height)
+                    let fitted = keyframe.image.size.fitted(within: size)
+                    let (w, h) = (fitted.width, fitted.height)
                     output.render(
                         w == keyframe.image.width && h == keyframe.image.height
                             ? keyframe.image : try keyframe.image.scaled(width: w, height: h),

@@ -1,3 +1,4 @@
+public import FilmstripFormats
 public import FilmstripImaging
 public import FilmstripLoading
 public import FilmstripThumbnails
@@ -16,7 +17,7 @@ public enum KeyframeSource: String, Sendable, Hashable {
 /// fit ``size`` (aspect kept) and handed over.
 public protocol ThumbnailOutput: AnyObject, Sendable {
     /// The largest picture the output shows.
-    var size: ImageSize { get }
+    var size: PixelSize { get }
     /// Shows a picture (called off the main thread).
     func render(_ image: PixelBuffer, thumbnail: Thumbnail)
 }
@@ -25,7 +26,7 @@ public protocol ThumbnailOutput: AnyObject, Sendable {
 public struct FrameThumbnailsConfiguration: Sendable {
     /// Thumbnails fit inside this size (aspect kept, never enlarged); the rendition is the smallest at least this
     /// large. Default 320x320.
-    public var maximumSize = ImageSize(width: 320, height: 320)
+    public var maximumSize = PixelSize(width: 320, height: 320)
     /// Bytes of decoded keyframes kept in memory (least recently used first out). Default 32 MiB.
     public var memoryLimit = 32 << 20
     /// JPEG quality of the thumbnails. Default 80.

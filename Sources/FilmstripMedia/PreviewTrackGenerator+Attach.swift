@@ -118,7 +118,8 @@ extension PreviewTrackGenerator {
                 let wrapping = StreamAttachment.WrappedVariant(
                     bandwidth: rendition.map(\.bandwidth).flatMap { $0 > 0 ? $0 : nil }
                         ?? Int((Double(summary.bytesRead) * 8 / seconds).rounded(.up)),
-                    resolution: displaySize, codecs: rendition?.codecs)
+                    resolution: PixelSize(width: displaySize.width, height: displaySize.height),
+                    codecs: rendition?.codecs)
                 text = try StreamAttachment.hlsMaster(
                     String(decoding: bytes, as: UTF8.self), url: stream.url, directory: directory,
                     imageStreams: lines, wrapping: wrapping)

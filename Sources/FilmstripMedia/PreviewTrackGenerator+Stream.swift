@@ -14,7 +14,7 @@ extension PreviewTrackGenerator {
     ) async throws -> PreviewTrackSummary {
         var options = options
         var extractorOptions = FrameExtractorOptions()
-        extractorOptions.maximumSize = ImageSize(width: options.width, height: Int(Int32.max))
+        extractorOptions.maximumSize = PixelSize(width: options.width, height: Int(Int32.max))
         extractorOptions.loading = options.loading
         extractorOptions.transport = options.transport
         let stream = StreamFrames(url: input, options: extractorOptions)

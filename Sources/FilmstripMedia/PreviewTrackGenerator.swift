@@ -135,7 +135,7 @@ public enum PreviewTrackGenerator {
         let template = options.sheetPrefix + "$Number$.jpg"
         var summary = PreviewTrackSummary(
             thumbnails: plan.count, sheets: sheetURLs.count, duration: plan.duration,
-            seconds: 0, tileSize: ImageSize(width: plan.tileWidth, height: plan.tileHeight),
+            seconds: 0, tileSize: PixelSize(width: plan.tileWidth, height: plan.tileHeight),
             trackURL: directory.appendingPathComponent(options.trackName), sheetURLs: sheetURLs, bytesRead: bytesRead,
             decodedFrames: decodedFrames)
         summary.layout = layout

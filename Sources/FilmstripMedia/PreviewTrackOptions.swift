@@ -41,7 +41,7 @@ public struct PreviewTrackOptions: Sendable {
     /// Width of the BIF's images in pixels. Default 320.
     public var bifWidth = 320
     /// The largest sheet, for the storyboard's single sheet. Default 4096x4096.
-    public var maximumSheetSize = ImageSize(width: 4096, height: 4096)
+    public var maximumSheetSize = PixelSize(width: 4096, height: 4096)
     /// A fixed number of thumbnails spread over the video instead of one every ``interval``. Default `nil`.
     public var count: Int?
     /// Seconds per thumbnail. Default 10.
@@ -131,7 +131,7 @@ public struct PreviewTrackSummary: Sendable, Hashable {
     /// Wall-clock seconds the generation took.
     public var seconds: Double
     /// Size of one thumbnail.
-    public var tileSize: ImageSize
+    public var tileSize: PixelSize
     /// The WebVTT track.
     public var trackURL: URL
     /// The sheets, in order.

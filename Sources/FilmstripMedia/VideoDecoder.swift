@@ -1,3 +1,4 @@
+public import FilmstripFormats
 public import FilmstripImaging
 import FilmstripLoading
 public import Foundation
@@ -25,7 +26,7 @@ public final class DecodedVideoFrame {
     }
 
     /// The frame as RGB, fitted into `maximumSize` (keeping the aspect ratio) and turned per the display matrix.
-    public func image(maximumSize: ImageSize? = nil) throws -> PixelBuffer {
+    public func image(maximumSize: PixelSize? = nil) throws -> PixelBuffer {
         try geometry.image(frame, fittingIn: maximumSize)
     }
 }
@@ -71,9 +72,9 @@ public final class VideoDecoder {
     /// Duration in seconds (0 when unknown).
     public var duration: Double { input.duration }
     /// The display size (after sample aspect ratio and rotation).
-    public var displaySize: ImageSize {
+    public var displaySize: PixelSize {
         let (w, h) = input.displaySize
-        return ImageSize(width: w, height: h)
+        return PixelSize(width: w, height: h)
     }
     /// Bytes read so far.
     public var bytesRead: Int { input.bytesRead }
@@ -155,9 +156,9 @@ public final class StreamDecoder {
     }
 
     /// The display size (after sample aspect ratio and rotation).
-    public var displaySize: ImageSize {
+    public var displaySize: PixelSize {
         let (w, h) = input.displaySize
-        return ImageSize(width: w, height: h)
+        return PixelSize(width: w, height: h)
     }
     /// Bytes read from the stream so far.
     public var bytesRead: Int { input.bytesRead }

@@ -1,3 +1,4 @@
+public import FilmstripFormats
 import FilmstripImaging
 public import FilmstripLoading
 import FilmstripSync
@@ -31,7 +32,7 @@ public enum PosterChoice: String, Sendable, Hashable {
 /// Settings of a ``VideoThumbnailLoader``. Every property has a documented default.
 public struct VideoThumbnailLoaderConfiguration: Sendable {
     /// Thumbnails fit inside this size, keeping the aspect ratio. Default 320x320.
-    public var maximumSize = ImageSize(width: 320, height: 320)
+    public var maximumSize = PixelSize(width: 320, height: 320)
     /// The moment to show: the keyframe at or before this time, clamped to the video. Default 0, the first
     /// keyframe (for HLS, the first keyframe of the first segment).
     public var time: Double = 0
@@ -283,9 +284,8 @@ public final class VideoThumbnailLoader: Sendable {
         if let poster {
             let data = try await posters.data(for: poster, policy: .cacheFirst)
             let (decoded, _) = try ImageCodec.decode(data)
-            let (w, h) = decoded.fittingSize(
-                maxWidth: configuration.maximumSize.width, maxHeight: configuration.maximumSize.height)
-            image = try decoded.scaled(width: w, height: h)
+            let fitted = decoded.size.fitted(within: configuration.maximumSize)
+            image = try decoded.scaled(width: fitted.width, height: fitted.height)
         } else {
             var options = FrameExtractorOptions()
             options.maximumSize = configuration.maximumSize

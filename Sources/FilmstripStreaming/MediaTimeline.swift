@@ -36,10 +36,10 @@ public struct MediaTimeline: Sendable {
     }
 
     /// The display size of the widest chosen rendition, when the manifest says.
-    public var size: (width: Int, height: Int)? {
+    public var size: PixelSize? {
         guard let best = renditions.max(by: { $0.pixelCount < $1.pixelCount }), let w = best.width, let h = best.height
         else { return nil }
-        return (w, h)
+        return PixelSize(width: w, height: h)
     }
 }
 
@@ -48,7 +48,7 @@ public enum RenditionChoice {
     /// The smallest rendition at least as large as `maximumSize` (one whose picture, fitted into that box, is not
     /// enlarged), else the largest; without a size, the largest. Unknown sizes fall back to bandwidth.
     public static func choose(
-        _ renditions: [Presentation.Rendition], maximumSize: (width: Int, height: Int)?
+        _ renditions: [Presentation.Rendition], maximumSize: PixelSize?
     ) -> Presentation.Rendition? {
         let largest = renditions.max { ($0.pixelCount, $0.bandwidth) < ($1.pixelCount, $1.bandwidth) }
         guard let maximumSize else { return largest }
@@ -58,6 +58,14 @@ public enum RenditionChoice {
         }
         return large.min { ($0.pixelCount, $0.bandwidth) < ($1.pixelCount, $1.bandwidth) } ?? largest
     }
+
+    /// ``choose(_:maximumSize:)`` with a `(width, height)` pair.
+    @available(*, deprecated, message: "pass a PixelSize")
+    public static func choose(
+        _ renditions: [Presentation.Rendition], maximumSize: (width: Int, height: Int)?
+    ) -> Presentation.Rendition? {
+        choose(renditions, maximumSize: maximumSize.map { PixelSize(width: $0.width, height: $0.height) })
+    }
 }
 
 extension StreamingClient {
@@ -65,7 +73,7 @@ extension StreamingClient {
     /// role or else the first one, and its rendition chosen by ``RenditionChoice``; for live presentations, the
     /// segments available now.
     public func timeline(
-        of kind: Presentation.TrackKind = .video, maximumSize: (width: Int, height: Int)? = nil
+        of kind: Presentation.TrackKind = .video, maximumSize: PixelSize? = nil
     ) async throws -> MediaTimeline {
         let manifest = try await presentation()
         var renditions: [Presentation.Rendition] = []
@@ -90,5 +98,13 @@ extension StreamingClient {
         }
         segments.sort { $0.start < $1.start }
         return MediaTimeline(presentation: loaded, renditions: renditions, segments: segments)
+    }
+
+    /// ``timeline(of:maximumSize:)`` with a `(width, height)` pair.
+    @available(*, deprecated, message: "pass a PixelSize")
+    public func timeline(
+        of kind: Presentation.TrackKind = .video, maximumSize: (width: Int, height: Int)?
+    ) async throws -> MediaTimeline {
+        try await timeline(of: kind, maximumSize: maximumSize.map { PixelSize(width: $0.width, height: $0.height) })
     }
 }

@@ -10,7 +10,7 @@ public import Foundation
 ///
 /// ```swift
 /// let client = StreamingClient(url: URL(string: "https://example.com/stream.mpd")!)
-/// let timeline = try await client.timeline(maximumSize: (320, 180))
+/// let timeline = try await client.timeline(maximumSize: PixelSize(width: 320, height: 180))
 /// if let i = timeline.segmentIndex(containing: 42) {
 ///     let segment = timeline.segments[i]
 ///     let bytes = try await client.initialization(for: segment) + client.media(segment)

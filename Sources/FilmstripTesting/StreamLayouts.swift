@@ -1,3 +1,4 @@
+public import FilmstripFormats
 import FilmstripSync
 public import Foundation
 
@@ -86,7 +87,9 @@ public enum StreamLayouts {
         /// Frames per second.
         public var frameRate: Double { self == .a ? 25 : 30 }
         /// Width and height.
-        public var size: (width: Int, height: Int) { self == .a ? (320, 240) : (480, 360) }
+        public var size: PixelSize {
+            self == .a ? PixelSize(width: 320, height: 240) : PixelSize(width: 480, height: 360)
+        }
     }
 
     /// The source video file.

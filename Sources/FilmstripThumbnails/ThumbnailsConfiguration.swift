@@ -32,9 +32,10 @@ public struct ThumbnailsConfiguration: Sendable {
     public var requestInterceptor: RequestInterceptor?
     /// From an HLS master or an MPD with several image tracks, take the one whose tile size is closest to this;
     /// `nil` (the default) takes the one with the largest tiles.
-    public var preferredTileSize: TileSize?
+    public var preferredTileSize: PixelSize?
 
-    /// A tile's width and height in pixels (the one size type of track formats).
+    /// The former name of `PixelSize` (FilmstripFormats), the one size type.
+    @available(*, deprecated, renamed: "PixelSize")
     public typealias TileSize = PixelSize
     /// Bytes of decoded sprite sheets kept in memory. Default 48 MiB (eleven 1600x900 sheets).
     public var decodedSheetMemoryLimit: Int = 48 << 20

@@ -1,8 +1,8 @@
-public import FilmstripFormats
+import FilmstripFormats
 import FilmstripImaging
-public import FilmstripLoading
+import FilmstripLoading
 import FilmstripSync
-public import Foundation
+import Foundation
 import Logging
 
 // MARK: Memory and cache

@@ -49,7 +49,7 @@ struct HLSPlaylistTests {
         #expect(top.uri.absoluteString == "https://cdn.example.com/live/stream/720p/index.m3u8")
         #expect(top.bandwidth == 1_280_000 && top.averageBandwidth == 1_000_000)
         #expect(top.codecs == "avc1.4d401f,mp4a.40.2")
-        #expect(top.resolution == HLSResolution(width: 1280, height: 720) && top.frameRate == 25 && top.audio == "aud")
+        #expect(top.resolution == PixelSize(width: 1280, height: 720) && top.frameRate == 25 && top.audio == "aud")
         #expect(master.variants[1].uri.absoluteString == "https://cdn.example.com/abs/360p.m3u8")
         #expect(
             master.renditions == [
@@ -58,7 +58,7 @@ struct HLSPlaylistTests {
                     uri: URL(string: "https://cdn.example.com/live/stream/audio/en.m3u8")!)
             ])
         #expect(master.iFrameStreams.first?.uri.lastPathComponent == "iframes.m3u8")
-        #expect(master.imageStreams.first?.resolution == HLSResolution(width: 160, height: 90))
+        #expect(master.imageStreams.first?.resolution == PixelSize(width: 160, height: 90))
     }
 
     @Test("VOD media playlist: durations, titles, sequence numbers, end")
@@ -195,7 +195,7 @@ struct HLSPlaylistTests {
         #expect(playlist.imagesOnly)
         #expect(
             playlist.segments[0].tiles
-                == HLSTiles(resolution: HLSResolution(width: 160, height: 90), columns: 5, rows: 4, duration: 3))
+                == HLSTiles(resolution: PixelSize(width: 160, height: 90), columns: 5, rows: 4, duration: 3))
         #expect(playlist.segments[1].tiles == nil)
     }
 

@@ -20,7 +20,8 @@ struct StreamAttachmentTests {
     static func master(_ text: String, at url: URL) throws -> String {
         try StreamAttachment.hlsMaster(
             text, url: url, directory: output, imageStreams: [image],
-            wrapping: .init(bandwidth: 1_000_000, resolution: (640, 360), codecs: "avc1.64001f"))
+            wrapping: .init(bandwidth: 1_000_000, resolution: PixelSize(width: 640, height: 360), codecs: "avc1.64001f")
+        )
     }
 
     @Test("an HLS master: every URI resolves from the output directory, attribute lists kept whole")

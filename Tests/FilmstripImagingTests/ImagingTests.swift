@@ -1,3 +1,4 @@
+import FilmstripFormats
 import FilmstripImaging
 import FilmstripTesting
 import Foundation
@@ -106,8 +107,8 @@ struct ImagingTests {
         #expect(small.pixel(x: 80, y: 45) == (200, 100, 50, 255))
         let up = try PixelBuffer(width: 2, height: 2, fill: (9, 9, 9, 255)).scaled(width: 7, height: 5)
         #expect(up.width == 7 && up.height == 5 && up.pixel(x: 6, y: 4) == (9, 9, 9, 255))
-        #expect(image.fittingSize(maxWidth: 320, maxHeight: 320) == (320, 180))
-        #expect(image.fittingSize(maxWidth: 4000, maxHeight: 4000) == (1600, 900))
+        #expect(image.size.fitted(within: PixelSize(width: 320, height: 320)) == PixelSize(width: 320, height: 180))
+        #expect(image.size.fitted(within: PixelSize(width: 4000, height: 4000)) == PixelSize(width: 1600, height: 900))
         #expect(throws: ImagingError.self) { _ = try image.scaled(width: 0, height: 10) }
     }
 }

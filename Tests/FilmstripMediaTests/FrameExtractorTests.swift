@@ -43,10 +43,10 @@ struct FrameExtractorTests {
     @Test("maximumSize keeps the aspect ratio and never enlarges")
     func maximumSize() async throws {
         var options = FrameExtractorOptions()
-        options.maximumSize = ImageSize(width: 100, height: 100)
+        options.maximumSize = PixelSize(width: 100, height: 100)
         let small = try await FrameExtractor(url: try MediaFixtures.counter(), options: options).image(at: 1)
         #expect(small.image.width == 100 && small.image.height == 75)
-        options.maximumSize = ImageSize(width: 1000, height: 1000)
+        options.maximumSize = PixelSize(width: 1000, height: 1000)
         let same = try await FrameExtractor(url: try MediaFixtures.counter(), options: options).image(at: 1)
         #expect(same.image.width == 320 && same.image.height == 240)
     }
@@ -60,7 +60,7 @@ struct FrameExtractorTests {
         try #require(turned.width == 240 && turned.height == 320)
         #expect(turned.meanColor(x: 20, y: 200, width: 200, height: 100).0 > 180)
         #expect(turned.meanColor(x: 20, y: 20, width: 200, height: 100).2 > 180)
-        #expect(try await FrameExtractor(url: url).naturalSize() == ImageSize(width: 240, height: 320))
+        #expect(try await FrameExtractor(url: url).naturalSize() == PixelSize(width: 240, height: 320))
         var options = FrameExtractorOptions()
         options.appliesPreferredTrackTransform = false
         let raw = try await FrameExtractor(url: url, options: options).image(at: 1).image

@@ -1,3 +1,4 @@
+import FilmstripFormats
 import Foundation
 import Testing
 
@@ -38,13 +39,13 @@ struct FrameLocatorTests {
         // 720x576 with 16:11 samples shows as 1047x576.
         let anamorphic = FrameGeometry(codedWidth: 720, codedHeight: 576, sampleAspect: (16, 11), quarterTurns: 0)
         #expect(anamorphic.displayWidth == 1047 && anamorphic.displayHeight == 576)
-        #expect(anamorphic.outputSize(fittingIn: ImageSize(width: 320, height: 320)) == (320, 176))
+        #expect(anamorphic.outputSize(fittingIn: PixelSize(width: 320, height: 320)) == (320, 176))
 
         // A portrait phone video: 1920x1080 coded, turned once, shown 1080x1920.
         let portrait = FrameGeometry(codedWidth: 1920, codedHeight: 1080, sampleAspect: (0, 1), quarterTurns: 1)
         #expect(portrait.displaySize == (1080, 1920))
-        #expect(portrait.outputSize(fittingIn: ImageSize(width: 180, height: 320)) == (180, 320))
-        #expect(portrait.outputSize(fittingIn: ImageSize(width: 180, height: 320), turning: false) == (320, 180))
+        #expect(portrait.outputSize(fittingIn: PixelSize(width: 180, height: 320)) == (180, 320))
+        #expect(portrait.outputSize(fittingIn: PixelSize(width: 180, height: 320), turning: false) == (320, 180))
         #expect(FrameGeometry(codedWidth: 4, codedHeight: 2, sampleAspect: (1, 1), quarterTurns: -1).quarterTurns == 3)
         #expect(
             FrameGeometry(codedWidth: 0, codedHeight: 0, sampleAspect: (1, 1), quarterTurns: 0).displaySize == (1, 1))

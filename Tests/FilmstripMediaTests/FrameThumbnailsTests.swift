@@ -7,7 +7,7 @@ import Testing
 
 @Suite("The .frames engine")
 struct FrameThumbnailsTests {
-    static func frames(_ size: ImageSize = ImageSize(width: 320, height: 320)) -> FrameThumbnails {
+    static func frames(_ size: PixelSize = PixelSize(width: 320, height: 320)) -> FrameThumbnails {
         var configuration = FrameThumbnailsConfiguration()
         configuration.maximumSize = size
         configuration.prefetchCount = 0
@@ -190,7 +190,7 @@ struct FrameThumbnailsTests {
         // Guarded by `lock`.
         let lock = NSLock()
         var images: [PixelBuffer] = []
-        let size = ImageSize(width: 64, height: 64)
+        let size = PixelSize(width: 64, height: 64)
         func render(_ image: PixelBuffer, thumbnail: Thumbnail) { lock.withLock { images.append(image) } }
     }
 

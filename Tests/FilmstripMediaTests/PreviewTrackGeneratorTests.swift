@@ -36,7 +36,7 @@ struct PreviewTrackGeneratorTests {
             from: try MediaFixtures.counter(), to: directory.url, options: options(.keyframe))
         #expect(summary.thumbnails == 10 && summary.sheets == 1)
         #expect(summary.duration == 10)
-        #expect(summary.tileSize == ImageSize(width: 80, height: 60))
+        #expect(summary.tileSize == PixelSize(width: 80, height: 60))
         #expect(summary.sheetURLs.map(\.lastPathComponent) == ["sprite-1.jpg"])
         // Keyframes every 2 s: odd seconds have none inside their cue and show the one before.
         #expect(try await framesShown(summary) == [0, 0, 50, 50, 100, 100, 150, 150, 200, 200])
@@ -104,7 +104,7 @@ struct PreviewTrackGeneratorTests {
         options.interval = 1
         options.width = 160
         let summary = try await PreviewTrackGenerator.generate(from: video, to: directory.url, options: options)
-        #expect(summary.tileSize == ImageSize(width: 160, height: 120))
+        #expect(summary.tileSize == PixelSize(width: 160, height: 120))
         var configuration = ThumbnailsConfiguration()
         configuration.cacheDirectory = nil
         let thumbnails = TrackThumbnails(configuration: configuration)
@@ -135,7 +135,7 @@ struct PreviewTrackGeneratorTests {
         defer { directory.remove() }
         let summary = try await PreviewTrackGenerator.generate(
             from: try MediaFixtures.rotated(), to: directory.url, options: options(.keyframe, interval: 2, width: 60))
-        #expect(summary.tileSize == ImageSize(width: 60, height: 80))
+        #expect(summary.tileSize == PixelSize(width: 60, height: 80))
         let sheet = try ImageCodec.decode(try Data(contentsOf: summary.sheetURLs[0])).0
         // Red ends up at the bottom of each tile (see MediaFixtures.rotated()).
         #expect(sheet.meanColor(x: 5, y: 50, width: 50, height: 25).0 > 180)

@@ -21,7 +21,7 @@ struct VideoThumbnailLoaderTests {
     func configuration(countLimit: Int = 100, memoryLimit: Int = 50_000_000) -> VideoThumbnailLoaderConfiguration {
         var configuration = VideoThumbnailLoaderConfiguration()
         configuration.cacheDirectory = cache.url
-        configuration.maximumSize = ImageSize(width: 160, height: 160)
+        configuration.maximumSize = PixelSize(width: 160, height: 160)
         configuration.countLimit = countLimit
         configuration.memoryLimit = memoryLimit
         return configuration
@@ -184,7 +184,7 @@ struct VideoThumbnailLoaderTests {
         #expect(byCount.cachedThumbnail(for: server.url("/videos/0.mp4"), poster: red) == nil)
         #expect(byCount.cachedThumbnail(for: server.url("/videos/100.mp4"), poster: red) != nil)
 
-        configuration.maximumSize = ImageSize(width: 1_600, height: 1_600)
+        configuration.maximumSize = PixelSize(width: 1_600, height: 1_600)
         let byBytes = VideoThumbnailLoader(configuration: configuration)
         let noisy = server.url("/posters/noise.png")
         var made = 0

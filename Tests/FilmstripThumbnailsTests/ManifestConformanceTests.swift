@@ -15,7 +15,7 @@ struct ManifestConformanceTests {
         return server.url(path)
     }
 
-    static func engine(tileSize: ThumbnailsConfiguration.TileSize? = nil) -> TrackThumbnails {
+    static func engine(tileSize: PixelSize? = nil) -> TrackThumbnails {
         var configuration = ThumbnailsConfiguration()
         configuration.cacheDirectory = nil
         configuration.loadingMode = .lazy
@@ -75,7 +75,7 @@ struct ManifestConformanceTests {
             Issue.record("not a master playlist")
             return
         }
-        #expect(parsed.imageStreams.first?.resolution == HLSResolution(width: 240, height: 135))
+        #expect(parsed.imageStreams.first?.resolution == PixelSize(width: 240, height: 135))
     }
 
     @Test("Roku's DASH master: an absolute BaseURL, one sheet per layout, the largest tiles or the preferred ones")

@@ -23,7 +23,7 @@ struct TiledSheets {
 @Suite("Track formats: HLS image playlists, DASH tiles, BIF, storyboard JSON")
 struct TrackFormatsTests {
     static func engine(
-        _ cache: TemporaryDirectory? = nil, tileSize: ThumbnailsConfiguration.TileSize? = nil
+        _ cache: TemporaryDirectory? = nil, tileSize: PixelSize? = nil
     )
         -> TrackThumbnails
     {

@@ -34,10 +34,10 @@ struct GenerationOptions: ParsableArguments {
     @Option(
         name: .customLong("max-sheet-size"), help: "The largest sheet, WxH (the storyboard's one sheet fits in it).",
         transform: { text in
-            guard let size = ImageSize(text) else { throw ValidationError("--max-sheet-size must be WxH") }
+            guard let size = PixelSize(text) else { throw ValidationError("--max-sheet-size must be WxH") }
             return size
         })
-    var maxSheetSize = ImageSize(width: 4096, height: 4096)
+    var maxSheetSize = PixelSize(width: 4096, height: 4096)
 
     @Option(help: "Thumbnail width in pixels (the height follows the aspect ratio).")
     var width: Int = 160

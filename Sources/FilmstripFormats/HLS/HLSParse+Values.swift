@@ -31,7 +31,7 @@ extension HLSParse {
         return value
     }
 
-    func resolution(_ text: String) throws(HLSParseError) -> HLSResolution {
+    func resolution(_ text: String) throws(HLSParseError) -> PixelSize {
         // Real packagers also write U+00D7 (×).
         let parts = text.lowercased().replacingOccurrences(of: "\u{D7}", with: "x").split(separator: "x")
         guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), (1...65_535).contains(w),
@@ -39,7 +39,7 @@ extension HLSParse {
         else {
             throw error(.malformed, "'\(text)' is not a resolution (WxH, each 1 to 65535)")
         }
-        return HLSResolution(width: w, height: h)
+        return PixelSize(width: w, height: h)
     }
 
     func byteRange(_ text: String) throws(HLSParseError) -> (Int64, Int64?) {

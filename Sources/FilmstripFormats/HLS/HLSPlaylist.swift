@@ -8,19 +8,9 @@ public enum HLSPlaylist: Sendable, Hashable {
     case media(HLSMediaPlaylist)
 }
 
-/// A width and height in pixels (`RESOLUTION=WxH`).
-public struct HLSResolution: Sendable, Hashable {
-    /// Width.
-    public var width: Int
-    /// Height.
-    public var height: Int
-
-    /// Creates a resolution.
-    public init(width: Int, height: Int) {
-        self.width = width
-        self.height = height
-    }
-}
+/// The former name of ``PixelSize``, the one size type.
+@available(*, deprecated, renamed: "PixelSize")
+public typealias HLSResolution = PixelSize
 
 /// A master playlist.
 public struct HLSMasterPlaylist: Sendable, Hashable {
@@ -49,7 +39,7 @@ public struct HLSVariant: Sendable, Hashable {
     /// `CODECS`.
     public var codecs: String?
     /// `RESOLUTION`.
-    public var resolution: HLSResolution?
+    public var resolution: PixelSize?
     /// `FRAME-RATE`.
     public var frameRate: Double?
     /// `AUDIO` group id.
@@ -104,7 +94,7 @@ public struct HLSIFrameStream: Sendable, Hashable {
     /// `CODECS`.
     public var codecs: String?
     /// `RESOLUTION` (for image streams: one tile).
-    public var resolution: HLSResolution?
+    public var resolution: PixelSize?
 }
 
 /// A media playlist.
@@ -198,7 +188,7 @@ public struct HLSKey: Sendable, Hashable {
 /// `EXT-X-TILES`: a segment that is a sheet of thumbnails.
 public struct HLSTiles: Sendable, Hashable {
     /// One tile.
-    public var resolution: HLSResolution
+    public var resolution: PixelSize
     /// Columns and rows.
     public var columns: Int
     /// Rows.
@@ -207,7 +197,7 @@ public struct HLSTiles: Sendable, Hashable {
     public var duration: Double?
 
     /// Creates a tiles description.
-    public init(resolution: HLSResolution, columns: Int, rows: Int, duration: Double?) {
+    public init(resolution: PixelSize, columns: Int, rows: Int, duration: Double?) {
         self.resolution = resolution
         self.columns = columns
         self.rows = rows

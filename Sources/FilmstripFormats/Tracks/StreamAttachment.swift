@@ -26,15 +26,23 @@ public enum StreamAttachment {
         /// `BANDWIDTH`, bits per second.
         public var bandwidth: Int
         /// `RESOLUTION`, when known.
-        public var resolution: (width: Int, height: Int)?
+        public var resolution: PixelSize?
         /// `CODECS`, when known.
         public var codecs: String?
 
         /// Creates a variant.
-        public init(bandwidth: Int, resolution: (width: Int, height: Int)?, codecs: String?) {
+        public init(bandwidth: Int, resolution: PixelSize?, codecs: String?) {
             self.bandwidth = bandwidth
             self.resolution = resolution
             self.codecs = codecs
+        }
+
+        /// Creates a variant from a `(width, height)` pair.
+        @available(*, deprecated, message: "pass a PixelSize")
+        public init(bandwidth: Int, resolution: (width: Int, height: Int)?, codecs: String?) {
+            self.init(
+                bandwidth: bandwidth, resolution: resolution.map { PixelSize(width: $0.width, height: $0.height) },
+                codecs: codecs)
         }
     }
 

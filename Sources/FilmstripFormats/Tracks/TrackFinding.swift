@@ -33,7 +33,8 @@ public struct TrackFinding: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// A width and height in pixels.
+/// A width and height in pixels: the one size type of the package (an image, a tile, a video, a playlist's
+/// `RESOLUTION`).
 public struct PixelSize: Sendable, Hashable, CustomStringConvertible {
     /// Width.
     public var width: Int
@@ -46,6 +47,22 @@ public struct PixelSize: Sendable, Hashable, CustomStringConvertible {
         self.height = height
     }
 
+    /// Parses `WxH`, as in `320x180` (both positive).
+    public init?(_ text: String) {
+        let parts = text.lowercased().split(separator: "x")
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0 else { return nil }
+        self.init(width: w, height: h)
+    }
+
     /// `WxH`.
     public var description: String { "\(width)x\(height)" }
+
+    /// This size shrunk to fit inside `maximum`, keeping the aspect ratio (never enlarged; at least 1 x 1).
+    public func fitted(within maximum: PixelSize) -> PixelSize {
+        guard width > maximum.width || height > maximum.height else { return self }
+        let scale = min(Double(maximum.width) / Double(width), Double(maximum.height) / Double(height))
+        return PixelSize(
+            width: max(1, Int((Double(width) * scale).rounded())),
+            height: max(1, Int((Double(height) * scale).rounded())))
+    }
 }

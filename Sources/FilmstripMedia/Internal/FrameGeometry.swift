@@ -1,3 +1,4 @@
+import FilmstripFormats
 import FilmstripImaging
 
 /// How a decoded picture becomes an image: the one place that applies the sample aspect ratio, fits a maximum size
@@ -33,17 +34,18 @@ struct FrameGeometry: Sendable, Hashable {
 
     /// The image's size: the display size fitted into `maximum` (keeping its aspect), in display orientation when
     /// `turning`, else in the coded orientation.
-    func outputSize(fittingIn maximum: ImageSize?, turning: Bool = true) -> (width: Int, height: Int) {
+    func outputSize(fittingIn maximum: PixelSize?, turning: Bool = true) -> (width: Int, height: Int) {
         var (w, h) = (displayWidth, displayHeight)
         if let maximum {
-            (w, h) = PixelBuffer.fittingSize(width: w, height: h, maxWidth: maximum.width, maxHeight: maximum.height)
+            let fitted = PixelSize(width: w, height: h).fitted(within: maximum)
+            (w, h) = (fitted.width, fitted.height)
         }
         return turning ? (w, h) : Self.turned(w, h, by: quarterTurns)
     }
 
     /// Converts `frame` to RGB: scaled to the display size fitted into `maximum`, turned upright when `turning`.
     func image(
-        _ frame: OwnedFrame, fittingIn maximum: ImageSize?, turning: Bool = true,
+        _ frame: OwnedFrame, fittingIn maximum: PixelSize?, turning: Bool = true,
         converter: FrameConverter = FrameConverter()
     ) throws(MediaError) -> PixelBuffer {
         // Scaled in the coded orientation, then turned.

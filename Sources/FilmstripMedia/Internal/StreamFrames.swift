@@ -11,7 +11,7 @@ import Foundation
 final class StreamFrames: Sendable {
     let client: StreamingClient
     let url: URL
-    private let maximumSize: ImageSize?
+    private let maximumSize: PixelSize?
     private let state = Mutex(TimelineState())
 
     /// The timeline being loaded or loaded, when, and (live) after how many seconds it is stale.
@@ -49,7 +49,7 @@ final class StreamFrames: Sendable {
             let refresh = state.task != nil
             let made = Task { [client, maximumSize, kind] in
                 if refresh { try await client.refresh() }
-                return try await client.timeline(of: kind, maximumSize: maximumSize.map { ($0.width, $0.height) })
+                return try await client.timeline(of: kind, maximumSize: maximumSize)
             }
             state.task = made
             state.loadedAt = now

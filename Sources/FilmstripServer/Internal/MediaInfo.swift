@@ -1,3 +1,4 @@
+import FilmstripFormats
 import FilmstripImaging
 import FilmstripLoading
 import FilmstripMedia
@@ -46,7 +47,7 @@ final class MediaInfo: Sendable {
         if let kept = frames.value(for: key) { return kept }
         let options = {
             var options = FrameExtractorOptions()
-            options.maximumSize = ImageSize(width: width, height: width)
+            options.maximumSize = PixelSize(width: width, height: width)
             return options
         }()
         let url = video.file
