@@ -162,6 +162,9 @@ final class FrameFeeder: @unchecked Sendable {
         decoder.cancel()
     }
 
+    /// Whether the thread has stopped for good: it touches the decoder no more (a stop waits for this).
+    var hasFinished: Bool { condition.withLock { finished } }
+
     /// Stops the thread, waits until it no longer touches the decoder, and returns the decoder.
     func stopAndWait() -> any FrameSource {
         stop()

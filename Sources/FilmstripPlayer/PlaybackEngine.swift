@@ -37,6 +37,8 @@ struct PlaybackEngine {
     /// Frames decoded and bytes read by trick-play feeders already stopped (the statistics count them too).
     var retired = (frames: 0, bytes: 0)
     var drift: (last: Double?, largest: Double?)
+    /// Feeders stopped by a release whose threads have not ended yet (`stopping` lasts until they have).
+    var releasing: [FrameFeeder] = []
 
     init(clock: SessionClock) {
         self.clock = clock
@@ -49,8 +51,10 @@ struct PlaybackEngine {
         while let player = player() {
             if player.shared.withLock({ $0.shutdown }) { break }
             // One at a time: a command may take a while (opening), and a stop() meanwhile withdraws those queued
-            // after it.
-            while let command = player.shared.withLock({ $0.commands.isEmpty ? nil : $0.commands.removeFirst() }) {
+            // after it. While stopping, commands wait for the release (a load() after a stop() finds an idle player).
+            while machine.state.kind != .stopping,
+                let command = player.shared.withLock({ $0.commands.isEmpty ? nil : $0.commands.removeFirst() })
+            {
                 handle(command, player)
             }
             step(player)
@@ -120,6 +124,10 @@ struct PlaybackEngine {
     // MARK: Steps
 
     private mutating func step(_ player: Player) {
+        releasing.removeAll { $0.hasFinished }
+        if machine.state.kind == .stopping, releasing.isEmpty {
+            execute(machine.released(at: now), player)
+        }
         if stream != nil { followStream(player) }
         renderAudio(player)
         guard let buffer = observe(player) else { return }
@@ -224,9 +232,11 @@ struct PlaybackEngine {
 
     mutating func release() {
         audio?.flush()
-        feeder?.stop()
+        for stopped in [feeder, trick?.parked].compactMap({ $0 }) {
+            stopped.stop()
+            releasing.append(stopped)
+        }
         feeder = nil
-        trick?.parked.stop()
         trick = nil
         stream?.stop()
         stream = nil
@@ -239,7 +249,9 @@ struct PlaybackEngine {
         guard seconds > 0 else { return }
         // A command sent after this check signals the semaphore, so the wait ends at once; extra signals only cost
         // a spurious step.
-        if player.shared.withLock({ $0.commands.isEmpty && !$0.shutdown }) {
+        // While stopping, queued commands wait for the release: they do not cut the wait short.
+        let stopping = machine.state.kind == .stopping
+        if player.shared.withLock({ ($0.commands.isEmpty || stopping) && !$0.shutdown }) {
             _ = player.wakeUp.wait(timeout: .now() + seconds)
         }
     }

@@ -193,12 +193,19 @@ public struct PlaybackMachine: Sendable {
     /// Mutes or unmutes the player's audio.
     public mutating func setMuted(_ muted: Bool) { self.muted = muted }
 
-    /// `stop()`: releases the source, `stopping` -> `idle`.
+    /// `stop()`: releases the source and stays `stopping` until the executor says it is released
+    /// (``released(at:)``); a release that lasts past the `stopping` timeout is reported, and still awaited.
     public mutating func stop(at now: Double) -> [Action] {
         guard state.kind != .idle, state.kind != .stopping else { return [] }
         wantsPlay = false
         endStall(at: now)
-        return move(.stopping, at: now) + [.release] + move(.idle, at: now)
+        return move(.stopping, at: now) + [.release]
+    }
+
+    /// The source is released (its decoder threads have ended): `stopping` -> `idle`.
+    public mutating func released(at now: Double) -> [Action] {
+        guard state.kind == .stopping else { return [] }
+        return move(.idle, at: now)
     }
 
     /// A fatal error: the source is released and the player moves to `error` (once).

@@ -244,7 +244,30 @@ struct PlaybackMachineTests {
         #expect(failed.last == .release && driver.states.last == .error)
         #expect(driver.record(driver.machine.fail(failure, at: driver.now)).isEmpty)
         driver.record(driver.machine.stop(at: driver.now))
+        #expect(driver.states.suffix(2) == [.error, .stopping])
+        driver.record(driver.machine.released(at: driver.now))
         #expect(driver.states.suffix(3) == [.error, .stopping, .idle])
+    }
+
+    @Test("stopping lasts until the source is released; past 10 s the stopping timeout is reported and it still waits")
+    func stoppingTimeout() async {
+        var driver = Driver()
+        driver.startPlaying()
+        let stopped = driver.record(driver.machine.stop(at: driver.now))
+        #expect(stopped.contains(.release) && driver.states.last == .stopping)
+        // A release that does not end: steps go on, and nothing moves until 10 s have passed.
+        await driver.advance(9.9)
+        driver.step(frame: nil)
+        #expect(driver.reports.isEmpty && driver.states.last == .stopping)
+        await driver.advance(0.2)
+        driver.step(frame: nil)
+        #expect(driver.reports.map(\.type) == [.stateTimeout(.stopping)])
+        #expect(driver.reports.first?.severity == .recoverable && driver.states.last == .stopping)
+        // Once released: idle; a second stop while stopping changes nothing.
+        #expect(driver.record(driver.machine.stop(at: driver.now)).isEmpty)
+        driver.record(driver.machine.released(at: driver.now))
+        #expect(driver.states.suffix(2) == [.stopping, .idle])
+        #expect(driver.record(driver.machine.released(at: driver.now)).isEmpty)
     }
 
     @Test("live catch-up: the clock runs at rate times the factor from where the playhead is")
