@@ -18,6 +18,16 @@ extension PlaybackEngine {
     }
 
     mutating func publishStatistics(_ player: Player) {
+        let stats = statistics()
+        let callback = player.shared.withLock { shared in
+            shared.stats = stats
+            return shared.callbacks.onStats
+        }
+        callback?(stats)
+    }
+
+    /// The statistics as of now (a live start's saving is estimated once, at the first call after the start).
+    mutating func statistics() -> PlayerStats {
         let now = self.now
         var stats = machine.statistics(at: now)
         // Every source's count: the current feeder's, the normal one set aside for trick play, and stopped ones.
@@ -54,10 +64,6 @@ extension PlaybackEngine {
         } else {
             stats.bufferLength = feeder?.bufferedSeconds ?? 0
         }
-        let callback = player.shared.withLock { shared in
-            shared.stats = stats
-            return shared.callbacks.onStats
-        }
-        callback?(stats)
+        return stats
     }
 }

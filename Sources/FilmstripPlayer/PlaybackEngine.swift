@@ -171,9 +171,14 @@ struct PlaybackEngine {
             switch action {
             case .changed(let previous, let current):
                 let clock = machine.publishedClock
+                // Where the machine publishes statistics with the change (`ended`, `paused`, `error`, …), whoever
+                // sees the new state already reads them (the callback comes with the action that follows).
+                let settled = ![.playing, .opening, .idle].contains(current.kind)
+                let stats = settled ? statistics() : nil
                 let callback = player.shared.withLock { shared in
                     shared.state = current
                     shared.clock = clock
+                    if let stats { shared.stats = stats }
                     // A stopped player has no statistics until the next content's first (getStats() is nil).
                     if current.kind == .idle { shared.stats = nil }
                     return shared.callbacks.onState

@@ -38,10 +38,10 @@ private func play(
     player.onAudioTracks = { tracks in listed.withLock { $0.append(tracks) } }
     player.load(config: configuration)
     player.seek(start)
-    #expect(try await eventually(20) { player.state == .paused })
+    #expect(await eventually { player.state == .paused })
     player.play()
     try await during?(player)
-    #expect(try await eventually(40) { player.state == .ended }, "\(recorder.states) \(recorder.errors)")
+    #expect(await eventually { player.state == .ended }, "\(recorder.states) \(recorder.errors)")
     let tracks = player.audioTracks
     player.stop()
     wav.close()
@@ -94,7 +94,7 @@ struct AudioRenditionTests {
         defer { server.stop() }
         let (url, _) = try TwoLanguageStream.hlsMaster.serve(on: server)
         let played = try await play(PlayerConfiguration(with: url), from: 4) { player in
-            #expect(try await eventually(10) { player.currentTime >= 6.5 })
+            #expect(await eventually { player.currentTime >= 6.5 })
             let french = try #require(player.audioTracks.first { $0.language == "fra" })
             player.selectAudioTrack(french)
         }

@@ -34,8 +34,8 @@ struct LiveStartupTests {
         configuration.minPrebufferTime = 4
         configuration.live.optimizeLiveStartup = optimized
         player.open(config: configuration)
-        try await recorder.wait(for: .playing, seconds: 20)
-        #expect(try await eventually(5) { player.getStats()?.startupTime != nil })
+        try await recorder.wait(for: .playing)
+        #expect(await eventually { player.getStats()?.startupTime != nil })
         let stats = player.getStats()
         player.stop()
         let first = server.requests.map(\.path).first { $0.hasSuffix(".ts") }

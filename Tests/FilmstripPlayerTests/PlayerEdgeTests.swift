@@ -47,29 +47,29 @@ struct PlayerEdgeTests {
         try await recorder.wait(for: .ended)
         let shown = recorder.frames.count
         player.seek(1)
-        #expect(try await eventually(10) { player.state == .paused })
+        #expect(await eventually { player.state == .paused })
         #expect(Array(recorder.states.drop { $0 != .ended }.prefix(2)) == [.ended, .seeking])
         let landed = try #require(recorder.frames.last)
         #expect(recorder.frames.count == shown + 1 && landed.frame == 25, "\(landed)")
         #expect(player.currentTime == 1)
         // New content from the paused player needs a stop; from ended it opens directly.
         player.play()
-        #expect(try await eventually(10) { recorder.states.filter { $0 == .ended }.count == 2 })
+        #expect(await eventually { recorder.states.filter { $0 == .ended }.count == 2 })
         #expect(player.getStats()?.decodersCreated == 1)
         // The same video again: its decoder is reused (flushed), and playback starts from its first frame.
         let framesBefore = recorder.frames.count
         player.open(config: PlayerConfiguration(with: try MediaFixtures.shortCounter()))
-        #expect(try await eventually(10) { recorder.states.filter { $0 == .ended }.count == 3 })
+        #expect(await eventually { recorder.states.filter { $0 == .ended }.count == 3 })
         #expect(recorder.frames.dropFirst(framesBefore).first?.frame == 0)
         #expect(player.getStats()?.decodersCreated == 1)
         // Different codec parameters (64x48): a new decoder.
         let before = recorder.states.count
         player.open(config: PlayerConfiguration(with: try MediaFixtures.tinyCounter()))
-        #expect(try await eventually(10) { recorder.states[before...].contains(.playing) })
+        #expect(await eventually { recorder.states[before...].contains(.playing) })
         #expect(Array(recorder.states[before...].prefix(4)) == [.opening, .ready, .play, .playing])
         // The new content (40 s) plays to its own end.
         player.seek(39.5)
-        #expect(try await eventually(10) { recorder.states.filter { $0 == .ended }.count == 4 }, "\(recorder.states)")
+        #expect(await eventually { recorder.states.filter { $0 == .ended }.count == 4 }, "\(recorder.states)")
         #expect(player.contentURL == (try MediaFixtures.tinyCounter()))
         #expect(player.getStats()?.decodersCreated == 2)
         #expect(recorder.errors.isEmpty)
@@ -87,11 +87,11 @@ struct PlayerEdgeTests {
         var configuration = PlayerConfiguration(with: master)
         configuration.streaming.adaptiveBitrate = false
         player.open(config: configuration)
-        try await recorder.wait(for: .buffering, seconds: 30)
+        try await recorder.wait(for: .buffering)
         player.seek(8)
-        #expect(try await eventually(10) { recorder.states.contains(.seeking) })
+        #expect(await eventually { recorder.states.contains(.seeking) })
         server.throttle(prefix: "/vod/v0/", bytesPerSecond: nil)
-        #expect(try await eventually(20) { recorder.states.last == .playing })
+        #expect(await eventually { recorder.states.last == .playing })
         let states = recorder.states
         let seeking = try #require(states.firstIndex(of: .seeking))
         #expect(states[seeking - 1] == .buffering, "\(states)")
@@ -111,10 +111,10 @@ struct PlayerEdgeTests {
         recorder.observe(player)
         player.open(config: PlayerConfiguration(with: master))
         try await recorder.wait(for: .opening)
-        #expect(try await eventually(10) { server.requestCount("/vod/master.m3u8") == 1 })
+        #expect(await eventually { server.requestCount("/vod/master.m3u8") == 1 })
         let asked = Date()
         player.stop()
-        #expect(try await eventually(5) { player.state == .idle })
+        #expect(await eventually { player.state == .idle })
         #expect(Date().timeIntervalSince(asked) < 5)
         #expect(recorder.states == [.opening, .stopping, .idle])
         #expect(recorder.errors.isEmpty, "\(recorder.errors)")
@@ -128,9 +128,9 @@ struct PlayerEdgeTests {
             let recorder = PlayerRecorder()
             recorder.observe(player)
             player.open(config: PlayerConfiguration(with: try MediaFixtures.shortCounter()))
-            #expect(try await eventually(10) { player.state == .playing })
+            #expect(await eventually { player.state == .playing })
             player.seek(target)
-            #expect(try await eventually(10) { player.state == .ended }, "\(target): \(recorder.states)")
+            #expect(await eventually { player.state == .ended }, "\(target): \(recorder.states)")
             #expect(player.currentTime == 2, "\(target): \(player.currentTime)")
             player.stop()
         }
@@ -138,9 +138,9 @@ struct PlayerEdgeTests {
         let recorder = PlayerRecorder()
         recorder.observe(player)
         player.load(config: PlayerConfiguration(with: try MediaFixtures.shortCounter()))
-        #expect(try await eventually(10) { player.state == .ready })
+        #expect(await eventually { player.state == .ready })
         player.seek(-5)
-        #expect(try await eventually(10) { player.state == .paused })
+        #expect(await eventually { player.state == .paused })
         #expect(player.currentTime == 0 && recorder.frames.last?.frame == 0)
         // A seek before open: ready -> seeking, then paused on the target.
         #expect(Array(recorder.states.drop { $0 != .ready }.prefix(2)) == [.ready, .seeking], "\(recorder.states)")
@@ -151,9 +151,9 @@ struct PlayerEdgeTests {
         let player = Player()
         #expect(player.getStats() == nil)
         player.open(config: PlayerConfiguration(with: try MediaFixtures.shortCounter()))
-        #expect(try await eventually(10) { player.getStats() != nil })
+        #expect(await eventually { player.getStats() != nil })
         player.stop()
-        #expect(try await eventually(10) { player.state == .idle })
+        #expect(await eventually { player.state == .idle })
         #expect(player.getStats() == nil)
     }
 

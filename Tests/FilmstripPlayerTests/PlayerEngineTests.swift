@@ -51,14 +51,11 @@ final class PlayerRecorder: VideoOutput, @unchecked Sendable {
     }
 
     /// Waits (up to `seconds`) until `state` has been entered.
-    func wait(for state: PlayerState.Kind, seconds: Double = 10) async throws {
-        let deadline = Date().addingTimeInterval(seconds)
-        while !states.contains(state) {
-            guard Date() < deadline else {
-                Issue.record("timed out waiting for \(state); states: \(states)")
-                return
-            }
-            try await Task.sleep(nanoseconds: 10_000_000)
+    /// Waits until the player has been in `state` (as long as a loaded machine needs; the verdict is whether it
+    /// comes).
+    func wait(for state: PlayerState.Kind) async throws {
+        if await !eventually({ states.contains(state) }) {
+            Issue.record("timed out waiting for \(state); states: \(states)")
         }
     }
 }
@@ -100,7 +97,7 @@ struct PlayerEngineTests {
         #expect(recorder.frames.first?.frame == 0)
         player.seek(6.13)
         try await recorder.wait(for: .seeking)
-        for _ in 0..<200 where recorder.frames.count < 2 { try await Task.sleep(nanoseconds: 10_000_000) }
+        _ = await eventually { recorder.frames.count >= 2 && player.state == .paused }
         let landed = try #require(recorder.frames.last)
         #expect(abs(landed.time - 6.13) <= 0.04, "landed at \(landed.time)")
         #expect(landed.frame == Int((landed.time * 25).rounded()))
@@ -113,9 +110,11 @@ struct PlayerEngineTests {
             "\(recorder.states)")
         player.play()
         try await recorder.wait(for: .playing)
-        try await Task.sleep(nanoseconds: 300_000_000)
+        // Some frames played past the seek target.
+        let shownBeforePlay = recorder.frames.count
+        _ = await eventually { recorder.frames.count >= shownBeforePlay + 5 }
         player.pause()
-        for _ in 0..<200 where player.state != .paused { try await Task.sleep(nanoseconds: 10_000_000) }
+        _ = await eventually { !(player.state != .paused) }
         #expect(player.state == .paused)
         // Playback went on from the seek target, and stops while paused.
         let shownAtPause = recorder.frames.count
@@ -165,7 +164,7 @@ struct PlayerEngineTests {
         let recorder = PlayerRecorder()
         recorder.observe(player)
         player.playbackRate = -1
-        for _ in 0..<100 where recorder.errors.isEmpty { try await Task.sleep(nanoseconds: 10_000_000) }
+        _ = await eventually { !(recorder.errors.isEmpty) }
         #expect(recorder.errors.first?.type == .playbackRateClamped)
         #expect(player.playbackRate == 0)
     }
@@ -242,7 +241,6 @@ struct PlayerBufferTests {
         configuration.minPrebufferTime = 0.5
         configuration.minRebufferTime = 0.5
         player.open(config: configuration)
-        let deadline = Date().addingTimeInterval(20)
         func stalledAndResumed() -> Bool {
             let states = recorder.states
             guard let first = states.firstIndex(of: .playing) else { return false }
@@ -250,12 +248,8 @@ struct PlayerBufferTests {
             guard let stall = after.firstIndex(of: .buffering) else { return false }
             return states[stall...].contains(.playing)
         }
-        while !stalledAndResumed(), Date() < deadline { try await Task.sleep(nanoseconds: 50_000_000) }
-        #expect(stalledAndResumed(), "states: \(recorder.states) \(recorder.errors)")
-        for _ in 0..<150 where (player.getStats()?.rebufferCount ?? 0) == 0 {
-            try await Task.sleep(nanoseconds: 10_000_000)
-        }
-        #expect((player.getStats()?.rebufferCount ?? 0) >= 1)
+        #expect(await eventually(stalledAndResumed), "states: \(recorder.states) \(recorder.errors)")
+        #expect(await eventually { (player.getStats()?.rebufferCount ?? 0) >= 1 })
         #expect(recorder.errors.allSatisfy { $0.severity != .fatal })
         player.stop()
     }
@@ -270,10 +264,10 @@ struct PlayerBufferTests {
         player.load(config: configuration)
         player.open(autoplay: false)
         try await recorder.wait(for: .paused)
-        try await Task.sleep(nanoseconds: 1_300_000_000)  // a stats update after the buffer filled
+        // The statistics (published once a second) show the buffer filled to its bound.
+        #expect(await eventually { (player.getStats()?.bufferLength ?? 0) >= 0.9 })
         let stats = try #require(player.getStats())
         #expect(stats.bufferLength <= 1.1, "buffered \(stats.bufferLength) s")
-        #expect(stats.bufferLength >= 0.9)
         #expect(stats.decodedFrames <= 30, "decoded \(stats.decodedFrames) frames while paused")
         player.stop()
     }

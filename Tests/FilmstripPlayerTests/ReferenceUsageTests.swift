@@ -37,7 +37,7 @@ struct ReferenceUsageTests {
         let player = ReferenceUsage.playOnDemand(server.url("/clip.mp4"), sdk: sdk) { event in
             events.withLock { $0.append(event) }
         }
-        #expect(try await eventually(15) { events.withLock { $0.contains("state playing -> ended") } })
+        #expect(await eventually { events.withLock { $0.contains("state playing -> ended") } })
         let log = events.withLock { $0 }
         #expect(
             log.prefix(3) == ["state idle -> opening", "seekable [ClosedRange(0.0...2.0)]", "state opening -> ready"])
@@ -50,13 +50,13 @@ struct ReferenceUsageTests {
 
         let scrubbed = ReferenceUsage.scrub(player, to: 1)
         #expect(scrubbed.stats != nil)
-        #expect(try await eventually(5) { player.state == .paused && player.currentTime == 1 })
+        #expect(await eventually { player.state == .paused && player.currentTime == 1 })
 
         let loaded = Mutex<(done: Bool, error: String?)>((false, nil))
         ReferenceUsage.loadThumbnails(for: player, track: server.url("/track.vtt"), sdk: sdk) { error in
             loaded.withLock { $0 = (true, error.map { "\($0)" }) }
         }
-        #expect(try await eventually(10) { loaded.withLock { $0.done } })
+        #expect(await eventually { loaded.withLock { $0.done } })
         #expect(loaded.withLock { $0.error } == nil)
         let preview = try #require(ReferenceUsage.thumbnail(for: player, at: 1.5, sdk: sdk))
         #expect(preview.start == 1 && preview.end == 2 && !preview.imageData.isEmpty)
@@ -81,7 +81,7 @@ struct ReferenceUsageTests {
         #expect(player.chaseLiveEdgeHLSSegmentDuration == 10 && player.chaseLiveEdgeSpeedupRatio == 1.1)
         #expect(player.minPrebufferTime == 6 && player.maxPrebufferTime == 60 && player.minRebufferTime == 12)
         // 6 s of start buffer would need segments that do not exist yet; the optimized start needs one.
-        #expect(try await eventually(30) { player.state == .playing }, "\(player.state)")
+        #expect(await eventually { player.state == .playing }, "\(player.state)")
         let stats = try #require(player.getStats())
         #expect(stats.isLive)
         // The latency target (3 s) sets where playback starts; liveEdgeDelay applies when there is none.
@@ -98,11 +98,12 @@ struct ReferenceUsageTests {
         player.load(config: PlayerConfiguration(with: try MediaFixtures.counter()))
         player.open(autoplay: false)
         try await recorder.wait(for: .paused)
-        #expect(try await eventually(5) { (player.getStats()?.bufferLength ?? 0) > 5 })
+        #expect(await eventually { (player.getStats()?.bufferLength ?? 0) > 5 })
         player.maxPrebufferTime = 1
         player.seek(5)
-        #expect(try await eventually(5) { recorder.states.filter { $0 == .paused }.count == 2 })
-        try await Task.sleep(nanoseconds: 1_300_000_000)  // a stats update after the buffer filled
+        #expect(await eventually { recorder.states.filter { $0 == .paused }.count == 2 })
+        // The statistics (published once a second) show the buffer down to the new bound.
+        #expect(await eventually { (player.getStats()?.bufferLength ?? .infinity) <= 1.1 })
         let stats = try #require(player.getStats())
         #expect(stats.bufferLength <= 1.1, "buffered \(stats.bufferLength) s")
         player.stop()

@@ -18,7 +18,7 @@ struct SDKPlayerTests {
         sdk.onError = { error in seen.withLock { $0.append(error) } }
         let player = sdk.player()
         player.playbackRate = 3
-        for _ in 0..<200 where seen.withLock({ $0.isEmpty }) { try await Task.sleep(nanoseconds: 10_000_000) }
+        _ = await eventually { !(seen.withLock({ $0.isEmpty })) }
         #expect(player.playbackRate == 1.5)
         #expect(seen.withLock { $0.first?.type } == .playbackRateClamped)
     }
@@ -35,9 +35,7 @@ struct SDKPlayerTests {
         var configuration = PlayerConfiguration(with: server.url("/v.mp4"))
         configuration.network = NetworkConfiguration(httpAdditionalHeaders: ["X-Shared": "player"])
         player.load(config: configuration)
-        for _ in 0..<500 where !states.withLock({ $0.contains(.ready) }) {
-            try await Task.sleep(nanoseconds: 10_000_000)
-        }
+        _ = await eventually { states.withLock { $0.contains(.ready) } }
         let request = try #require(server.requests.first { $0.target == "/v.mp4" })
         #expect(request.headers["x-app"] == "sdk")
         #expect(request.headers["x-shared"] == "player")
@@ -51,7 +49,7 @@ struct SDKPlayerTests {
         sdk.onError = { error in seen.withLock { $0.append(error.severity) } }
         let player = sdk.player()
         player.open(config: PlayerConfiguration(with: URL(fileURLWithPath: "/nonexistent/x.mp4")))
-        for _ in 0..<500 where !seen.withLock({ $0.contains(.fatal) }) { try await Task.sleep(nanoseconds: 10_000_000) }
+        _ = await eventually { !(!seen.withLock({ $0.contains(.fatal) })) }
         #expect(seen.withLock { $0.contains(.fatal) })
         #expect(player.state.playerError?.type == .sourceUnavailable)
         _ = sdk.thumbnails(for: player)

@@ -24,7 +24,7 @@ struct StreamLayoutPlaybackTests {
         var configuration = PlayerConfiguration(with: url)
         configuration.cmcd = CmcdConfiguration(sessionID: "s", mode: .headers)
         player.open(config: configuration)
-        try await recorder.wait(for: .ended, seconds: 60)
+        try await recorder.wait(for: .ended)
         #expect(recorder.errors.isEmpty, "\(layout): \(recorder.errors)")
         #expect(!recorder.states.contains(.error))
 

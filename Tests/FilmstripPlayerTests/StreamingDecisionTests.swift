@@ -139,25 +139,25 @@ struct StreamSessionClockTests {
         let session = try await Self.started(server.url("/live/index.m3u8"), clock: clock)
         defer { session.stop() }
         let reloads = { server.requestCount("/live/index.m3u8") }
-        #expect(try await eventually(5) { server.requestCount("/live/seg2.ts") == 1 })
+        #expect(await eventually { server.requestCount("/live/seg2.ts") == 1 })
         #expect(await clock.waitForSleepers(1))
         await clock.advance(by: .milliseconds(1900))
         #expect(reloads() == 1, "nothing before one target duration")
         await clock.advance(by: .milliseconds(100))
-        #expect(try await eventually(5) { reloads() == 2 })
+        #expect(await eventually { reloads() == 2 })
         // Unchanged: again after half a target duration.
         #expect(await clock.waitForSleepers(1))
         await clock.advance(by: .milliseconds(900))
         #expect(reloads() == 2)
         server.serve("/live/index.m3u8", text: Self.playlist(first: 1, count: 3))
         await clock.advance(by: .milliseconds(100))
-        #expect(try await eventually(5) { reloads() == 3 && server.requestCount("/live/seg3.ts") == 1 })
+        #expect(await eventually { reloads() == 3 && server.requestCount("/live/seg3.ts") == 1 })
         // Changed: again after a whole target duration.
         #expect(await clock.waitForSleepers(1))
         await clock.advance(by: .milliseconds(1900))
         #expect(reloads() == 3)
         await clock.advance(by: .milliseconds(100))
-        #expect(try await eventually(5) { reloads() == 4 })
+        #expect(await eventually { reloads() == 4 })
         #expect(session.window?.range == 2...8, "segment 1 keeps its place (2 s) as the window slides")
     }
 
@@ -172,18 +172,18 @@ struct StreamSessionClockTests {
         let session = try await Self.started(server.url("/vod/index.m3u8"), clock: clock)
         defer { session.stop() }
         let tries = { server.requestCount("/vod/seg1.ts") }
-        #expect(try await eventually(5) { tries() == 1 })
+        #expect(await eventually { tries() == 1 })
         #expect(await clock.waitForSleepers(1))
         await clock.advance(by: .milliseconds(240))
         #expect(tries() == 1)
         await clock.advance(by: .milliseconds(10))
-        #expect(try await eventually(5) { tries() == 2 })
+        #expect(await eventually { tries() == 2 })
         #expect(await clock.waitForSleepers(1))
         await clock.advance(by: .milliseconds(490))
         #expect(tries() == 2)
         await clock.advance(by: .milliseconds(10))
-        #expect(try await eventually(5) { tries() == 3 && server.requestCount("/vod/seg2.ts") == 1 })
-        #expect(try await eventually(5) { session.buffered(from: 0).complete })
+        #expect(await eventually { tries() == 3 && server.requestCount("/vod/seg2.ts") == 1 })
+        #expect(await eventually { session.buffered(from: 0).complete })
     }
 }
 

@@ -22,14 +22,6 @@ func cmcdKeys(_ request: LoopbackServer.Request) -> [String: String] {
 }
 
 /// Polls `condition` until it holds or `seconds` pass.
-func eventually(_ seconds: Double, _ condition: () -> Bool) async throws -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while !condition() {
-        if Date() > deadline { return false }
-        try await Task.sleep(nanoseconds: 20_000_000)
-    }
-    return true
-}
 
 /// A headless player whose states and errors are recorded.
 func observedPlayer(network: NetworkConfiguration? = nil) -> (Player, PlayerRecorder) {
@@ -61,7 +53,7 @@ struct StreamingTests {
         var configuration = PlayerConfiguration(with: master)
         configuration.streaming.adaptiveBitrate = false
         player.open(config: configuration)
-        try await recorder.wait(for: .ended, seconds: 30)
+        try await recorder.wait(for: .ended)
         // Stall detours (buffering -> play) on a loaded machine are allowed; nothing else is.
         let states = withoutStalls(recorder.states).reduce(into: [PlayerState.Kind]()) {
             if $0.last != $1 { $0.append($1) }
@@ -82,13 +74,14 @@ struct StreamingTests {
         let master = try StreamFixtures.serveLadder(on: server)
         let (player, recorder) = observedPlayer()
         player.open(config: PlayerConfiguration(with: master))
-        try await recorder.wait(for: .playing, seconds: 20)
+        try await recorder.wait(for: .playing)
         player.seek(13)
         try await recorder.wait(for: .seeking)
-        #expect(try await eventually(10) { player.state.kind == .playing })
+        #expect(await eventually { player.state.kind == .playing })
         #expect(player.currentTime >= 13 && player.currentTime < 15, "\(player.currentTime)")
         player.playbackRate = 2
-        try await Task.sleep(nanoseconds: 300_000_000)
+        // Measured once the statistics say the rate is in force.
+        _ = await eventually { player.getStats()?.playbackRate == 2 }
         let before = (player.currentTime, Date())
         try await Task.sleep(nanoseconds: 2_000_000_000)
         let advanced = player.currentTime - before.0
@@ -106,13 +99,13 @@ struct StreamingTests {
         var configuration = PlayerConfiguration(with: live.url)
         configuration.live.liveEdgeDelay = 5
         player.open(config: configuration)
-        try await recorder.wait(for: .playing, seconds: 20)
+        try await recorder.wait(for: .playing)
         let window = try #require(player.seekableTimeRanges.first)
         let latency = window.upperBound - player.currentTime
         // Five seconds behind the edge, rounded back to the start of a one-second segment.
         #expect(latency >= 4.5 && latency <= 6.8, "latency \(latency), window \(window)")
         #expect(abs(window.upperBound - window.lowerBound - 8) < 0.01)
-        #expect(try await eventually(6) { (player.seekableTimeRanges.first?.lowerBound ?? 0) >= window.lowerBound + 2 })
+        #expect(await eventually { (player.seekableTimeRanges.first?.lowerBound ?? 0) >= window.lowerBound + 2 })
         let stats = try #require(player.getStats())
         #expect(stats.isLive && stats.duration == 0)
         #expect(server.requestCount("/live/live.m3u8") >= 3, "the playlist is reloaded")
@@ -126,9 +119,9 @@ struct StreamingTests {
         var configuration = PlayerConfiguration(with: live.url)
         configuration.live.behindLiveWindowTolerance = 0.5
         player.open(config: configuration)
-        try await recorder.wait(for: .playing, seconds: 20)
+        try await recorder.wait(for: .playing)
         player.pause()
-        let warned = try await eventually(10) {
+        let warned = await eventually {
             recorder.errors.contains { $0.type == .playerBehindLiveWindow && $0.severity == .warning }
         }
         #expect(warned, "\(recorder.errors)")
@@ -143,11 +136,11 @@ struct StreamingTests {
         var configuration = chasing(live.url, .speedupPlayback, cutoff: 4)
         configuration.live.chaseLiveEdgeSpeedupRatio = 2
         player.open(config: configuration)
-        try await recorder.wait(for: .playing, seconds: 20)
+        try await recorder.wait(for: .playing)
         func latency() -> Double { (player.seekableTimeRanges.first?.upperBound ?? 0) - player.currentTime }
         let start = latency()
         #expect(start > 6, "\(start)")
-        #expect(try await eventually(15) { latency() < 5 }, "latency stayed at \(latency())")
+        #expect(await eventually { latency() < 5 }, "latency stayed at \(latency())")
         // It settles: back to normal speed near the cutoff, not racing into the edge.
         try await Task.sleep(nanoseconds: 1_500_000_000)
         #expect(latency() > 2, "\(latency())")
@@ -162,8 +155,8 @@ struct StreamingTests {
         var configuration = chasing(live.url, .skipFrames, cutoff: 3)
         configuration.live.chaseLiveEdgeHLSSegmentDuration = 1
         player.open(config: configuration)
-        try await recorder.wait(for: .seeking, seconds: 20)
-        #expect(try await eventually(10) { player.state.kind == .playing })
+        try await recorder.wait(for: .seeking)
+        #expect(await eventually { player.state.kind == .playing })
         let latency = (player.seekableTimeRanges.first?.upperBound ?? 0) - player.currentTime
         #expect(latency >= 2.5 && latency < 5.5, "\(latency)")
     }
@@ -179,8 +172,11 @@ struct StreamingTests {
         // A short forward buffer, so segments are also fetched while playing (not only at start-up).
         configuration.maxPrebufferTime = 4
         player.open(config: configuration)
-        try await recorder.wait(for: .playing, seconds: 20)
-        try await Task.sleep(nanoseconds: 3_000_000_000)
+        try await recorder.wait(for: .playing)
+        // Segments fetched while playing, beyond the start-up ones.
+        let fetched = { server.requests.filter { $0.path.hasPrefix("/vod/") && $0.path.hasSuffix(".ts") }.count }
+        let atStart = fetched()
+        #expect(await eventually { fetched() >= atStart + 2 })
         let requests = server.requests.filter { $0.path.hasPrefix("/vod/") }
         #expect(requests.count >= 4)
         for (index, request) in requests.enumerated() {
@@ -219,8 +215,9 @@ struct StreamingTests {
         configuration.cmcd = CmcdConfiguration(sessionID: "live-session", mode: .query)
         configuration.network = NetworkConfiguration(httpAdditionalHeaders: ["X-Token": "player"])
         player.open(config: configuration)
-        try await recorder.wait(for: .playing, seconds: 20)
-        try await Task.sleep(nanoseconds: 1_200_000_000)
+        try await recorder.wait(for: .playing)
+        #expect(
+            await eventually { server.requests.contains { $0.path.hasPrefix("/live/") && $0.path.hasSuffix(".ts") } })
         let requests = server.requests.filter { $0.path.hasPrefix("/live/") }
         #expect(requests.contains { $0.path.hasSuffix(".ts") })
         // The first request cannot know the stream is live yet.
@@ -240,11 +237,11 @@ struct StreamingTests {
         let master = try StreamFixtures.serveLadder(on: server)
         let (player, recorder) = observedPlayer()
         player.open(config: PlayerConfiguration(with: master))
-        try await recorder.wait(for: .playing, seconds: 20)
+        try await recorder.wait(for: .playing)
         let segments = { server.requests.filter { $0.path.hasSuffix(".ts") }.map(\.path) }
         #expect(segments().first?.hasPrefix("/vod/v0/") == true, "\(segments())")
-        #expect(try await eventually(10) { segments().contains { $0.hasPrefix("/vod/v2/") } }, "\(segments())")
-        #expect(try await eventually(5) { player.getStats()?.bitrate == 1_200_000 })
+        #expect(await eventually { segments().contains { $0.hasPrefix("/vod/v2/") } }, "\(segments())")
+        #expect(await eventually { player.getStats()?.bitrate == 1_200_000 })
         #expect((player.getStats()?.bandwidthEstimate ?? 0) > 1_200_000)
     }
 
@@ -259,14 +256,14 @@ struct StreamingTests {
         configuration.streaming.startRendition = 2
         player.open(config: configuration)
         let segments = { server.requests.filter { $0.path.hasSuffix(".ts") }.map(\.path) }
-        let switched = try await eventually(20) {
+        let switched = await eventually {
             guard let top = segments().firstIndex(where: { $0.hasPrefix("/vod/v2/") }) else { return false }
             return segments()[(top + 1)...].contains { !$0.hasPrefix("/vod/v2/") }
         }
         #expect(switched, "\(segments())")
         let after = segments().drop { $0.hasPrefix("/vod/v2/") }
         #expect(!after.contains { $0.hasPrefix("/vod/v2/") }, "no flapping back up: \(segments())")
-        #expect(try await eventually(3) { (player.getStats()?.bandwidthEstimate ?? .infinity) < 1_200_000 })
+        #expect(await eventually { (player.getStats()?.bandwidthEstimate ?? .infinity) < 1_200_000 })
     }
 
     @Test("ABR: a switch whose segments fail is abandoned; the segment comes from the committed rendition")
@@ -277,7 +274,7 @@ struct StreamingTests {
         let (player, recorder) = observedPlayer()
         player.playbackRate = 2
         player.open(config: PlayerConfiguration(with: master))
-        try await recorder.wait(for: .ended, seconds: 60)
+        try await recorder.wait(for: .ended)
         let segments = server.requests.filter { $0.path.hasSuffix(".ts") }.map(\.path)
         #expect(segments.contains { $0.hasPrefix("/vod/v2/") }, "the top was tried: \(segments)")
         #expect(recorder.errors.contains { $0.type == .renditionSwitchFailed })
@@ -300,7 +297,7 @@ struct StreamingTests {
         configuration.streaming.adaptiveBitrate = false
         player.playbackRate = 2
         player.open(config: configuration)
-        try await recorder.wait(for: .ended, seconds: 40)
+        try await recorder.wait(for: .ended)
         #expect(recorder.errors.contains { $0.type == .segmentSkipped && $0.message.contains("segment 2") })
         #expect(server.requestCount("/vod/v0/segment-2.ts") == 4, "one try and three retries")
         #expect(!recorder.states.contains(.error))
@@ -317,7 +314,7 @@ struct StreamingTests {
         configuration.streaming.missingSegmentPolicy = .fail
         configuration.streaming.segmentRetries = 1
         player.open(config: configuration)
-        try await recorder.wait(for: .error, seconds: 20)
+        try await recorder.wait(for: .error)
         #expect(recorder.errors.contains { $0.type == .sourceUnavailable && $0.severity == .fatal })
     }
 
@@ -338,18 +335,18 @@ struct StreamingTests {
         // Requests wait for the server for up to 30 s.
         configuration.network = NetworkConfiguration(timeoutIntervalForResourceMs: 30000, waitsForConnectivity: true)
         player.open(config: configuration)
-        try await recorder.wait(for: .playing, seconds: 20)
+        try await recorder.wait(for: .playing)
         try server.setReachable(false)
         #expect(
-            try await eventually(15) {
+            await eventually {
                 recorder.errors.contains { $0.type == .internetConnectionUnavailable }
                     && player.state.kind == .buffering
             }, "\(recorder.states) \(recorder.errors)")
-        #expect(try await eventually(5) { recorder.errors.contains { $0.type == .stateTimeoutBuffering } })
+        #expect(await eventually { recorder.errors.contains { $0.type == .stateTimeoutBuffering } })
         #expect(recorder.errors.first { $0.type == .stateTimeoutBuffering }?.severity == .recoverable)
         try server.setReachable(true)
         #expect(
-            try await eventually(15) {
+            await eventually {
                 recorder.errors.contains { $0.type == .internetConnectionAvailable } && player.state.kind == .playing
             }, "\(recorder.states) \(recorder.errors)")
         #expect(!recorder.states.contains(.error))
@@ -364,9 +361,9 @@ struct StreamingTests {
         configuration.streaming.segmentRetries = 2
         configuration.network = NetworkConfiguration(waitsForConnectivity: false)
         player.open(config: configuration)
-        try await recorder.wait(for: .playing, seconds: 20)
+        try await recorder.wait(for: .playing)
         try server.setReachable(false)
-        try await recorder.wait(for: .error, seconds: 20)
+        try await recorder.wait(for: .error)
         #expect(recorder.errors.contains { $0.type == .internetConnectionUnavailable })
         let fatal = try #require(recorder.errors.first { $0.severity == .fatal })
         #expect(fatal.type == .sourceUnavailable && fatal.underlying != nil, "\(fatal)")
@@ -380,13 +377,13 @@ struct StreamingTests {
         let live = try SimulatedLiveStream(server: server)
         let (player, recorder) = observedPlayer()
         player.open(config: PlayerConfiguration(with: live.url))
-        try await recorder.wait(for: .playing, seconds: 20)
+        try await recorder.wait(for: .playing)
         let before = server.requestCount("/live/live.m3u8")
         server.fail("/live/live.m3u8", with: [.status(503), .status(503)])
         #expect(
-            try await eventually(10) { recorder.errors.filter { $0.type == .playlistReloadFailed }.count >= 2 },
+            await eventually { recorder.errors.filter { $0.type == .playlistReloadFailed }.count >= 2 },
             "\(recorder.errors)")
-        #expect(try await eventually(5) { server.requestCount("/live/live.m3u8") >= before + 3 })
+        #expect(await eventually { server.requestCount("/live/live.m3u8") >= before + 3 })
         #expect(recorder.errors.allSatisfy { $0.severity == .warning })
         #expect(player.state.kind == .playing || player.state.kind == .buffering)
     }
@@ -402,7 +399,7 @@ struct StreamingTests {
         configuration.cmcd = CmcdConfiguration(mode: .headers)
         player.playbackRate = 2
         player.open(config: configuration)
-        try await recorder.wait(for: .ended, seconds: 30)
+        try await recorder.wait(for: .ended)
         #expect(recorder.errors.isEmpty, "\(recorder.errors)")
         #expect((player.getStats()?.presentedFrames ?? 0) + (player.getStats()?.droppedFrames ?? 0) >= 140)
         #expect(server.requestCount("/aes/key.bin") == 1)
@@ -415,7 +412,7 @@ struct StreamingTests {
         strict.streaming.missingSegmentPolicy = .fail
         strict.streaming.segmentRetries = 1
         failing.open(config: strict)
-        try await failures.wait(for: .error, seconds: 20)
+        try await failures.wait(for: .error)
         #expect(
             failures.errors.contains { $0.type == .sourceUnavailable && $0.message.contains("key.bin") },
             "\(failures.errors)")
@@ -433,7 +430,7 @@ struct StreamingTests {
         configuration.streaming.missingSegmentPolicy = .fail
         configuration.streaming.segmentRetries = 1
         player.open(config: configuration)
-        try await recorder.wait(for: .error, seconds: 20)
+        try await recorder.wait(for: .error)
         #expect(
             recorder.errors.contains {
                 $0.type == .sourceUnavailable && $0.message.contains("key.bin")
@@ -448,7 +445,7 @@ struct StreamingTests {
         server.serve("/bad/master.m3u8", text: "#EXTM3U\n#EXT-X-STREAM-INF:RESOLUTION=1x1\nv0.m3u8\n")
         let (player, recorder) = observedPlayer()
         player.open(config: PlayerConfiguration(with: server.url("/bad/master.m3u8")))
-        try await recorder.wait(for: .error, seconds: 10)
+        try await recorder.wait(for: .error)
         let fatal = try #require(recorder.errors.first { $0.severity == .fatal })
         #expect(
             fatal.type == .sourceInvalid && fatal.message.contains("line 3") && fatal.message.contains("BANDWIDTH"),
@@ -461,7 +458,7 @@ struct StreamingTests {
         strict.streaming.missingSegmentPolicy = .fail
         strict.streaming.segmentRetries = 0
         keyed.open(config: strict)
-        try await keyRecorder.wait(for: .error, seconds: 20)
+        try await keyRecorder.wait(for: .error)
         #expect(keyRecorder.errors.contains { $0.severity == .fatal && $0.message.contains("16 bytes") })
     }
 
@@ -492,7 +489,7 @@ struct StreamingTests {
         ] {
             let (player, recorder) = observedPlayer()
             player.open(config: PlayerConfiguration(with: server.url(path)))
-            try await recorder.wait(for: .error, seconds: 10)
+            try await recorder.wait(for: .error)
             let fatal = try #require(recorder.errors.first { $0.severity == .fatal })
             #expect(fatal.type == .sourceInvalid && fatal.message.contains(reason), "\(path): \(fatal)")
             #expect(!server.requests.contains { $0.path.hasSuffix(".jpg") || $0.path.hasSuffix(".m4s") })
@@ -505,10 +502,10 @@ struct StreamingTests {
         let live = try SimulatedLiveStream(server: server)
         let (player, recorder) = observedPlayer()
         player.open(config: PlayerConfiguration(with: live.url))
-        try await recorder.wait(for: .playing, seconds: 20)
+        try await recorder.wait(for: .playing)
         server.serve("/live/live.m3u8", text: "<html>maintenance</html>", contentType: "text/html")
         #expect(
-            try await eventually(10) { recorder.errors.contains { $0.type == .playlistReloadFailed } },
+            await eventually { recorder.errors.contains { $0.type == .playlistReloadFailed } },
             "\(recorder.errors)")
         #expect(recorder.errors.allSatisfy { $0.severity == .warning }, "\(recorder.errors)")
         #expect(!recorder.states.contains(.error))

@@ -13,7 +13,7 @@ struct TrickPlayTests {
         player.playbackRate = 8
         // The counter has a keyframe every 2 s (50 frames); frame n shows number n.
         player.open(config: PlayerConfiguration(with: try MediaFixtures.counter()))
-        #expect(try await eventually(20) { player.state == .ended }, "\(recorder.states)")
+        #expect(await eventually { player.state == .ended }, "\(recorder.states)")
         let stats = try #require(player.getStats())
         #expect(stats.keyframesOnly)
         let shown = recorder.frames.map(\.frame)
@@ -25,7 +25,7 @@ struct TrickPlayTests {
         player.playbackRate = 1
         player.seek(0)
         player.play()
-        #expect(try await eventually(10) { recorder.frames.count >= 5 + 30 })
+        #expect(await eventually { recorder.frames.count >= 5 + 30 })
         // Frames in between are shown again (a loaded machine may drop a late one).
         let after = recorder.frames.dropFirst(5).prefix(30).compactMap(\.frame)
         #expect(after.first == 0 && after == after.sorted(), "\(after)")
@@ -44,7 +44,7 @@ struct TrickPlayTests {
         recorder.observe(player)
         player.playbackRate = 8
         player.open(config: PlayerConfiguration(with: url))
-        #expect(try await eventually(20) { player.state == .ended }, "\(recorder.states)")
+        #expect(await eventually { player.state == .ended }, "\(recorder.states)")
         #expect(recorder.frames.allSatisfy { $0.frame.map { $0 % 50 == 0 } ?? false }, "\(recorder.frames)")
         #expect(recorder.frames.count == 5)
         #expect(player.getStats()?.keyframesOnly == true)
@@ -103,16 +103,16 @@ struct TrickPlayTrackTests {
         configure(&configuration)
         player.load(config: configuration)
         player.open(autoplay: false)
-        #expect(try await eventually(20) { player.state == .paused }, "\(recorder.states)")
+        #expect(await eventually { player.state == .paused }, "\(recorder.states)")
         player.seek(from)
-        #expect(try await eventually(20) { player.state == .paused && recorder.frames.count >= 2 })
+        #expect(await eventually { player.state == .paused && recorder.frames.count >= 2 })
         let before = recorder.frames.count
         player.playbackRate = rate
         let started = Date()
         player.play()
         // Reverse playback pauses at the start.
         #expect(
-            try await eventually(40) {
+            await eventually {
                 player.state == .paused && player.currentTime == 0 && recorder.frames.count > before
             },
             "\(recorder.states) at \(player.currentTime)")
@@ -134,7 +134,7 @@ struct TrickPlayTrackTests {
         configuration.cmcd = CmcdConfiguration()
         let started = Date()
         player.open(config: configuration)
-        #expect(try await eventually(20) { player.state == .ended }, "\(recorder.states)")
+        #expect(await eventually { player.state == .ended }, "\(recorder.states)")
         // 10 s at 8x: at least 1.25 s of playing.
         #expect(Date().timeIntervalSince(started) >= 1.2)
         #expect(recorder.frames.map(\.frame) == [0, 50, 100, 150, 200], "\(recorder.frames)")
@@ -174,7 +174,7 @@ struct TrickPlayTrackTests {
         let (player, recorder) = Self.player()
         player.playbackRate = 8
         player.open(config: PlayerConfiguration(with: url))
-        #expect(try await eventually(30) { player.state == .ended }, "\(recorder.states) \(recorder.errors)")
+        #expect(await eventually { player.state == .ended }, "\(recorder.states) \(recorder.errors)")
         #expect(recorder.frames.map(\.frame) == [0, 50, 100, 150, 200], "\(recorder.frames)")
         #expect(recorder.errors.contains { $0.severity == .warning && $0.message.contains("I-frame track") })
         #expect(!recorder.errors.contains { $0.severity == .fatal })
@@ -189,7 +189,7 @@ struct TrickPlayTrackTests {
         let (player, recorder) = Self.player()
         player.playbackRate = 8
         player.open(config: PlayerConfiguration(with: url))
-        #expect(try await eventually(30) { player.state == .ended }, "\(recorder.states) \(recorder.errors)")
+        #expect(await eventually { player.state == .ended }, "\(recorder.states) \(recorder.errors)")
         #expect(recorder.frames.map(\.frame) == [0, 50, 150, 200], "\(recorder.frames)")
         #expect(recorder.errors.contains { $0.type == .segmentSkipped && $0.message.contains("I-frame at 4") })
         #expect(server.requestCount("/iframes/seg_002.ts") > 1)
@@ -202,9 +202,9 @@ struct TrickPlayTrackTests {
         let stream = try SimulatedLiveStream(server: server)
         let (player, recorder) = Self.player()
         player.open(config: PlayerConfiguration(with: stream.url))
-        #expect(try await eventually(30) { player.state == .playing }, "\(recorder.states)")
+        #expect(await eventually { player.state == .playing }, "\(recorder.states)")
         player.playbackRate = -2
-        #expect(try await eventually(10) { player.playbackRate == 0 })
+        #expect(await eventually { player.playbackRate == 0 })
         #expect(recorder.errors.contains { $0.type == .playbackRateClamped && $0.message.contains("live") })
         #expect(player.getStats()?.keyframesOnly == false)
         player.stop()
@@ -235,7 +235,7 @@ struct TrickPlayTrackTests {
         let (player, recorder) = Self.player()
         player.playbackRate = 8
         player.open(config: PlayerConfiguration(with: url))
-        #expect(try await eventually(20) { player.state == .ended }, "\(recorder.states)")
+        #expect(await eventually { player.state == .ended }, "\(recorder.states)")
         #expect(recorder.frames.map(\.frame) == [0, 50, 100, 150, 200], "\(recorder.frames)")
         #expect(recorder.frames.map(\.time) == [0, 2, 4, 6, 8])
         #expect(!server.requests.contains { $0.path.contains("chunk-") }, "\(server.requests.map(\.path))")
