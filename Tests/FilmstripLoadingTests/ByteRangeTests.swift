@@ -82,7 +82,7 @@ struct ByteRangeTests {
             try await DefaultTransport.shared.load(ByteRangeRequest(url: server.url("/v.bin")), configuration: slow)
         }
         // Cancelled once the first attempt has been answered (the request log says so).
-        while server.requestCount("/v.bin") < 1 { try await Task.sleep(nanoseconds: 5_000_000) }
+        _ = await eventually { server.requestCount("/v.bin") >= 1 }
         task.cancel()
         let error = await loadingError { _ = try await task.value }
         #expect(error?.kind == .cancelled)

@@ -38,8 +38,7 @@ struct FrameThumbnailsTests {
         _ = try #require(try await frames.thumbnail(at: 0.5))
         // Segments of 2 s, a keyframe each: the request reads the first, the prefetch the next `count`.
         let segments = { Set(server.requests.map(\.path).filter { $0.hasSuffix(".ts") }).count }
-        let deadline = Date().addingTimeInterval(10)
-        while segments() < 1 + count, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        _ = await eventually { segments() >= 1 + count }
         // The chain is over once it has its count: nothing more comes.
         try await Task.sleep(for: .milliseconds(300))
         #expect(segments() == 1 + count, "\(server.requests.map(\.path))")
@@ -224,7 +223,7 @@ struct FrameThumbnailsTests {
             times.append(t)
             frames.getThumbnail(atTimestamp: t, renderOn: sink) { result in results.withLock { $0[i] = result } }
         }
-        for _ in 0..<1000 where results.withLock({ $0.count }) < 200 { try await Task.sleep(nanoseconds: 10_000_000) }
+        _ = await eventually { results.withLock { $0.count } >= 200 }
         let all = results.withLock { $0 }
         #expect(all.count == 200)
         guard case .success(let last?) = all[199] else {

@@ -129,9 +129,7 @@ struct VideoThumbnailLoaderTests {
         let loader = VideoThumbnailLoader(configuration: configuration)
         let urls = (0..<3).map { server.url("/videos/\($0).mp4") }
         loader.prefetch(urls)
-        for _ in 0..<300 where urls.contains(where: { loader.cachedThumbnail(for: $0) == nil }) {
-            try await Task.sleep(nanoseconds: 10_000_000)
-        }
+        _ = await eventually { urls.allSatisfy { loader.cachedThumbnail(for: $0) != nil } }
         #expect(urls.allSatisfy { loader.cachedThumbnail(for: $0) != nil })
         server.fail("/videos/5.mp4", with: [.delay(1.5)])
         let slow = server.url("/videos/5.mp4")

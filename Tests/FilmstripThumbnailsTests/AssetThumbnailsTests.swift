@@ -97,16 +97,11 @@ struct AssetThumbnailsTests {
         let adapter = AssetThumbnails(configuration: fixture.configuration())
         let delegate = RecordingDelegate()
         adapter.prepareThumbnails(delegate: delegate, url: fixture.trackURL)
-        for _ in 0..<500 where fixture.server.requestCount(fixture.sheetPath(2)) == 0 {
-            try await Task.sleep(nanoseconds: 10_000_000)
-        }
+        _ = await eventually { fixture.server.requestCount(fixture.sheetPath(2)) > 0 }
         #expect(fixture.server.requestCount(fixture.sheetPath(2)) == 1)
         adapter.reset()
         // Wait until the server has answered the delayed request, then a little longer for any callback.
-        for _ in 0..<500
-        where !fixture.server.responseStatuses.contains(where: { $0.target == fixture.sheetPath(2) }) {
-            try await Task.sleep(nanoseconds: 10_000_000)
-        }
+        _ = await eventually { fixture.server.responseStatuses.contains { $0.target == fixture.sheetPath(2) } }
         try await Task.sleep(nanoseconds: 300_000_000)
         #expect(delegate.recorded.isEmpty)
         #expect(adapter.thumbnails() == nil)

@@ -47,8 +47,7 @@ struct TrackThumbnailsTests {
                 calls.withLock { $0.append(error.map { "\($0)" }) }
             }
             // The first call, however long a loaded machine takes to load the track (the verdict is the count).
-            let deadline = Date().addingTimeInterval(120)
-            while calls.withLock({ $0.isEmpty }), Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            _ = await eventually { calls.withLock { !$0.isEmpty } }
             // A second call would come right after the first: give it time to.
             try await Task.sleep(for: .milliseconds(300))
             let made = calls.withLock { $0 }
@@ -78,9 +77,9 @@ struct TrackThumbnailsTests {
         fixture.server.fail(fixture.sheetPath(1), with: [.delay(1)])
         for _ in 0..<50 { #expect(thumbnails.getThumbnail(atTimestamp: 2) == nil) }
         var found: Thumbnail?
-        for _ in 0..<1000 where found == nil {
-            try await Task.sleep(nanoseconds: 10_000_000)
+        _ = await eventually {
             found = thumbnails.getThumbnail(atTimestamp: 2)
+            return found != nil
         }
         #expect(try cellShown(by: try #require(found)) == 2)
         #expect(fixture.server.requestCount(fixture.sheetPath(1)) == 1)
