@@ -120,7 +120,7 @@ public final class FrameThumbnails: Sendable {
     }
 
     /// The thumbnail for `t`, fetching and decoding its keyframe if needed. A newer request supersedes this one:
-    /// it then throws a ``ThumbnailsError`` of category `.cancelled` before decoding.
+    /// it then throws a ``ThumbnailsError`` of kind `.cancelled` before decoding.
     ///
     /// - Returns: `nil` when `t` is outside the video.
     public func thumbnail(at t: Double) async throws -> Thumbnail? {

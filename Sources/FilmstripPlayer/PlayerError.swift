@@ -50,8 +50,14 @@ public struct PlayerError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// What happened.
+    /// What happened (the name the player API uses; ``kind`` is the same, named as the package's other errors).
     public var type: ErrorType
+
+    /// What happened: ``type``, under the name every error of the package uses for its kind.
+    public var kind: ErrorType { type }
+
+    /// ``ErrorType`` under the name every error of the package uses for its kinds.
+    public typealias Kind = ErrorType
     /// How bad it is.
     public var severity: Severity
     /// A human-readable explanation.

@@ -4,10 +4,10 @@ import FilmstripLoading
 import FilmstripStreaming
 public import Foundation
 
-/// Why a thumbnails operation failed: a category, a message, and the underlying cause.
+/// Why a thumbnails operation failed: a kind, a message, and the underlying cause.
 public struct ThumbnailsError: Error, Sendable, CustomStringConvertible {
-    /// The category of failure.
-    public enum Category: String, Sendable, Hashable {
+    /// The kind of failure.
+    public enum Kind: String, Sendable, Hashable {
         /// Fetching failed: HTTP status, connection, timeout, size limit, truncated body.
         case network
         /// The track is malformed (``ThumbnailsError/line`` and ``ThumbnailsError/column`` say where).
@@ -24,8 +24,19 @@ public struct ThumbnailsError: Error, Sendable, CustomStringConvertible {
         case notLoaded
     }
 
-    /// The category of failure.
-    public var category: Category
+    /// The kind of failure.
+    public var kind: Kind
+
+    /// The former name of ``Kind``.
+    @available(*, deprecated, renamed: "Kind")
+    public typealias Category = Kind
+
+    /// The former name of ``kind``.
+    @available(*, deprecated, renamed: "kind")
+    public var category: Kind {
+        get { kind }
+        set { kind = newValue }
+    }
     /// A human-readable explanation.
     public var message: String
     /// The URL concerned, if any.
@@ -39,10 +50,10 @@ public struct ThumbnailsError: Error, Sendable, CustomStringConvertible {
 
     /// Creates an error.
     public init(
-        _ category: Category, _ message: String, url: URL? = nil, line: Int? = nil, column: Int? = nil,
+        _ kind: Kind, _ message: String, url: URL? = nil, line: Int? = nil, column: Int? = nil,
         underlying: (any Error)? = nil
     ) {
-        self.category = category
+        self.kind = kind
         self.message = message
         self.url = url
         self.line = line
@@ -66,15 +77,15 @@ public struct ThumbnailsError: Error, Sendable, CustomStringConvertible {
             return ThumbnailsError(
                 .parse, error.message, url: url, line: error.line, column: error.column, underlying: error)
         case let error as LoadingError:
-            let category: Category
+            let kind: Kind
             switch error.kind {
-            case .cacheIO, .notCached: category = .cacheIO
-            case .cancelled: category = .cancelled
-            case .unsupportedURL: category = .unsupported
-            case .invalidContent: category = .decode
-            default: category = .network
+            case .cacheIO, .notCached: kind = .cacheIO
+            case .cancelled: kind = .cancelled
+            case .unsupportedURL: kind = .unsupported
+            case .invalidContent: kind = .decode
+            default: kind = .network
             }
-            return ThumbnailsError(category, error.message, url: error.url, underlying: error)
+            return ThumbnailsError(kind, error.message, url: error.url, underlying: error)
         case let error as ImagingError:
             return ThumbnailsError(.decode, error.message, url: url, underlying: error)
         case let error as HLSParseError:
@@ -94,14 +105,14 @@ public struct ThumbnailsError: Error, Sendable, CustomStringConvertible {
             if let inner = error.underlying, inner is HLSParseError || inner is DASHParseError {
                 return wrap(inner, url: error.url ?? url)
             }
-            let category: Category =
+            let kind: Kind =
                 switch error.kind {
                 case .manifest, .tooLarge, .invalidContent: .parse
                 case .unsupported, .refused, .noTrack: .unsupported
                 case .cancelled: .cancelled
                 default: .network
                 }
-            return ThumbnailsError(category, error.message, url: error.url ?? url, underlying: error)
+            return ThumbnailsError(kind, error.message, url: error.url ?? url, underlying: error)
         case let error as GridThumbnailError:
             return ThumbnailsError(.unsupported, error.description, url: url, underlying: error)
         case is CancellationError:

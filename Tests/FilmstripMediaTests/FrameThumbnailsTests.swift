@@ -236,7 +236,7 @@ struct FrameThumbnailsTests {
         var cancelled = 0
         for (i, result) in all where i != 199 {
             switch result {
-            case .failure(let error as ThumbnailsError) where error.category == .cancelled: cancelled += 1
+            case .failure(let error as ThumbnailsError) where error.kind == .cancelled: cancelled += 1
             case .success: break
             case .failure(let error): Issue.record("request \(i) at \(times[i]): \(error)")
             }

@@ -7,7 +7,7 @@ import Testing
 final class RecordingDelegate: ThumbnailsDelegate {
     enum Event: Equatable {
         case prepared
-        case failed(ThumbnailsError.Category)
+        case failed(ThumbnailsError.Kind)
     }
 
     /// Events and the waiting continuation live under one lock, so an event cannot slip in between the check and
@@ -23,7 +23,7 @@ final class RecordingDelegate: ThumbnailsDelegate {
     func prepared() { record(.prepared) }
     func failed(error: ThumbnailsError, message: String) {
         #expect(!message.isEmpty)
-        record(.failed(error.category))
+        record(.failed(error.kind))
     }
 
     private func record(_ event: Event) {

@@ -12,7 +12,7 @@ struct ThumbnailFailureTests {
         fixture.server.serve("/bad.vtt", text: "WEBVTT\n\n00:00.000 --> 00:01.00\nsprite-1.jpg\n")
         let thumbnails = TrackThumbnails(configuration: fixture.configuration())
         let error = await thumbnailsError { try await thumbnails.load(webVTTTrack: fixture.server.url("/bad.vtt")) }
-        #expect(error?.category == .parse)
+        #expect(error?.kind == .parse)
         #expect(error?.line == 3 && error?.column == 21)
         #expect(!thumbnails.isLoaded)
     }
@@ -27,7 +27,7 @@ struct ThumbnailFailureTests {
         fixture.server.serve("/evil.vtt", text: text)
         let strict = TrackThumbnails(configuration: fixture.configuration())
         let error = await thumbnailsError { try await strict.load(webVTTTrack: fixture.server.url("/evil.vtt")) }
-        #expect(error?.category == .parse)
+        #expect(error?.kind == .parse)
         #expect(error?.message.contains("local file") == true)
         var configuration = fixture.configuration()
         configuration.parsingMode = .lenient
@@ -47,7 +47,7 @@ struct ThumbnailFailureTests {
         let thumbnails = TrackThumbnails(configuration: fixture.configuration())
         let url = fixture.server.url("/nope.vtt")
         let error = await thumbnailsError { try await thumbnails.load(webVTTTrack: url) }
-        #expect(error?.category == .network)
+        #expect(error?.kind == .network)
         #expect(error?.url == url)
         #expect(error?.description.contains("404") == true)
     }
@@ -62,7 +62,7 @@ struct ThumbnailFailureTests {
             thumbnails.loadThumbnailsFrom(webVTTtrack: fixture.trackURL) { continuation.resume(returning: $0) }
         }
         let wrapped = try #require(error as? ThumbnailsError)
-        #expect(wrapped.category == .network)
+        #expect(wrapped.kind == .network)
         #expect(wrapped.url?.lastPathComponent == "sprite-2.jpg")
         #expect(!thumbnails.isLoaded)
     }
@@ -75,7 +75,7 @@ struct ThumbnailFailureTests {
             fixture.sheetPath(1), body: Array("<html>error page</html>".utf8), contentType: "text/html")
         let thumbnails = TrackThumbnails(configuration: fixture.configuration())
         let error = await thumbnailsError { try await thumbnails.load(webVTTTrack: fixture.trackURL) }
-        #expect(error?.category == .decode)
+        #expect(error?.kind == .decode)
         let cache = try #require(thumbnails.loader.diskCache)
         #expect(!cache.contains(fixture.server.url(fixture.sheetPath(1))))
     }
@@ -89,7 +89,7 @@ struct ThumbnailFailureTests {
         fixture.server.serve(fixture.sheetPath(1), body: bytes)
         let thumbnails = TrackThumbnails(configuration: fixture.configuration())
         let error = await thumbnailsError { try await thumbnails.load(webVTTTrack: fixture.trackURL) }
-        #expect(error?.category == .decode)
+        #expect(error?.kind == .decode)
         #expect(error?.message.contains("40000x40000") == true)
     }
 
@@ -124,7 +124,7 @@ struct ThumbnailFailureTests {
         let thumbnails = TrackThumbnails(configuration: configuration)
         let started = Date()
         let error = await thumbnailsError { try await thumbnails.load(webVTTTrack: fixture.trackURL) }
-        #expect(error?.category == .network)
+        #expect(error?.kind == .network)
         #expect((error?.underlying as? LoadingError)?.kind == .timedOut)
         let elapsed = Date().timeIntervalSince(started)
         // Well before the server's 120 s delay (a loaded machine may take a while to get there).
@@ -136,7 +136,7 @@ struct ThumbnailFailureTests {
         let thumbnails = TrackThumbnails()
         #expect(thumbnails.getThumbnail(atTimestamp: 1) == nil)
         let error = await thumbnailsError { _ = try await thumbnails.thumbnail(at: 1) }
-        #expect(error?.category == .notLoaded)
+        #expect(error?.kind == .notLoaded)
     }
 }
 
@@ -177,7 +177,7 @@ struct OfflineTests {
         let error = await thumbnailsError {
             try await TrackThumbnails(configuration: offline).load(webVTTTrack: fixture.trackURL)
         }
-        #expect(error?.category == .cacheIO)
+        #expect(error?.kind == .cacheIO)
         #expect(error?.description.contains("track.vtt") == true)
     }
 
@@ -192,7 +192,7 @@ struct OfflineTests {
         let error = await thumbnailsError {
             try await TrackThumbnails(configuration: offline).load(webVTTTrack: fixture.trackURL)
         }
-        #expect(error?.category == .cacheIO)
+        #expect(error?.kind == .cacheIO)
         #expect(error?.url?.lastPathComponent.hasPrefix("sprite-") == true)
     }
 }

@@ -390,7 +390,7 @@ struct RequestInterceptorTests {
             try await TrackThumbnails(configuration: configuration).load(track: server.url("/hls/images.m3u8"))
         }
         #expect(
-            error?.category == .network && error?.description.contains("403") == true, "\(String(describing: error))")
+            error?.kind == .network && error?.description.contains("403") == true, "\(String(describing: error))")
         #expect(server.requestCount("/hls/images.m3u8") == 2)
     }
 }
