@@ -107,3 +107,7 @@ public final class AudioStreamDecoder {
             .invalidMedia, "cannot \(stage) the audio: \(ffmpegMessage(code))", url: url, ffmpegCode: code)
     }
 }
+
+// Confined to the thread that reads it, like the video decoders.
+@available(*, unavailable)
+extension AudioStreamDecoder: Sendable {}

@@ -188,3 +188,11 @@ public final class StreamDecoder {
             frame, geometry: input.geometry, timeOffset: timeOffset)
     }
 }
+
+// Decoders belong to the one thread that reads them (``VideoDecoder/cancel()`` and its kin excepted); they are never
+// shared between concurrency domains.
+@available(*, unavailable)
+extension VideoDecoder: Sendable {}
+
+@available(*, unavailable)
+extension StreamDecoder: Sendable {}

@@ -165,3 +165,10 @@ final class FileChunks: TrickChunks {
     var framesDecoded: Int { decoder.framesDecoded }
     var bytesRead: Int { decoder.bytesRead }
 }
+
+// Used by the feeder thread only (see the module's thread map).
+@available(*, unavailable)
+extension TrickPlaySource: Sendable {}
+
+@available(*, unavailable)
+extension FileChunks: Sendable {}
