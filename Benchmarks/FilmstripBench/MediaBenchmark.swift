@@ -92,7 +92,7 @@ enum MediaBenchmark {
         let startup = try time([filmstrip, "--help"])
         // The same generation through the library, in this process: the figure to hold against the floor, which
         // has no process start either.
-        var options = PreviewTrackOptions()
+        var options = PreviewTrackConfiguration()
         options.interval = interval
         options.width = 160
         options.columns = 10

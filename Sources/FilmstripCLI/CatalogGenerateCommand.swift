@@ -67,7 +67,7 @@ struct CatalogGenerateCommand: AsyncParsableCommand {
             throw ExitStatus.badInput
         }
         for warning in resolved.warnings { printError("warning: " + warning) }
-        var options = CatalogRunOptions()
+        var options = CatalogRunConfiguration()
         options.preview = try generation.previewOptions()
         options.preview.loading = network.applied(to: options.preview.loading)
         options.jobs = jobs

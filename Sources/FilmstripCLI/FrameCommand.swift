@@ -42,7 +42,7 @@ struct FrameCommand: AsyncParsableCommand {
     @OptionGroup var network: NetworkOptions
 
     func run() async throws {
-        var options = exact ? FrameExtractorOptions.exact : FrameExtractorOptions()
+        var options = exact ? FrameExtractorConfiguration.exact : FrameExtractorConfiguration()
         options.maximumSize = maxSize
         options.loading = network.applied(to: options.loading)
         let extractor = FrameExtractor(url: resourceURL(video), options: options)

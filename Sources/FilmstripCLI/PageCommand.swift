@@ -29,7 +29,7 @@ struct PageCommand: AsyncParsableCommand {
     @Option(
         help: ArgumentHelp(generationModeHelp + " Default auto: every preview shows a moment of its own cue."),
         transform: generationMode)
-    var mode: PreviewTrackOptions.Mode = .auto
+    var mode: PreviewTrackConfiguration.Mode = .auto
 
     func validate() throws {
         guard interval > 0, interval.isFinite else { throw ValidationError("--interval must be positive") }

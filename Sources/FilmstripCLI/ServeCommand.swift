@@ -47,7 +47,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(
         help: ArgumentHelp(generationModeHelp + " Default auto: every preview shows a moment of its own cue."),
         transform: generationMode)
-    var mode: PreviewTrackOptions.Mode = .auto
+    var mode: PreviewTrackConfiguration.Mode = .auto
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }

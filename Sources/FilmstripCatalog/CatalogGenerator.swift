@@ -9,7 +9,7 @@ import Foundation
 /// ```swift
 /// let items = try CatalogList.read(URL(fileURLWithPath: "videos.txt"))
 /// let shard = try CatalogShard.resolve(explicit: nil, shards: nil, environment: ProcessInfo.processInfo.environment).shard
-/// var options = CatalogRunOptions()
+/// var options = CatalogRunConfiguration()
 /// options.preview.formats = [.vtt, .hls]
 /// let summary = try await CatalogGenerator.run(items, shard: shard, catalog: Catalog(directory: out), options: options)
 /// ```
@@ -21,7 +21,7 @@ import Foundation
 public enum CatalogGenerator {
     /// Runs `shard` of `items` into `catalog`. `report` is called once per item as it ends, from any task.
     public static func run(
-        _ items: [CatalogItem], shard: CatalogShard, catalog: Catalog, options: CatalogRunOptions,
+        _ items: [CatalogItem], shard: CatalogShard, catalog: Catalog, options: CatalogRunConfiguration,
         report: @escaping @Sendable (CatalogItemOutcome) -> Void = { _ in }
     ) async throws(CatalogError) -> CatalogRunSummary {
         let started = ContinuousClock.now
@@ -31,7 +31,7 @@ public enum CatalogGenerator {
         } catch {
             throw CatalogError(.invalidSettings, error.message, underlying: error)
         }
-        let settings = CatalogSettings(options.preview)
+        let settings = CatalogConfiguration(options.preview)
         try catalog.prepare(settings: settings)
         let staleRemoved = catalog.removeStaleStaging()
         let journal = try CatalogJournal(catalog: catalog, shard: shard)
@@ -77,15 +77,15 @@ extension Duration {
 final class ItemContext: Sendable {
     let catalog: Catalog
     let shard: CatalogShard
-    let settings: CatalogSettings
-    let options: CatalogRunOptions
+    let settings: CatalogConfiguration
+    let options: CatalogRunConfiguration
     let journal: CatalogJournal
     let transport: any DataLoading
     /// Keys with a `done` line in some results file.
     let recorded: DoneKeys
 
     init(
-        catalog: Catalog, shard: CatalogShard, settings: CatalogSettings, options: CatalogRunOptions,
+        catalog: Catalog, shard: CatalogShard, settings: CatalogConfiguration, options: CatalogRunConfiguration,
         journal: CatalogJournal, transport: any DataLoading, recorded: DoneKeys
     ) {
         self.catalog = catalog

@@ -90,7 +90,7 @@ public struct CatalogStatus: Sendable {
     }
 
     private static func state(
-        of item: CatalogItem, _ catalog: Catalog, _ settings: CatalogSettings, _ loading: LoadingConfiguration,
+        of item: CatalogItem, _ catalog: Catalog, _ settings: CatalogConfiguration, _ loading: LoadingConfiguration,
         _ transport: any DataLoading, _ verify: Bool, _ journal: Journal
     ) async -> Item {
         let identity: ItemIdentity

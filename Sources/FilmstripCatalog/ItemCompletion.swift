@@ -34,7 +34,7 @@ public struct ItemCompletion: Sendable, Hashable, Codable {
     /// The version of the input it was made from.
     public var identity: ItemIdentity
     /// The settings it was made with.
-    public var settings: CatalogSettings
+    public var settings: CatalogConfiguration
     /// Every output file, sorted by path.
     public var files: [File]
     /// The track files.

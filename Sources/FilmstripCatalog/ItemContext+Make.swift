@@ -88,7 +88,7 @@ extension ItemContext {
         return await write(record, for: item, as: .done)
     }
 
-    /// Whether the item is complete (with ``CatalogRunOptions/verify``, and every output still matches its marker).
+    /// Whether the item is complete (with ``CatalogRunConfiguration/verify``, and every output still matches its marker).
     private func isComplete(_ key: ContentKey) async -> Bool {
         guard options.verify else { return catalog.isComplete(key) }
         let catalog = self.catalog

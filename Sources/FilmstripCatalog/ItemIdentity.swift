@@ -98,7 +98,7 @@ public struct ContentKey: Sendable, Hashable, Codable, CustomStringConvertible {
     public let hex: String
 
     /// The key of `identity` under `settings`.
-    public init(identity: ItemIdentity, settings: CatalogSettings) {
+    public init(identity: ItemIdentity, settings: CatalogConfiguration) {
         let text = "filmstrip-item\n" + identity.canonical + "\n--\n" + settings.canonical
         hex = sha256Hex(Data(text.utf8), bytes: 16)
     }

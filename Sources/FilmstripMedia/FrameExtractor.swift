@@ -9,7 +9,7 @@ public import Foundation
 public typealias ImageSize = PixelSize
 
 /// Options of a ``FrameExtractor``. The defaults give the fastest result: the keyframe at or before the time.
-public struct FrameExtractorOptions: Sendable {
+public struct FrameExtractorConfiguration: Sendable {
     /// The largest output size; the aspect ratio is kept and images are never enlarged. Default: none.
     public var maximumSize: PixelSize?
     /// Turn the image as the video's display matrix asks (portrait phone videos). Default `true`.
@@ -27,8 +27,8 @@ public struct FrameExtractorOptions: Sendable {
     public init() {}
 
     /// Options for the exact frame at each time (both tolerances zero).
-    public static var exact: FrameExtractorOptions {
-        var options = FrameExtractorOptions()
+    public static var exact: FrameExtractorConfiguration {
+        var options = FrameExtractorConfiguration()
         options.toleranceBefore = 0
         options.toleranceAfter = 0
         return options
@@ -56,7 +56,7 @@ public struct VideoFrame: Sendable {
 ///
 /// ```swift
 /// let extractor = FrameExtractor(url: videoURL, options: {
-///     var o = FrameExtractorOptions(); o.maximumSize = PixelSize(width: 320, height: 320); return o
+///     var o = FrameExtractorConfiguration(); o.maximumSize = PixelSize(width: 320, height: 320); return o
 /// }())
 /// let poster = try await extractor.image(at: 12)            // the keyframe at or before 12 s
 /// for try await frame in extractor.images(at: [5, 1, 30]) {  // in request order, each keyframe decoded once
@@ -66,7 +66,7 @@ public struct VideoFrame: Sendable {
 ///
 /// Over http(s), only what is needed is read (the index, then the keyframes' bytes) with bounded `Range`
 /// requests; ``bytesRead`` says how much. An HLS master or media playlist or an MPD (by extension, or for local files
-/// by content) goes through the streaming layer: the rendition is the smallest at least ``FrameExtractorOptions/
+/// by content) goes through the streaming layer: the rendition is the smallest at least ``FrameExtractorConfiguration/
 /// maximumSize`` (else the largest), and only the manifests, that rendition's initialisation data and the segments
 /// that hold the times asked for are fetched, one `Range` request per byte-range segment. Work runs on the extractor's own thread, one call at a time;
 /// cancelling a call stops its reading and decoding promptly.
@@ -74,7 +74,7 @@ public final class FrameExtractor: Sendable {
     /// The input.
     public let url: URL
     /// The options.
-    public let options: FrameExtractorOptions
+    public let options: FrameExtractorConfiguration
 
     private let queue: DispatchQueue
     private let cancellation = CancellationFlag()
@@ -91,7 +91,7 @@ public final class FrameExtractor: Sendable {
     private let counters = Mutex(Counters())
 
     /// Creates an extractor; the input is opened on first use.
-    public init(url: URL, options: FrameExtractorOptions = FrameExtractorOptions()) {
+    public init(url: URL, options: FrameExtractorConfiguration = FrameExtractorConfiguration()) {
         self.url = url
         self.options = options
         queue = DispatchQueue(label: "filmstrip.frame-extractor")
@@ -229,7 +229,7 @@ public final class FrameExtractor: Sendable {
     }
 
     private static func frame(
-        at seconds: Double, input: MediaInput, options: FrameExtractorOptions, cache: inout KeyframeCache
+        at seconds: Double, input: MediaInput, options: FrameExtractorConfiguration, cache: inout KeyframeCache
     ) throws(MediaError) -> VideoFrame {
         guard seconds.isFinite, seconds >= 0 else {
             throw MediaError(.timeOutOfRange, "the time \(seconds) s is not a position in the video", url: input.url)
@@ -328,3 +328,7 @@ private final class InputBox: @unchecked Sendable {
 
     func discard() { value = nil }
 }
+
+/// The former name of ``FrameExtractorConfiguration``.
+@available(*, deprecated, renamed: "FrameExtractorConfiguration")
+public typealias FrameExtractorOptions = FrameExtractorConfiguration

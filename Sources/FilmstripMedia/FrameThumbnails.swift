@@ -79,7 +79,7 @@ public final class FrameThumbnails: Sendable {
     /// Loads a video or stream: an HLS master (its I-frame playlist when it has one) or media playlist, an MPD, or a
     /// video file, local or http(s).
     public func load(url: URL) async throws {
-        var options = FrameExtractorOptions()
+        var options = FrameExtractorConfiguration()
         options.maximumSize = configuration.maximumSize
         options.loading = configuration.loading
         options.transport = configuration.transport

@@ -29,7 +29,7 @@ public struct IFramePlaylistSummary: Sendable {
 }
 
 /// Settings of ``IFramePlaylistGenerator``.
-public struct IFramePlaylistOptions: Sendable {
+public struct IFramePlaylistConfiguration: Sendable {
     /// Timeouts, size limit, retries and headers for http(s) sources.
     public var loading = LoadingConfiguration(maximumResponseSize: 256 << 20, requestTimeout: 15, resourceTimeout: 120)
     /// The HTTP transport; `nil` uses ``DefaultTransport/shared``.
@@ -52,7 +52,7 @@ public struct IFramePlaylistOptions: Sendable {
 public enum IFramePlaylistGenerator {
     /// Writes the playlists into `directory`.
     public static func generate(
-        from source: URL, to directory: URL, options: IFramePlaylistOptions = IFramePlaylistOptions()
+        from source: URL, to directory: URL, options: IFramePlaylistConfiguration = IFramePlaylistConfiguration()
     ) async throws -> IFramePlaylistSummary {
         let client = StreamingClient(url: source, transport: options.transport, configuration: options.loading)
         let presentation: Presentation
@@ -345,3 +345,7 @@ public enum IFramePlaylistGenerator {
         return file
     }
 }
+
+/// The former name of ``IFramePlaylistConfiguration``.
+@available(*, deprecated, renamed: "IFramePlaylistConfiguration")
+public typealias IFramePlaylistOptions = IFramePlaylistConfiguration

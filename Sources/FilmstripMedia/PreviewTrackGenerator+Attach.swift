@@ -12,7 +12,8 @@ extension PreviewTrackGenerator {
     /// names, or an image track it has (a stream whose own image playlist is `thumbnails.m3u8`, or whose MPD names
     /// `sprite-$Number$.jpg`, in the output directory). Nothing is written before this check.
     static func checkAttachment(
-        input: URL, directory: URL, streamingProtocol: Presentation.StreamingProtocol, options: PreviewTrackOptions
+        input: URL, directory: URL, streamingProtocol: Presentation.StreamingProtocol,
+        options: PreviewTrackConfiguration
     ) throws(MediaError) {
         guard input.isFileURL else { return }
         let folders =

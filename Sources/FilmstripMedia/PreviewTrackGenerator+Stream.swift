@@ -9,11 +9,11 @@ extension PreviewTrackGenerator {
     /// rendition) and demuxed from memory, and its cues are decoded by one worker while others fetch and decode
     /// other segments.
     static func generateFromStream(
-        _ input: URL, to directory: URL, options: PreviewTrackOptions, started: Date,
+        _ input: URL, to directory: URL, options: PreviewTrackConfiguration, started: Date,
         progress: (@Sendable (Int, Int) -> Void)?
     ) async throws -> PreviewTrackSummary {
         var options = options
-        var extractorOptions = FrameExtractorOptions()
+        var extractorOptions = FrameExtractorConfiguration()
         extractorOptions.maximumSize = PixelSize(width: options.width, height: Int(Int32.max))
         extractorOptions.loading = options.loading
         extractorOptions.transport = options.transport
@@ -127,7 +127,7 @@ extension PreviewTrackGenerator {
     /// mode takes the first keyframe inside the cue (in its segment or at the start of the next one), else the one
     /// before the cue; auto mode, else the exact frame.
     private static func chooseStreamFrame(
-        _ k: Int, segment s: Int, plan: Plan, store: SegmentStore, mode: PreviewTrackOptions.Mode
+        _ k: Int, segment s: Int, plan: Plan, store: SegmentStore, mode: PreviewTrackConfiguration.Mode
     ) async throws -> (StreamSegment, OwnedPacket?) {
         let start = plan.start(of: k)
         let end = plan.end(of: k)

@@ -20,7 +20,7 @@ public import Foundation
 public enum PreviewTrackGenerator {
     /// Generates the track. `progress` is called with (thumbnails done, total) from worker threads.
     public static func generate(
-        from input: URL, to directory: URL, options: PreviewTrackOptions = PreviewTrackOptions(),
+        from input: URL, to directory: URL, options: PreviewTrackConfiguration = PreviewTrackConfiguration(),
         progress: (@Sendable (Int, Int) -> Void)? = nil
     ) async throws -> PreviewTrackSummary {
         try options.validate()
@@ -56,7 +56,7 @@ public enum PreviewTrackGenerator {
     }
 
     private static func generateFromFile(
-        _ input: URL, to directory: URL, options: PreviewTrackOptions, network: MediaNetwork,
+        _ input: URL, to directory: URL, options: PreviewTrackConfiguration, network: MediaNetwork,
         cancellation: CancellationFlag, started: Date, progress: (@Sendable (Int, Int) -> Void)?
     ) async throws -> PreviewTrackSummary {
         return try await withTaskCancellationHandler {
@@ -114,7 +114,8 @@ public enum PreviewTrackGenerator {
 
     /// Writes the track files once every sheet is written (each atomically, after the sheets), and sums up.
     static func finish(
-        plan: Plan, sheets: SheetAssembly, directory: URL, options: PreviewTrackOptions, started: Date, bytesRead: Int,
+        plan: Plan, sheets: SheetAssembly, directory: URL, options: PreviewTrackConfiguration, started: Date,
+        bytesRead: Int,
         decodedFrames: Int
     ) throws(MediaError) -> PreviewTrackSummary {
         let sheetURLs = try sheets.finish()
@@ -172,7 +173,7 @@ public enum PreviewTrackGenerator {
 
     /// The frame for thumbnail `k`.
     private static func chooseFrame(
-        _ k: Int, plan: Plan, input: MediaInput, mode: PreviewTrackOptions.Mode, analyzer: FrameConverter?
+        _ k: Int, plan: Plan, input: MediaInput, mode: PreviewTrackConfiguration.Mode, analyzer: FrameConverter?
     )
         throws(MediaError) -> OwnedFrame
     {
@@ -239,7 +240,7 @@ struct Plan: Sendable {
     let rows: Int
 
     init(
-        duration: Double, displaySize: (width: Int, height: Int), url: URL, options: PreviewTrackOptions
+        duration: Double, displaySize: (width: Int, height: Int), url: URL, options: PreviewTrackConfiguration
     )
         throws(MediaError)
     {
@@ -297,12 +298,12 @@ struct Plan: Sendable {
     /// Whether every sheet keeps the full layout's height. DASH tiles share one size per Representation; HLS players
     /// take a sheet's size from the first sheet's `EXT-X-TILES` (Shaka Player multiplies the tile `RESOLUTION` by
     /// the first `LAYOUT`), so every sheet declares and has the full layout.
-    func padsLastSheet(_ options: PreviewTrackOptions) -> Bool {
+    func padsLastSheet(_ options: PreviewTrackConfiguration) -> Bool {
         options.formats.contains(.dash) || options.formats.contains(.hls)
     }
 
     /// The layout the track writers describe.
-    func layout(options: PreviewTrackOptions) -> PreviewTrackLayout {
+    func layout(options: PreviewTrackConfiguration) -> PreviewTrackLayout {
         PreviewTrackLayout(
             duration: duration, starts: (0..<count).map { startMilliseconds(of: $0) },
             ends: (0..<count).map { endMilliseconds(of: $0) }, tileWidth: tileWidth, tileHeight: tileHeight,

@@ -48,7 +48,8 @@ public final class VideoDecoder {
     /// With `audio`, the audio stream that goes with the video is decoded too, converted to that format; take it
     /// with ``takeAudio()`` as frames are read.
     public init(
-        url: URL, options: FrameExtractorOptions = FrameExtractorOptions(), reusing previous: VideoDecoder? = nil,
+        url: URL, options: FrameExtractorConfiguration = FrameExtractorConfiguration(),
+        reusing previous: VideoDecoder? = nil,
         audio: AudioFormat? = nil
     ) throws {
         input = try MediaInput(

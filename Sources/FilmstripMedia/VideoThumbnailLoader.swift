@@ -256,7 +256,7 @@ public final class VideoThumbnailLoader: Sendable {
     /// The first informative keyframe after `first` (see ``PosterChoice/representative``), else the one that shows
     /// the most.
     private func representative(
-        _ videoURL: URL, after first: VideoFrame, duration: Double, options: FrameExtractorOptions
+        _ videoURL: URL, after first: VideoFrame, duration: Double, options: FrameExtractorConfiguration
     ) async throws -> (PixelBuffer, Double) {
         var next = options
         next.toleranceBefore = 0
@@ -287,7 +287,7 @@ public final class VideoThumbnailLoader: Sendable {
             let fitted = decoded.size.fitted(within: configuration.maximumSize)
             image = try decoded.scaled(width: fitted.width, height: fitted.height)
         } else {
-            var options = FrameExtractorOptions()
+            var options = FrameExtractorConfiguration()
             options.maximumSize = configuration.maximumSize
             options.loading = configuration.loading
             options.transport = configuration.transport

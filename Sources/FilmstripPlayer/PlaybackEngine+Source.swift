@@ -11,7 +11,7 @@ import Foundation
 /// live edge.
 extension PlaybackEngine {
     mutating func load(_ configuration: PlayerConfiguration, _ player: Player) {
-        execute(machine.load(PlaybackMachine.Settings(configuration), at: now), player)
+        execute(machine.load(PlaybackMachine.Configuration(configuration), at: now), player)
         guard machine.state.kind == .opening else { return }
         let engine = player.ratePolicy.engine
         guard configuration.preferredEngine == engine else {
@@ -38,7 +38,7 @@ extension PlaybackEngine {
         audioWait = (nil, false)
         drift = (nil, nil)
         retired = (0, 0)
-        var options = FrameExtractorOptions()
+        var options = FrameExtractorConfiguration()
         let network = NetworkConfiguration.merged(sdk: player.sdkNetwork, player: configuration.network)
         options.loading.additionalHeaders = network.httpAdditionalHeaders ?? [:]
         options.loading.addressPolicy = network.addressPolicy ?? .any
@@ -62,7 +62,7 @@ extension PlaybackEngine {
         var startupBuffer: Double?
         let ranges: [ClosedRange<Double>]
         if ManifestDetection.isManifest(configuration.url) {
-            let settings = StreamSession.Settings(
+            let settings = StreamSession.Configuration(
                 streaming: configuration.streaming, maxBuffer: configuration.maxPrebufferTime,
                 keyTimeout: network.timeoutIntervalForDrmAcquisitionMs.map { Double($0) / 1000 },
                 waitsForConnectivity: network.waitsForConnectivity ?? true,
@@ -103,7 +103,7 @@ extension PlaybackEngine {
     /// failure (the player is then in `error`).
     private mutating func openStream(
         _ configuration: PlayerConfiguration, transport: any DataLoading, loading: LoadingConfiguration,
-        settings: StreamSession.Settings, _ player: Player
+        settings: StreamSession.Configuration, _ player: Player
     ) -> (duration: Double, start: Double, startupBuffer: Double?)? {
         weak let weakPlayer = player
         let session = StreamSession(
@@ -141,7 +141,8 @@ extension PlaybackEngine {
             startupBuffer = first
             startupSaving = StartupSaving(
                 opening: opening, configured: configuration.streaming.startRendition,
-                prebuffer: PlaybackMachine.Settings(configuration).threshold(rebuffering: false), startupBuffer: first)
+                prebuffer: PlaybackMachine.Configuration(configuration).threshold(rebuffering: false),
+                startupBuffer: first)
         }
         // The forward buffer is the fetched segments; decoded frames are kept for about a second ahead.
         feeder = FrameFeeder(

@@ -82,7 +82,8 @@ extension PlaybackEngine {
         } else {
             do {
                 chunks = FileChunks(
-                    decoder: try VideoDecoder(url: configuration.url, options: fileOptions ?? FrameExtractorOptions()))
+                    decoder: try VideoDecoder(
+                        url: configuration.url, options: fileOptions ?? FrameExtractorConfiguration()))
             } catch {
                 // The normal source plays on at the rate (forward keyframes only, or paused at 0 for reverse).
                 player.deliver(

@@ -8,7 +8,7 @@ import Foundation
 /// state, clock and statistics, wait). Sources and the live edge are opened and followed in
 /// `PlaybackEngine+Source.swift`.
 struct PlaybackEngine {
-    var machine = PlaybackMachine(settings: PlaybackMachine.Settings())
+    var machine = PlaybackMachine(settings: PlaybackMachine.Configuration())
     let clock: SessionClock
     var configuration: PlayerConfiguration?
     var feeder: FrameFeeder?
@@ -33,7 +33,7 @@ struct PlaybackEngine {
     /// Trick play's mode while it is on, with the normal feeder it set aside (see `PlaybackEngine+TrickPlay.swift`).
     var trick: (mode: TrickPlayMode, parked: FrameFeeder)?
     /// How a file or progressive source was opened (trick play opens it again for its own decoder).
-    var fileOptions: FrameExtractorOptions?
+    var fileOptions: FrameExtractorConfiguration?
     /// Frames decoded and bytes read by trick-play feeders already stopped (the statistics count them too).
     var retired = (frames: 0, bytes: 0)
     var drift: (last: Double?, largest: Double?)
@@ -96,7 +96,7 @@ struct PlaybackEngine {
             guard let loaded = configuration else { return }
             let updated = player.shared.withLock { $0.overrides }.applied(to: loaded)
             configuration = updated
-            machine.reconfigure(PlaybackMachine.Settings(updated))
+            machine.reconfigure(PlaybackMachine.Configuration(updated))
             live?.reconfigure(updated.live)
             if let stream {
                 stream.setMaxBuffer(updated.maxPrebufferTime)

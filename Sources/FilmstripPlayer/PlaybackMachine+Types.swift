@@ -58,8 +58,12 @@ extension PlaybackMachine {
         }
     }
 
+    /// The former name of ``Configuration``.
+    @available(*, deprecated, renamed: "Configuration")
+    public typealias Settings = Configuration
+
     /// The settings the decisions use.
-    public struct Settings: Sendable, Hashable {
+    public struct Configuration: Sendable, Hashable {
         /// Seconds buffered before playback starts.
         public var minPrebufferTime: Double
         /// Seconds buffered before playback resumes after a stall.
@@ -76,7 +80,7 @@ extension PlaybackMachine {
             self.init(PlayerConfiguration(with: URL(fileURLWithPath: "/")))
         }
 
-        /// Settings from a player configuration.
+        /// Configuration from a player configuration.
         public init(_ configuration: PlayerConfiguration) {
             minPrebufferTime = configuration.minPrebufferTime
             minRebufferTime = configuration.minRebufferTime

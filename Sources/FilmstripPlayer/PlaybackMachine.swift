@@ -14,7 +14,7 @@
 /// ```
 public struct PlaybackMachine: Sendable {
     /// The settings (replaced by ``load(_:at:)``).
-    public internal(set) var settings: Settings
+    public internal(set) var settings: Configuration
     /// The state graph.
     public internal(set) var states = PlayerStateMachine()
     /// The playback clock (see ``publishedClock`` for the playhead it shows).
@@ -41,7 +41,7 @@ public struct PlaybackMachine: Sendable {
     var counters = Counters()
 
     /// A machine in `idle`.
-    public init(settings: Settings) {
+    public init(settings: Configuration) {
         self.settings = settings
         timeouts = StateTimeoutController(configuration: settings.stateTimeouts)
     }
@@ -53,7 +53,7 @@ public struct PlaybackMachine: Sendable {
 
     /// `load`: from `idle` or `ended` to `opening`, with new settings and fresh statistics. The executor opens the
     /// source when the state is `opening` afterwards.
-    public mutating func load(_ settings: Settings, at now: Double) -> [Action] {
+    public mutating func load(_ settings: Configuration, at now: Double) -> [Action] {
         guard state.kind == .idle || state.kind == .ended else {
             return [refusal("load() needs an idle or ended player (it is \(state)); call stop() first")]
         }
@@ -178,7 +178,7 @@ public struct PlaybackMachine: Sendable {
     }
 
     /// New buffer settings (``Player/minPrebufferTime`` and the like) from now on.
-    public mutating func reconfigure(_ settings: Settings) {
+    public mutating func reconfigure(_ settings: Configuration) {
         self.settings.minPrebufferTime = settings.minPrebufferTime
         self.settings.minRebufferTime = settings.minRebufferTime
         self.settings.maxPrebufferTime = settings.maxPrebufferTime

@@ -16,11 +16,11 @@ public struct ServerConfiguration: Sendable {
     /// How many tracks are generated at once; further requests wait their turn. A second request for a video
     /// whose track is being generated waits on that generation.
     public var maximumParallelGenerations = 2
-    /// The options of generated tracks: 2 s per thumbnail, 5x5 sheets, ``PreviewTrackOptions/Mode/auto`` (a scrub
+    /// The options of generated tracks: 2 s per thumbnail, 5x5 sheets, ``PreviewTrackConfiguration/Mode/auto`` (a scrub
     /// preview must show its own moment even when keyframes are far apart). `workers` is divided among the parallel
     /// generations.
-    public var trackOptions: PreviewTrackOptions = {
-        var options = PreviewTrackOptions()
+    public var trackOptions: PreviewTrackConfiguration = {
+        var options = PreviewTrackConfiguration()
         options.mode = .auto
         options.interval = 2
         options.columns = 5

@@ -21,7 +21,8 @@ public enum StandalonePage {
     /// a `previews` folder or a file of the video's name that it did not write makes it throw before it writes
     /// anything. The new previews are made in a staging folder and swapped in only once complete.
     public static func write(
-        video: URL, to directory: URL, options: PreviewTrackOptions = ServerConfiguration(libraries: []).trackOptions
+        video: URL, to directory: URL,
+        options: PreviewTrackConfiguration = ServerConfiguration(libraries: []).trackOptions
     ) async throws -> Result {
         let files = FileManager.default
         let directory = directory.standardizedFileURL

@@ -67,7 +67,7 @@ struct CatalogRunTests {
         // Back to the first settings: those outputs are still there.
         let back = try await bench.run()
         #expect((back.done, back.skipped) == (0, 12))
-        #expect(try bench.catalog.settings() == CatalogSettings(CatalogBench.options().preview))
+        #expect(try bench.catalog.settings() == CatalogConfiguration(CatalogBench.options().preview))
     }
 
     @Test("--force makes every item again, byte for byte the same whatever the parallelism")

@@ -25,8 +25,8 @@ struct CatalogBench {
     var items: [CatalogItem] { get throws { try CatalogList.read(list) } }
 
     /// Small, quick outputs: a thumbnail a second, two formats.
-    static func options(jobs: Int = 2) -> CatalogRunOptions {
-        var options = CatalogRunOptions()
+    static func options(jobs: Int = 2) -> CatalogRunConfiguration {
+        var options = CatalogRunConfiguration()
         options.preview.interval = 1
         options.preview.formats = [.vtt, .hls]
         options.jobs = jobs
@@ -35,7 +35,7 @@ struct CatalogBench {
     }
 
     func run(
-        _ options: CatalogRunOptions = Self.options(), shard: CatalogShard = .whole
+        _ options: CatalogRunConfiguration = Self.options(), shard: CatalogShard = .whole
     ) async throws
         -> CatalogRunSummary
     {
@@ -43,8 +43,8 @@ struct CatalogBench {
     }
 
     /// The key an item has under `options` now.
-    func key(_ video: URL, _ options: CatalogRunOptions = Self.options()) throws -> ContentKey {
-        ContentKey(identity: try ItemIdentity.ofFile(video), settings: CatalogSettings(options.preview))
+    func key(_ video: URL, _ options: CatalogRunConfiguration = Self.options()) throws -> ContentKey {
+        ContentKey(identity: try ItemIdentity.ofFile(video), settings: CatalogConfiguration(options.preview))
     }
 
     /// Every output file of every complete item, by item folder and path, with its bytes (the marker left out).

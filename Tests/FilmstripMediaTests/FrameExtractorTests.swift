@@ -31,7 +31,7 @@ struct FrameExtractorTests {
 
     @Test("tolerance after: a keyframe just after the time wins when it is closer")
     func toleranceAfter() async throws {
-        var options = FrameExtractorOptions()
+        var options = FrameExtractorConfiguration()
         options.toleranceBefore = 0.5
         options.toleranceAfter = 0.5
         let extractor = FrameExtractor(url: try MediaFixtures.counter(), options: options)
@@ -42,7 +42,7 @@ struct FrameExtractorTests {
 
     @Test("maximumSize keeps the aspect ratio and never enlarges")
     func maximumSize() async throws {
-        var options = FrameExtractorOptions()
+        var options = FrameExtractorConfiguration()
         options.maximumSize = PixelSize(width: 100, height: 100)
         let small = try await FrameExtractor(url: try MediaFixtures.counter(), options: options).image(at: 1)
         #expect(small.image.width == 100 && small.image.height == 75)
@@ -61,7 +61,7 @@ struct FrameExtractorTests {
         #expect(turned.meanColor(x: 20, y: 200, width: 200, height: 100).0 > 180)
         #expect(turned.meanColor(x: 20, y: 20, width: 200, height: 100).2 > 180)
         #expect(try await FrameExtractor(url: url).naturalSize() == PixelSize(width: 240, height: 320))
-        var options = FrameExtractorOptions()
+        var options = FrameExtractorConfiguration()
         options.appliesPreferredTrackTransform = false
         let raw = try await FrameExtractor(url: url, options: options).image(at: 1).image
         #expect(raw.width == 320 && raw.height == 240)

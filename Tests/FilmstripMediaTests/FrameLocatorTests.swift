@@ -31,7 +31,7 @@ struct FrameLocatorTests {
 
         let exact = KeyframeLocator(toleranceBefore: 0, toleranceAfter: 0)
         #expect(exact.decodesExactly)
-        #expect(KeyframeLocator(FrameExtractorOptions.exact).decodesExactly)
+        #expect(KeyframeLocator(FrameExtractorConfiguration.exact).decodesExactly)
     }
 
     @Test("geometry: sample aspect ratio, rotation, fitting, and the coded orientation when not turned")

@@ -8,13 +8,13 @@ import Testing
 @Suite("Generation in every format")
 struct GenerateFormatsTests {
     static func generate(_ directory: TemporaryDirectory, count: Int? = nil) async throws -> PreviewTrackSummary {
-        var options = PreviewTrackOptions()
+        var options = PreviewTrackConfiguration()
         options.interval = 1
         options.count = count
         options.width = 80
         options.columns = 4
         options.rows = 2
-        options.formats = Set(PreviewTrackOptions.OutputFormat.allCases)
+        options.formats = Set(PreviewTrackConfiguration.OutputFormat.allCases)
         return try await PreviewTrackGenerator.generate(
             from: try MediaFixtures.counter(), to: directory.url, options: options)
     }
@@ -142,7 +142,7 @@ struct GenerateWidthsTests {
     func widths() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        var options = PreviewTrackOptions()
+        var options = PreviewTrackConfiguration()
         options.interval = 2
         options.width = 80
         options.additionalWidths = [160, 240]

@@ -51,7 +51,7 @@ struct HDRToneMappingTests {
     func pqGenerated() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        var options = PreviewTrackOptions()
+        var options = PreviewTrackConfiguration()
         options.interval = 2
         options.width = 160
         let summary = try await PreviewTrackGenerator.generate(

@@ -43,7 +43,7 @@ struct PosterChoiceEndToEndTests {
     func skipBlank() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        var options = PreviewTrackOptions()
+        var options = PreviewTrackConfiguration()
         options.interval = 5  // cues [0, 5) and [5, 10): keyframes at 0, 2, 4 and 6, 8
         options.skipBlank = true
         _ = try await PreviewTrackGenerator.generate(

@@ -6,8 +6,10 @@ import Testing
 
 @Suite("Preview track generation")
 struct PreviewTrackGeneratorTests {
-    func options(_ mode: PreviewTrackOptions.Mode, interval: Double = 1, width: Int = 80) -> PreviewTrackOptions {
-        var options = PreviewTrackOptions()
+    func options(
+        _ mode: PreviewTrackConfiguration.Mode, interval: Double = 1, width: Int = 80
+    ) -> PreviewTrackConfiguration {
+        var options = PreviewTrackConfiguration()
         options.mode = mode
         options.interval = interval
         options.width = width
@@ -99,7 +101,7 @@ struct PreviewTrackGeneratorTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let video = try MediaFixtures.pattern()
-        var options = PreviewTrackOptions()
+        var options = PreviewTrackConfiguration()
         options.mode = .accurate
         options.interval = 1
         options.width = 160
@@ -163,7 +165,7 @@ struct PreviewTrackGeneratorTests {
             _ = try await PreviewTrackGenerator.generate(from: try MediaFixtures.audioOnly(), to: directory.url)
         }
         #expect(audio?.kind == .noVideoStream)
-        var bad = PreviewTrackOptions()
+        var bad = PreviewTrackConfiguration()
         bad.interval = 0
         let interval = await mediaError {
             _ = try await PreviewTrackGenerator.generate(

@@ -18,7 +18,7 @@ struct RemoteMediaTests {
 
     @Test("progressive MP4 over http: keyframe and exact frames, with the configured headers")
     func progressive() async throws {
-        var options = FrameExtractorOptions()
+        var options = FrameExtractorConfiguration()
         options.loading.additionalHeaders = ["X-Session": "abc"]
         let extractor = FrameExtractor(url: server.url("/counter.mp4"), options: options)
         #expect(frameNumber(try await extractor.image(at: 5.3).image) == 100)
@@ -145,7 +145,7 @@ struct BadMediaTests {
         let server = try LoopbackServer()
         server.serve("/counter.mp4", body: Array(try Data(contentsOf: try MediaFixtures.counter())))
         server.fail("/counter.mp4", with: [.status(503)])
-        var options = FrameExtractorOptions()
+        var options = FrameExtractorConfiguration()
         options.loading = LoadingConfiguration(retry: RetryPolicy(maximumAttempts: 2, baseDelay: 0.01))
         let frame = try await FrameExtractor(url: server.url("/counter.mp4"), options: options).image(at: 4)
         #expect(frameNumber(frame.image) == 100)
@@ -163,7 +163,7 @@ struct BadMediaTests {
         let server = try LoopbackServer()
         server.serve("/counter.mp4", body: Array(try Data(contentsOf: try MediaFixtures.counter())))
         server.fail("/counter.mp4", with: [.delay(120)])
-        var options = FrameExtractorOptions()
+        var options = FrameExtractorConfiguration()
         options.loading = LoadingConfiguration(requestTimeout: 0.5, resourceTimeout: 2, retry: .none)
         let started = Date()
         let error = await mediaError {

@@ -106,7 +106,7 @@ struct StreamLayoutTests {
         let url = try StreamLayouts.serve(layout, on: server)
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        var options = PreviewTrackOptions()
+        var options = PreviewTrackConfiguration()
         options.interval = 1
         let summary = try await PreviewTrackGenerator.generate(from: url, to: directory.url, options: options)
         #expect(summary.thumbnails == Int(layout.duration))

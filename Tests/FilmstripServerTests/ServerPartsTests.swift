@@ -143,7 +143,7 @@ struct TrackStoreTests {
         let library = temp.url.appendingPathComponent("library")
         try FileManager.default.createDirectory(at: library, withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: MediaFixtures.counter(), to: library.appendingPathComponent("c.mp4"))
-        var options = PreviewTrackOptions()
+        var options = PreviewTrackConfiguration()
         options.interval = 5
         _ = try await PreviewTrackGenerator.generate(
             from: library.appendingPathComponent("c.mp4"), to: library, options: options)

@@ -59,8 +59,8 @@ let generationModeHelp =
     + "inside the cue when there is one, else the exact frame)."
 
 /// Parses `--mode`.
-@Sendable func generationMode(_ text: String) throws -> PreviewTrackOptions.Mode {
-    guard let mode = PreviewTrackOptions.Mode(rawValue: text) else {
+@Sendable func generationMode(_ text: String) throws -> PreviewTrackConfiguration.Mode {
+    guard let mode = PreviewTrackConfiguration.Mode(rawValue: text) else {
         throw ValidationError("--mode must be keyframe, accurate or auto")
     }
     return mode

@@ -17,16 +17,16 @@ struct GenerationOptions: ParsableArguments {
     @Option(
         help: "Comma-separated outputs: vtt, hls, dash, bif, json, storyboard.",
         transform: { text in
-            var formats = Set<PreviewTrackOptions.OutputFormat>()
+            var formats = Set<PreviewTrackConfiguration.OutputFormat>()
             for name in text.split(separator: ",") {
-                guard let format = PreviewTrackOptions.OutputFormat(rawValue: String(name)) else {
+                guard let format = PreviewTrackConfiguration.OutputFormat(rawValue: String(name)) else {
                     throw ValidationError("--formats takes vtt, hls, dash, bif, json and storyboard")
                 }
                 formats.insert(format)
             }
             return formats
         })
-    var formats: Set<PreviewTrackOptions.OutputFormat> = [.vtt]
+    var formats: Set<PreviewTrackConfiguration.OutputFormat> = [.vtt]
 
     @Option(name: .customLong("bif-width"), help: "Width of the BIF's images.")
     var bifWidth: Int = 320
@@ -63,7 +63,7 @@ struct GenerationOptions: ParsableArguments {
     var quality: Int = 80
 
     @Option(help: ArgumentHelp(generationModeHelp), transform: generationMode)
-    var mode: PreviewTrackOptions.Mode = .keyframe
+    var mode: PreviewTrackConfiguration.Mode = .keyframe
 
     @Option(
         help: "Chroma subsampling of the sheets: 444 (sharper colour) or 420 (smaller files).",
@@ -83,8 +83,8 @@ struct GenerationOptions: ParsableArguments {
     var workers: Int?
 
     /// The library's options with these set.
-    func previewOptions() throws -> PreviewTrackOptions {
-        var options = PreviewTrackOptions()
+    func previewOptions() throws -> PreviewTrackConfiguration {
+        var options = PreviewTrackConfiguration()
         options.interval = interval
         options.count = count
         guard maxThumbnails > 0 else { throw ValidationError("--max-thumbnails must be positive") }

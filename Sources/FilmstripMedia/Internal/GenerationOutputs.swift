@@ -8,7 +8,7 @@ struct GenerationOutputs: Sendable {
         let plan: Plan
         let sheets: SheetAssembly
         let directory: URL
-        let options: PreviewTrackOptions
+        let options: PreviewTrackConfiguration
     }
 
     let outputs: [Output]
@@ -18,7 +18,7 @@ struct GenerationOutputs: Sendable {
 
     init(
         duration: Double, displaySize: (width: Int, height: Int), url: URL, directory: URL,
-        options: PreviewTrackOptions
+        options: PreviewTrackConfiguration
     ) throws(MediaError) {
         var made: [Output] = []
         let plan = try Plan(duration: duration, displaySize: displaySize, url: url, options: options)

@@ -1,7 +1,7 @@
 /// Which keyframe answers a time: the one rule that the extractor (files and progressive HTTP), stream frames
 /// (HLS and DASH segments) and frame thumbnails share.
 ///
-/// Under tolerances (``FrameExtractorOptions/toleranceBefore`` and ``FrameExtractorOptions/toleranceAfter``), the
+/// Under tolerances (``FrameExtractorConfiguration/toleranceBefore`` and ``FrameExtractorConfiguration/toleranceAfter``), the
 /// keyframe at or before `t` answers when it is at most `toleranceBefore` earlier (a `t` before every keyframe takes
 /// the first one); the first keyframe after `t` answers instead when it is at most `toleranceAfter` later and
 /// nearer than an accepted one before. With no keyframe within the tolerances (both zero, say), the exact frame at
@@ -18,7 +18,7 @@ struct KeyframeLocator: Sendable, Hashable {
         self.toleranceAfter = toleranceAfter
     }
 
-    init(_ options: FrameExtractorOptions) {
+    init(_ options: FrameExtractorConfiguration) {
         self.init(toleranceBefore: options.toleranceBefore, toleranceAfter: options.toleranceAfter)
     }
 

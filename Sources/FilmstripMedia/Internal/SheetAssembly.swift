@@ -27,7 +27,7 @@ final class SheetAssembly: Sendable {
 
     private let plan: Plan
     private let directory: URL
-    private let options: PreviewTrackOptions
+    private let options: PreviewTrackConfiguration
     private let state = Mutex<(sheets: [Int: Sheet], written: [Int: URL])>(([:], [:]))
     /// The BIF's images by thumbnail (with `.bif`).
     private let bif = Mutex<[Int: [UInt8]]>([:])
@@ -35,7 +35,7 @@ final class SheetAssembly: Sendable {
     /// The storyboard's one sheet (with `.storyboard`).
     private let storyboard: StoryboardCanvas?
 
-    init(plan: Plan, directory: URL, options: PreviewTrackOptions) {
+    init(plan: Plan, directory: URL, options: PreviewTrackConfiguration) {
         self.plan = plan
         self.directory = directory
         self.options = options
@@ -43,7 +43,7 @@ final class SheetAssembly: Sendable {
         storyboard = options.formats.contains(.storyboard) ? StoryboardCanvas(plan: plan, options: options) : nil
     }
 
-    /// The BIF's image size: ``PreviewTrackOptions/bifWidth`` wide, the height from the tile's aspect (even).
+    /// The BIF's image size: ``PreviewTrackConfiguration/bifWidth`` wide, the height from the tile's aspect (even).
     var bifSize: (width: Int, height: Int) {
         let w = options.bifWidth
         return (w, max(2, Int((Double(w) * Double(plan.tileHeight) / Double(plan.tileWidth) / 2).rounded()) * 2))

@@ -16,7 +16,7 @@ final class StoryboardCanvas: @unchecked Sendable {
     private let plan: Plan
     private let memory: UnsafeMutableRawBufferPointer
 
-    init(plan: Plan, options: PreviewTrackOptions) {
+    init(plan: Plan, options: PreviewTrackConfiguration) {
         self.plan = plan
         tileWidth = plan.tileWidth
         tileHeight = plan.tileHeight
@@ -46,7 +46,7 @@ final class StoryboardCanvas: @unchecked Sendable {
     }
 
     /// Writes `storyboard.jpg` and returns it with the storyboard JSON.
-    func finish(directory: URL, options: PreviewTrackOptions) throws(MediaError) -> (image: URL, json: String) {
+    func finish(directory: URL, options: PreviewTrackConfiguration) throws(MediaError) -> (image: URL, json: String) {
         let url = directory.appendingPathComponent("storyboard.jpg")
         do {
             let bytes = try JPEGCodec.encodeRGB(

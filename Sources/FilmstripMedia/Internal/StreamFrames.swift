@@ -25,7 +25,7 @@ final class StreamFrames: Sendable {
     /// The kind of track to read (video, or an HLS I-frame playlist).
     let kind: Presentation.TrackKind
 
-    init(url: URL, options: FrameExtractorOptions, kind: Presentation.TrackKind = .video) {
+    init(url: URL, options: FrameExtractorConfiguration, kind: Presentation.TrackKind = .video) {
         self.url = url
         self.kind = kind
         maximumSize = options.maximumSize
@@ -138,7 +138,7 @@ final class StreamFrames: Sendable {
     /// Frames for `times` in the order asked; times are visited in ascending order, so each segment is fetched
     /// once and each keyframe decoded once.
     func frames(
-        at times: [Double], options: FrameExtractorOptions, cancellation: CancellationFlag,
+        at times: [Double], options: FrameExtractorConfiguration, cancellation: CancellationFlag,
         yield: (VideoFrame) -> Void
     ) async throws {
         let timeline = try await timeline()
@@ -223,7 +223,7 @@ final class StreamFrames: Sendable {
     }
 
     private static func render(
-        _ frame: OwnedFrame, input: MediaInput, options: FrameExtractorOptions, converter: FrameConverter
+        _ frame: OwnedFrame, input: MediaInput, options: FrameExtractorConfiguration, converter: FrameConverter
     ) throws(MediaError) -> PixelBuffer {
         try input.geometry.image(
             frame, fittingIn: options.maximumSize, turning: options.appliesPreferredTrackTransform, converter: converter

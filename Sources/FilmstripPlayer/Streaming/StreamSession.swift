@@ -60,8 +60,8 @@ final class StreamSession: Sendable {
         var rendition: Int
     }
 
-    /// Settings from the player's configuration.
-    struct Settings: Sendable {
+    /// Configuration from the player's configuration.
+    struct Configuration: Sendable {
         var streaming: StreamingConfiguration
         var maxBuffer: Double
         var keyTimeout: Double?
@@ -85,7 +85,7 @@ final class StreamSession: Sendable {
     private let audioFetching = Mutex<Task<Void, Never>?>(nil)
     let client: StreamingClient
     let reporter: CmcdReporter
-    let settings: Settings
+    let settings: Configuration
     let clock: SessionClock
     let shared = Mutex(Shared())
     /// The content is audio alone: its ladder is audio, or the decoder found no video in the first run (an HLS
@@ -115,7 +115,7 @@ final class StreamSession: Sendable {
     }
 
     init(
-        url: URL, transport: any DataLoading, loading: LoadingConfiguration, settings: Settings,
+        url: URL, transport: any DataLoading, loading: LoadingConfiguration, settings: Configuration,
         cmcd: CmcdConfiguration?, clock: SessionClock = SessionClock(ContinuousClock()),
         report: @escaping @Sendable (PlayerError) -> Void
     ) {

@@ -46,7 +46,7 @@ final class MediaInfo: Sendable {
         let key = FrameKey(video: Self.key(video), millisecond: Int64(exactly: (time * 1000).rounded()) ?? .max)
         if let kept = frames.value(for: key) { return kept }
         let options = {
-            var options = FrameExtractorOptions()
+            var options = FrameExtractorConfiguration()
             options.maximumSize = PixelSize(width: width, height: width)
             return options
         }()

@@ -20,7 +20,7 @@ actor TrackStore {
 
     private let library: VideoLibrary
     private let cacheDirectory: URL
-    private let options: PreviewTrackOptions
+    private let options: PreviewTrackConfiguration
     private let generations: AsyncLimiter
     private let logger: Logger
     /// By video version (path, size, modification time): a changed file is a new entry.
@@ -155,7 +155,8 @@ actor TrackStore {
     }
 
     private static func prepare(
-        _ video: VideoLibrary.Video, library: VideoLibrary, cacheDirectory folder: URL, options: PreviewTrackOptions,
+        _ video: VideoLibrary.Video, library: VideoLibrary, cacheDirectory folder: URL,
+        options: PreviewTrackConfiguration,
         generations: AsyncLimiter, channel: ProgressChannel, counters: GenerationCounters, logger: Logger
     ) async throws -> PreparedTrack {
         // A stream's own image track (an HLS image playlist its master names, DASH thumbnail tiles in its MPD).
@@ -213,7 +214,7 @@ actor TrackStore {
     /// Generates into a staging folder beside `folder`, then renames it into place, so the cache holds a
     /// complete track or none.
     private static func generate(
-        _ video: VideoLibrary.Video, into folder: URL, options: PreviewTrackOptions, channel: ProgressChannel
+        _ video: VideoLibrary.Video, into folder: URL, options: PreviewTrackConfiguration, channel: ProgressChannel
     ) async throws {
         let files = FileManager.default
         let parent = folder.deletingLastPathComponent()
@@ -250,7 +251,7 @@ actor TrackStore {
     }
 
     /// Names a video version and the generation options: the cache folder of its generated track.
-    static func versionKey(_ video: VideoLibrary.Video, options: PreviewTrackOptions) -> String {
+    static func versionKey(_ video: VideoLibrary.Video, options: PreviewTrackConfiguration) -> String {
         let identity = [
             video.version, "\(options.interval)",
             "\(options.count ?? 0)", "\(options.width)", "\(options.columns)x\(options.rows)", "\(options.quality)",

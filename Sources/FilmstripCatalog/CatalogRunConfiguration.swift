@@ -2,14 +2,14 @@ public import FilmstripMedia
 public import Foundation
 
 /// How a shard runs.
-public struct CatalogRunOptions: Sendable {
-    /// The generation options. The output-changing ones become the catalog's ``CatalogSettings``; `workers` is set
+public struct CatalogRunConfiguration: Sendable {
+    /// The generation options. The output-changing ones become the catalog's ``CatalogConfiguration``; `workers` is set
     /// per item from ``cores`` and ``jobs`` unless ``workersPerItem`` is given.
-    public var preview = PreviewTrackOptions()
+    public var preview = PreviewTrackConfiguration()
     /// Items made at the same time.
     public var jobs = 1
     /// The cores this process is given (``availableCores(environment:)`` by default).
-    public var cores = CatalogRunOptions.availableCores()
+    public var cores = CatalogRunConfiguration.availableCores()
     /// Decoders per item; `nil` gives each item its share of the cores, `max(1, cores / jobs)`.
     public var workersPerItem: Int?
     /// Makes every item again, complete or not.
@@ -87,3 +87,7 @@ public struct CatalogItemOutcome: Sendable {
     /// none).
     public var record: CatalogRecord?
 }
+
+/// The former name of ``CatalogRunConfiguration``.
+@available(*, deprecated, renamed: "CatalogRunConfiguration")
+public typealias CatalogRunOptions = CatalogRunConfiguration

@@ -4,7 +4,7 @@ public import FilmstripLoading
 public import Foundation
 
 /// Settings for ``PreviewTrackGenerator``. Every property has a documented default.
-public struct PreviewTrackOptions: Sendable {
+public struct PreviewTrackConfiguration: Sendable {
     /// How each thumbnail's frame is chosen.
     public enum Mode: String, Sendable, Hashable, CaseIterable {
         /// The first keyframe at or after the cue's start if it falls inside the cue, else the keyframe before it.
@@ -27,12 +27,12 @@ public struct PreviewTrackOptions: Sendable {
         case hls
         /// `thumbnails.mpd`: a static MPD with one DASH-IF thumbnail-tile AdaptationSet.
         case dash
-        /// `thumbnails.bif`: a Roku BIF, one JPEG per thumbnail ``PreviewTrackOptions/bifWidth`` wide.
+        /// `thumbnails.bif`: a Roku BIF, one JPEG per thumbnail ``PreviewTrackConfiguration/bifWidth`` wide.
         case bif
         /// `thumbnails.json`: the object array players read (`[{url, startTime, endTime, width, height, coords}]`).
         case json
         /// `storyboard.json` and `storyboard.jpg`: Mux's schema, every tile on one sheet no larger than
-        /// ``PreviewTrackOptions/maximumSheetSize`` (the tile count adapts to it).
+        /// ``PreviewTrackConfiguration/maximumSheetSize`` (the tile count adapts to it).
         case storyboard
     }
 
@@ -146,12 +146,16 @@ public struct PreviewTrackSummary: Sendable, Hashable {
     public var imageStreamInf: String?
     /// The image AdaptationSet to paste into an existing MPD's Period (with `.dash`).
     public var dashAdaptationSet: String?
-    /// The summaries of ``PreviewTrackOptions/additionalWidths``, in order.
+    /// The summaries of ``PreviewTrackConfiguration/additionalWidths``, in order.
     public var otherWidths: [PreviewTrackSummary] = []
     /// Where each thumbnail is: times, sheets and cells.
     public var layout: PreviewTrackLayout?
     /// Each sheet's size in bytes, in order.
     public var sheetBytes: [Int] = []
-    /// The stream's manifest with the image tracks added (``PreviewTrackOptions/attach``).
+    /// The stream's manifest with the image tracks added (``PreviewTrackConfiguration/attach``).
     public var attachedManifest: URL?
 }
+
+/// The former name of ``PreviewTrackConfiguration``.
+@available(*, deprecated, renamed: "PreviewTrackConfiguration")
+public typealias PreviewTrackOptions = PreviewTrackConfiguration

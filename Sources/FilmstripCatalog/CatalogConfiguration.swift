@@ -7,13 +7,13 @@ import Foundation
 ///
 /// Settings that change how outputs are made but not their bytes (parallel decoders, the thumbnail bound, the
 /// network) are left out: changing them does not regenerate anything.
-public struct CatalogSettings: Sendable, Hashable, Codable {
+public struct CatalogConfiguration: Sendable, Hashable, Codable {
     /// Bumped when the same settings would give different bytes (a change to the generator's output).
     public static let outputVersion = 1
 
     /// ``outputVersion`` when these settings were written.
     public var outputVersion: Int
-    /// The track files written, sorted (``PreviewTrackOptions/OutputFormat`` raw values).
+    /// The track files written, sorted (``PreviewTrackConfiguration/OutputFormat`` raw values).
     public var formats: [String]
     /// Seconds per thumbnail; 0 when a count is set.
     public var interval: Double
@@ -41,7 +41,7 @@ public struct CatalogSettings: Sendable, Hashable, Codable {
     public var maximumSheetSize: String
 
     /// The settings of `options`.
-    public init(_ options: PreviewTrackOptions) {
+    public init(_ options: PreviewTrackConfiguration) {
         outputVersion = Self.outputVersion
         formats = options.formats.map(\.rawValue).sorted()
         // With a count, the interval is not read: it must not change the key.
@@ -60,16 +60,16 @@ public struct CatalogSettings: Sendable, Hashable, Codable {
     }
 
     /// `options` with these settings.
-    public func applied(to options: PreviewTrackOptions) throws(CatalogError) -> PreviewTrackOptions {
+    public func applied(to options: PreviewTrackConfiguration) throws(CatalogError) -> PreviewTrackConfiguration {
         var options = options
-        var formats = Set<PreviewTrackOptions.OutputFormat>()
+        var formats = Set<PreviewTrackConfiguration.OutputFormat>()
         for name in self.formats {
-            guard let format = PreviewTrackOptions.OutputFormat(rawValue: name) else {
+            guard let format = PreviewTrackConfiguration.OutputFormat(rawValue: name) else {
                 throw CatalogError(.storage, "unknown output format \"\(name)\" in the catalog's settings")
             }
             formats.insert(format)
         }
-        guard let mode = PreviewTrackOptions.Mode(rawValue: mode), let size = PixelSize(maximumSheetSize) else {
+        guard let mode = PreviewTrackConfiguration.Mode(rawValue: mode), let size = PixelSize(maximumSheetSize) else {
             throw CatalogError(.storage, "unreadable mode or sheet size in the catalog's settings")
         }
         options.formats = formats
@@ -100,3 +100,7 @@ public struct CatalogSettings: Sendable, Hashable, Codable {
         ].joined(separator: "\n")
     }
 }
+
+/// The former name of ``CatalogConfiguration``.
+@available(*, deprecated, renamed: "CatalogConfiguration")
+public typealias CatalogSettings = CatalogConfiguration
