@@ -1,7 +1,8 @@
+public import FilmstripSync
 public import Foundation
 
 /// Why a catalog run, or one item of it, could not go on.
-public struct CatalogError: Error, Sendable, CustomStringConvertible {
+public struct CatalogError: ChainedError, Sendable {
     /// The category.
     public enum Kind: String, Sendable, Hashable, Codable {
         /// The list of videos cannot be read or has a line that is not a path or an http(s) URL.
@@ -36,11 +37,15 @@ public struct CatalogError: Error, Sendable, CustomStringConvertible {
         self.underlying = underlying
     }
 
-    public var description: String {
+    /// The input (with its line) and the message; the description adds the causes.
+    public var headline: String {
         var text = message
         if let url {
             text = (url.isFileURL ? url.path : url.absoluteString) + (line.map { ":\($0)" } ?? "") + ": " + text
         }
         return text
     }
+
+    /// The underlying error.
+    public var cause: (any Error)? { underlying }
 }

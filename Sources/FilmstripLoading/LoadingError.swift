@@ -1,7 +1,8 @@
+public import FilmstripSync
 public import Foundation
 
 /// Why bytes could not be loaded from a URL, or stored in or read from a cache.
-public struct LoadingError: Error, Sendable, CustomStringConvertible {
+public struct LoadingError: ChainedError, Sendable {
     /// The kind of failure.
     public enum Kind: Sendable, Hashable {
         /// The server answered with a non-success HTTP status.
@@ -67,6 +68,9 @@ public struct LoadingError: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    /// `message (url)`.
-    public var description: String { "\(message) (\(url.absoluteString))" }
+    /// `message (url)`; the description adds the causes.
+    public var headline: String { "\(message) (\(url.absoluteString))" }
+
+    /// The underlying error.
+    public var cause: (any Error)? { underlying }
 }

@@ -1,7 +1,8 @@
+public import FilmstripSync
 public import Foundation
 
 /// Why a media operation failed.
-public struct MediaError: Error, Sendable, CustomStringConvertible {
+public struct MediaError: ChainedError, Sendable {
     /// The kind of failure.
     public enum Kind: String, Sendable, Hashable {
         /// The input could not be opened or read (missing file, connection failure, HTTP error).
@@ -48,9 +49,12 @@ public struct MediaError: Error, Sendable, CustomStringConvertible {
         self.underlying = underlying
     }
 
-    /// The message and, when known, the input.
-    public var description: String {
+    /// The message and, when known, the input; the description adds the causes.
+    public var headline: String {
         guard let url else { return message }
         return "\(message) (\(url.isFileURL ? url.path : url.absoluteString))"
     }
+
+    /// The underlying error.
+    public var cause: (any Error)? { underlying }
 }

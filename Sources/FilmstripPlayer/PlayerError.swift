@@ -1,5 +1,7 @@
+public import FilmstripSync
+
 /// An error or warning reported by the player or the SDK (through the SDK-level `onError`).
-public struct PlayerError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct PlayerError: ChainedError, Sendable, Hashable {
     /// How bad it is.
     public enum Severity: String, Sendable, Hashable, Codable {
         /// Nothing stops; worth knowing (a refused transition, connectivity changes, behind the live window).
@@ -83,6 +85,9 @@ public struct PlayerError: Error, Sendable, Hashable, CustomStringConvertible {
         hasher.combine(message)
     }
 
-    /// `severity type: message`.
-    public var description: String { "\(severity.rawValue) \(type.rawValue): \(message)" }
+    /// `severity type: message`; the description adds the causes.
+    public var headline: String { "\(severity.rawValue) \(type.rawValue): \(message)" }
+
+    /// The underlying error.
+    public var cause: (any Error)? { underlying }
 }

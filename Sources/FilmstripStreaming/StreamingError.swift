@@ -1,7 +1,8 @@
+public import FilmstripSync
 public import Foundation
 
 /// Why a presentation, or a part of it, could not be loaded.
-public struct StreamingError: Error, Sendable, CustomStringConvertible {
+public struct StreamingError: ChainedError, Sendable {
     /// The kind of failure.
     public enum Kind: String, Sendable, Hashable {
         /// A manifest or playlist could not be fetched, or a segment, key or index answered with an error.
@@ -42,6 +43,9 @@ public struct StreamingError: Error, Sendable, CustomStringConvertible {
         self.underlying = underlying
     }
 
-    /// `message (url)`.
-    public var description: String { url.map { "\(message) (\($0.absoluteString))" } ?? message }
+    /// `message (url)`; the description adds the causes.
+    public var headline: String { url.map { "\(message) (\($0.absoluteString))" } ?? message }
+
+    /// The underlying error.
+    public var cause: (any Error)? { underlying }
 }

@@ -2,10 +2,11 @@ import FilmstripFormats
 import FilmstripImaging
 import FilmstripLoading
 import FilmstripStreaming
+public import FilmstripSync
 public import Foundation
 
 /// Why a thumbnails operation failed: a kind, a message, and the underlying cause.
-public struct ThumbnailsError: Error, Sendable, CustomStringConvertible {
+public struct ThumbnailsError: ChainedError, Sendable {
     /// The kind of failure.
     public enum Kind: String, Sendable, Hashable {
         /// Fetching failed: HTTP status, connection, timeout, size limit, truncated body.
@@ -61,8 +62,11 @@ public struct ThumbnailsError: Error, Sendable, CustomStringConvertible {
         self.underlying = underlying
     }
 
-    /// The message, with the position for parse errors and the URL for others.
-    public var description: String {
+    /// The underlying error.
+    public var cause: (any Error)? { underlying }
+
+    /// The message, with the position for parse errors and the URL for others; the description adds the causes.
+    public var headline: String {
         if let line, let column { return "\(line):\(column): \(message)" }
         if let url { return "\(message) (\(url.absoluteString))" }
         return message

@@ -1,0 +1,36 @@
+/// An error that keeps the error beneath it as a value (a network failure under a streaming error under a player
+/// error): a caller can inspect each cause, and the description prints the whole chain.
+public protocol ChainedError: Error, CustomStringConvertible {
+    /// The error this one wraps, if any.
+    var cause: (any Error)? { get }
+    /// What went wrong, in words.
+    var message: String { get }
+    /// What this error says of itself (its message, and where), without its causes.
+    var headline: String { get }
+}
+
+extension ChainedError {
+    /// The causes beneath this error, nearest first (at most 8, so a chain that loops ends).
+    public var causes: [any Error] {
+        var found: [any Error] = []
+        var next = cause
+        while let error = next, found.count < 8 {
+            found.append(error)
+            next = (error as? any ChainedError)?.cause
+        }
+        return found
+    }
+
+    /// The headline, then each cause whose message the text before it does not already quote:
+    /// `headline; caused by: cause; caused by: its cause`.
+    public var description: String {
+        var described = headline
+        for error in causes {
+            let chained = error as? any ChainedError
+            let message = chained?.message ?? String(describing: error)
+            guard !message.isEmpty, !described.contains(message) else { continue }
+            described += "; caused by: " + (chained?.headline ?? message)
+        }
+        return described
+    }
+}
