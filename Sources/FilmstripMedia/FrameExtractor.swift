@@ -321,7 +321,7 @@ private final class InputBox: @unchecked Sendable {
 
     func open(url: URL, network: MediaNetwork, cancellation: CancellationFlag) throws(MediaError) -> MediaInput {
         if let value { return value }
-        let opened = try MediaInput(url: url, network: network, cancellation: cancellation)
+        let opened = try MediaInput(.url(url, network: network), cancellation: cancellation)
         value = opened
         return opened
     }

@@ -9,7 +9,7 @@ public enum MediaBenchmarks {
     /// Returns the number of keyframes decoded and the seconds spent.
     public static func decodeKeyframes(url: URL, starts: [Double], interval: Double) throws -> (Int, Double) {
         let input = try MediaInput(
-            url: url, network: MediaNetwork(transport: DefaultTransport.shared, configuration: .init()),
+            .url(url, network: MediaNetwork(transport: DefaultTransport.shared, configuration: .init())),
             cancellation: CancellationFlag())
         let started = DispatchTime.now()
         var decoded = 0

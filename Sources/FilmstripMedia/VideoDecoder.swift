@@ -53,7 +53,7 @@ public final class VideoDecoder {
         audio: AudioFormat? = nil
     ) throws {
         input = try MediaInput(
-            url: url, network: options.network, cancellation: flag, reusing: previous?.input, audio: audio)
+            .url(url, network: options.network), cancellation: flag, reusing: previous?.input, audio: audio)
         flag.begin(1)
     }
 
@@ -135,9 +135,7 @@ public final class StreamDecoder {
     public init(
         label: URL, audio: AudioFormat? = nil, read: @escaping @Sendable (UnsafeMutableRawBufferPointer) throws -> Int
     ) throws {
-        let network = MediaNetwork(transport: DefaultTransport.shared, configuration: LoadingConfiguration())
-        input = try MediaInput(
-            url: label, network: network, cancellation: flag, stream: ByteStream(read: read), audio: audio)
+        input = try MediaInput(.stream(ByteStream(read: read), label: label), cancellation: flag, audio: audio)
         flag.begin(1)
     }
 

@@ -10,8 +10,8 @@ extension MediaInput {
         _ location: String, into pb: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>, flags: Int32,
         options: UnsafeMutablePointer<OpaquePointer?>?
     ) -> Int32 {
-        if memoryIO != nil {
-            // A segment in memory never needs another resource (and must not reach one).
+        guard let network else {
+            // A segment in memory or a byte stream never needs another resource (and must not reach one).
             refusedURL = location
             return fs_averror(EPERM)
         }

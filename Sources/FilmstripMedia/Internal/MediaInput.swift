@@ -9,6 +9,24 @@ struct MediaNetwork: Sendable {
     var configuration: LoadingConfiguration
 }
 
+/// Where a ``MediaInput``'s bytes come from. Only a URL input carries a network: a stream or a segment in memory
+/// opens nothing else.
+enum MediaSource {
+    /// A file or an http(s) URL; the resources it names (an HLS playlist's segments) come through `network`.
+    case url(URL, network: MediaNetwork)
+    /// A forward-only byte stream (a player's segments, in order), named `label` in errors.
+    case stream(ByteStream, label: URL)
+    /// One segment and its initialisation data in memory, named `label` in errors.
+    case memory(Data, label: URL)
+
+    /// The URL the input is known by.
+    var url: URL {
+        switch self {
+        case .url(let url, _), .stream(_, let url), .memory(_, let url): url
+        }
+    }
+}
+
 /// One opened input with its video decoder. Not thread-safe: each input is used by one worker at a time.
 ///
 /// Local files are read by FFmpeg's own file protocol. http(s) inputs, and every playlist or segment an HLS input
@@ -20,7 +38,8 @@ final class MediaInput {
     let url: URL
     let isRemote: Bool
     let cancellation: CancellationFlag
-    let network: MediaNetwork
+    /// How further resources are reached (URL inputs only).
+    let network: MediaNetwork?
     var format: UnsafeMutablePointer<AVFormatContext>?
     var codec: UnsafeMutablePointer<AVCodecContext>?
     var packet: UnsafeMutablePointer<AVPacket>?
@@ -55,18 +74,25 @@ final class MediaInput {
     var pendingAudio: [AudioBuffer] = []
     var audioDrained = false
 
-    /// Opens `url`; with `stream`, the bytes come from it instead (a forward-only stream such as HLS segments, with
-    /// `url` naming it in errors); with `memory`, from those bytes (one segment and its initialisation data), and
-    /// nothing else may be opened.
+    /// Opens `source`.
     ///
     /// With `reusing`, the decoder of that input (no longer in use) is taken over when the new stream's codec
     /// parameters match it (codec, size and extradata), instead of creating one.
     init(
-        url: URL, network: MediaNetwork, cancellation: CancellationFlag, stream byteStream: ByteStream? = nil,
-        memory: Data? = nil, reusing previous: MediaInput? = nil, audio: AudioFormat? = nil
+        _ source: MediaSource, cancellation: CancellationFlag, reusing previous: MediaInput? = nil,
+        audio: AudioFormat? = nil
     )
         throws(MediaError)
     {
+        let url = source.url
+        var network: MediaNetwork?
+        var byteStream: ByteStream?
+        var memory: Data?
+        switch source {
+        case .url(_, let reached): network = reached
+        case .stream(let stream, _): byteStream = stream
+        case .memory(let bytes, _): memory = bytes
+        }
         self.url = url
         self.network = network
         self.cancellation = cancellation
@@ -103,7 +129,7 @@ final class MediaInput {
             streamIO = io
             context.pointee.pb = io.context
             context.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
-        } else if isRemote {
+        } else if isRemote, let network {
             let source = HTTPRangeSource(
                 url: url, transport: network.transport, configuration: network.configuration,
                 cancellation: cancellation)

@@ -1,5 +1,4 @@
 import FilmstripFormats
-import FilmstripLoading
 import Foundation
 
 /// One segment of a stream, demuxed from memory (its initialisation data, then its media bytes) with its own
@@ -19,10 +18,7 @@ final class StreamSegment: @unchecked Sendable {
 
     init(reference: SegmentReference, bytes: Data, cancellation: CancellationFlag) throws(MediaError) {
         self.reference = reference
-        input = try MediaInput(
-            url: reference.url,
-            network: MediaNetwork(transport: DefaultTransport.shared, configuration: LoadingConfiguration()),
-            cancellation: cancellation, memory: bytes)
+        input = try MediaInput(.memory(bytes, label: reference.url), cancellation: cancellation)
         packets = try input.remainingVideoPackets()
         guard let earliest = packets.map(\.time).min() else {
             throw MediaError(.invalidMedia, "the segment holds no video frames", url: reference.url)
