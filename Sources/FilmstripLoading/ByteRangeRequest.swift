@@ -61,7 +61,8 @@ public struct ByteRangeRequest: Sendable, Hashable {
                 "the byte range \(range.lowerBound)..<\(range.upperBound) is past the end of the "
                     + "\(response.data.count)-byte resource")
         }
-        return response.data.subdata(in: Int(range.lowerBound)..<Int(range.upperBound))
+        let base = response.data.startIndex
+        return response.data.subdata(in: (base + Int(range.lowerBound))..<(base + Int(range.upperBound)))
     }
 
     /// A `Content-Range: bytes start-end/total` header read with bounds (`total` is `nil` for `*`); `nil` when

@@ -199,8 +199,9 @@ public final class ResourceLoader: Sendable {
                     ByteRangeRequest(url: url, range: request.range), configuration: configuration
                 ) { [self] attempt in
                     counters.withLock { $0.requests += 1 }
-                    if attempt > 1 {
-                        logger.debug("retrying", metadata: ["url": "\(url.absoluteString)", "attempt": "\(attempt)"])
+                    if attempt.number > 1 {
+                        logger.debug(
+                            "retrying", metadata: ["url": "\(url.absoluteString)", "attempt": "\(attempt.number)"])
                     }
                 }
                 counters.withLock { $0.bytes += response.data.count }

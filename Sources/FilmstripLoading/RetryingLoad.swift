@@ -1,12 +1,23 @@
 import FilmstripSync
-import Foundation
+public import Foundation
+
+/// What one attempt of a request sends: its URL and headers (a request decorator may change both per attempt, to
+/// refresh a signed URL or the CMCD values, say). The `Range` header is the request's own.
+public struct RequestAttempt: Sendable {
+    /// Which attempt, from 1.
+    public let number: Int
+    /// Where it goes.
+    public var url: URL
+    /// Its headers.
+    public var headers: [String: String]
+}
 
 extension DataLoading {
     /// Starts `request`, trying it again after transient failures (``LoadingError/isTransient``) as
     /// `configuration.retry` says: the one retry loop that tracks, manifests, segments and progressive reads share.
-    /// `completion` is called once, with the last attempt's result; `attempted` before each attempt (1, 2, …).
-    /// When `exact`, a response's body is exactly the bytes asked for (``ByteRangeRequest/body(of:)``; a short
-    /// `206` is a truncated body, tried again); otherwise it is what the server sent.
+    /// `completion` is called once, with the last attempt's result; `prepare` before each attempt may change what it
+    /// sends. When `exact`, a response's body is exactly the bytes asked for (``ByteRangeRequest/body(of:)``; a
+    /// short `206` is a truncated body, tried again); otherwise it is what the server sent.
     ///
     /// Waits between attempts run on a dispatch timer, so a caller that blocks its own thread on the completion
     /// (FFmpeg's I/O, a player's thread) never needs a free thread in Swift's cooperative pool. The returned handle
@@ -14,24 +25,24 @@ extension DataLoading {
     @discardableResult
     public func startLoad(
         _ request: ByteRangeRequest, configuration: LoadingConfiguration, exact: Bool = true,
-        attempted: @escaping @Sendable (Int) -> Void = { _ in },
+        prepare: @escaping @Sendable (inout RequestAttempt) -> Void = { _ in },
         completion: @escaping @Sendable (Result<LoadResponse, any Error>) -> Void
     ) -> any LoadHandle {
         let load = RetryingLoad(
-            transport: self, request: request, configuration: request.applied(to: configuration), exact: exact,
-            attempted: attempted, completion: completion)
+            transport: self, request: request, configuration: configuration, exact: exact, prepare: prepare,
+            completion: completion)
         load.attempt(1)
         return load
     }
 
     /// Loads exactly the bytes `request` asks for, retried per `configuration.retry` (see
-    /// ``startLoad(_:configuration:exact:attempted:completion:)``); a cancelled task cancels it.
+    /// ``startLoad(_:configuration:exact:prepare:completion:)``); a cancelled task cancels it.
     public func load(
         _ request: ByteRangeRequest, configuration: LoadingConfiguration,
-        attempted: @escaping @Sendable (Int) -> Void = { _ in }
+        prepare: @escaping @Sendable (inout RequestAttempt) -> Void = { _ in }
     ) async throws -> LoadResponse {
         try await awaitingCompletion { completion in
-            startLoad(request, configuration: configuration, attempted: attempted, completion: completion)
+            startLoad(request, configuration: configuration, prepare: prepare, completion: completion)
         }
     }
 }
@@ -56,6 +67,8 @@ func awaitingCompletion(
 /// One request and its retries: the attempt under way or the timer before the next, and a single completion.
 private final class RetryingLoad: LoadHandle, Sendable {
     private struct State {
+        /// The attempt under way or next (its handle is kept only while it is the current one).
+        var attempt = 0
         var current: (any LoadHandle)?
         /// Between attempts (the next one is on a timer, which does nothing once this is finished).
         var waiting = false
@@ -68,20 +81,20 @@ private final class RetryingLoad: LoadHandle, Sendable {
     private let configuration: LoadingConfiguration
     private let exact: Bool
     private var url: URL { request.url }
-    private let attempted: @Sendable (Int) -> Void
+    private let prepare: @Sendable (inout RequestAttempt) -> Void
     private let completion: @Sendable (Result<LoadResponse, any Error>) -> Void
     private let state = Mutex(State())
 
     init(
         transport: any DataLoading, request: ByteRangeRequest, configuration: LoadingConfiguration, exact: Bool,
-        attempted: @escaping @Sendable (Int) -> Void,
+        prepare: @escaping @Sendable (inout RequestAttempt) -> Void,
         completion: @escaping @Sendable (Result<LoadResponse, any Error>) -> Void
     ) {
         self.transport = transport
         self.request = request
         self.configuration = configuration
         self.exact = exact
-        self.attempted = attempted
+        self.prepare = prepare
         self.completion = completion
     }
 
@@ -89,12 +102,17 @@ private final class RetryingLoad: LoadHandle, Sendable {
         let go = state.withLock { state -> Bool? in
             guard !state.finished else { return nil }
             state.waiting = false
+            state.attempt = number
             return !state.cancelled
         }
         guard let go else { return }
         guard go else { return finish(.failure(cancellation())) }
-        attempted(number)
-        let handle = transport.startLoad(url, configuration: configuration) { [self] sent in
+        var sent = RequestAttempt(number: number, url: url, headers: configuration.additionalHeaders)
+        prepare(&sent)
+        var configured = configuration
+        configured.additionalHeaders = sent.headers
+        configured = ByteRangeRequest(url: sent.url, range: request.range).applied(to: configured)
+        let handle = transport.startLoad(sent.url, configuration: configured) { [self] sent in
             let result = exact ? sent.flatMap(cut) : sent
             if case .failure(let error as LoadingError) = result, error.isTransient,
                 number < configuration.retry.maximumAttempts
@@ -104,8 +122,9 @@ private final class RetryingLoad: LoadHandle, Sendable {
                 finish(result)
             }
         }
+        // Kept only while this attempt is the current one: its completion (and a retry after it) may already have come.
         let cancelled = state.withLock { state -> Bool in
-            state.current = handle
+            if state.attempt == number, !state.finished, !state.waiting { state.current = handle }
             return state.cancelled
         }
         if cancelled { handle?.cancel() }

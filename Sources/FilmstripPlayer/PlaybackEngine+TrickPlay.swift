@@ -65,7 +65,11 @@ extension PlaybackEngine {
         if let current = trick {
             retired.frames += feeder?.framesDecoded ?? 0
             retired.bytes += feeder?.bytesRead ?? 0
-            feeder?.stop()
+            if let stopped = feeder {
+                stopped.stop()
+                // A stop still waits for its thread to leave the decoder.
+                releasing.append(stopped)
+            }
             feeder = current.parked
             trick = nil
             // The fetcher restarts at the playhead before it resumes (never at where it stopped).

@@ -6,7 +6,8 @@ extension PlaybackMachine {
     public mutating func step(_ buffer: Buffer, at now: Double) -> [Action] {
         var actions: [Action] = []
         if let timeout = timeouts.check(at: now) { actions.append(.report(timeout)) }
-        if now - counters.lastStatistics >= 1, state.kind != .idle, state.kind != .opening {
+        // None while stopping: the source is being released, and its counts with it.
+        if now - counters.lastStatistics >= 1, ![.idle, .opening, .stopping].contains(state.kind) {
             counters.lastStatistics = now
             actions.append(.publishStatistics)
         }

@@ -68,5 +68,6 @@ public struct StreamingRequest: Sendable {
     }
 }
 
-/// Adds to or changes a request before it is sent (called on the requesting task, once per attempt).
+/// Adds to or changes a request before it is sent, once per attempt (the first on the requesting task, a retry on
+/// the retry timer's thread).
 public typealias StreamingRequestDecorator = @Sendable (inout StreamingRequest) -> Void

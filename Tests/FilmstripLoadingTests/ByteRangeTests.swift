@@ -56,12 +56,18 @@ struct ByteRangeTests {
         let request = ByteRangeRequest(url: server.url("/v.bin"), range: 1000..<3000)
         let attempts = Mutex<[Int]>([])
         server.fail("/v.bin", with: [.status(503), .truncate(afterBytes: 100)])
-        let response = try await DefaultTransport.shared.load(request, configuration: fastRetries(3)) { n in
-            attempts.withLock { $0.append(n) }
+        let response = try await DefaultTransport.shared.load(request, configuration: fastRetries(3)) { attempt in
+            attempts.withLock { $0.append(attempt.number) }
+            // Each attempt is prepared afresh: a header of its own, the Range kept.
+            attempt.headers["X-Attempt"] = "\(attempt.number)"
+            attempt.headers["Range"] = "bytes=0-0"
         }
         #expect(Array(response.data) == Array(bytes[1000..<3000]))
         #expect(attempts.withLock { $0 } == [1, 2, 3])
         #expect(server.requestCount("/v.bin") == 3)
+        let sent = server.requests.filter { $0.path == "/v.bin" }
+        #expect(sent.map { $0.headers["x-attempt"] } == ["1", "2", "3"])
+        #expect(sent.allSatisfy { $0.headers["range"] == "bytes=1000-2999" })
 
         let missing = ByteRangeRequest(url: server.url("/none.bin"), range: 0..<10)
         let error = await loadingError {

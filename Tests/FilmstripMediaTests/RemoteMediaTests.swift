@@ -158,6 +158,24 @@ struct BadMediaTests {
         #expect(error?.description.contains("503") == true, "\(String(describing: error))")
     }
 
+    @Test("a cancelled call stops a progressive read that waits on a stalled server at once, not at its timeout")
+    func cancelledRead() async throws {
+        let server = try LoopbackServer()
+        server.serve("/counter.mp4", body: Array(try Data(contentsOf: try MediaFixtures.counter())))
+        server.fail("/counter.mp4", with: [.delay(120)])
+        var options = FrameExtractorConfiguration()
+        options.loading = LoadingConfiguration(requestTimeout: 100, resourceTimeout: 100, retry: .none)
+        let extractor = FrameExtractor(url: server.url("/counter.mp4"), options: options)
+        let started = Date()
+        let call = Task { try await extractor.image(at: 4) }
+        _ = await eventually { server.requestCount("/counter.mp4") >= 1 }
+        call.cancel()
+        let error = await mediaError { _ = try await call.value }
+        #expect(error?.kind == .cancelled, "\(String(describing: error))")
+        // Far sooner than the 100 s timeout or the server's 120 s delay (a loaded machine has room).
+        #expect(Date().timeIntervalSince(started) < 60)
+    }
+
     @Test("a server slower than the timeout fails, it does not hang")
     func slowServer() async throws {
         let server = try LoopbackServer()

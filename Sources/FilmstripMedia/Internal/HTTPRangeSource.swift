@@ -110,19 +110,29 @@ final class HTTPRangeSource {
 
     private func fetch(from offset: Int64, length: Int) throws {
         if cancellation.isCancelled { throw MediaError(.cancelled, "cancelled", url: url) }
-        let end = offset + Int64(length)
-        let request = ByteRangeRequest(url: url, range: offset..<(size.map { min(end, $0) } ?? end))
+        // A demuxer that seeks near Int64.max (a hostile container) reads to the end of what can be asked for.
+        let (end, overflow) = offset.addingReportingOverflow(Int64(length))
+        let last = overflow ? Int64.max : end
+        let request = ByteRangeRequest(url: url, range: offset..<(size.map { min(last, $0) } ?? last))
         let semaphore = DispatchSemaphore(value: 0)
         let box = ResultBox()
         // The transport completes on its own threads (and retries wait on a timer): no dependence on Swift's
         // cooperative pool. A short answer near the end is fine: what came is kept where it belongs.
-        transport.startLoad(request, configuration: configuration, exact: false) { attempt in
-            box.attempts.store(attempt, ordering: .relaxed)
+        let handle = transport.startLoad(request, configuration: configuration, exact: false) { attempt in
+            box.attempts.store(attempt.number, ordering: .relaxed)
         } completion: { result in
             box.result = result
             semaphore.signal()
         }
-        semaphore.wait()
+        // A cancelled read (a stop, a seek's interrupt) cancels the request or the wait for a retry at once; its
+        // completion then comes with the cancellation.
+        var cancelled = false
+        while semaphore.wait(timeout: .now() + .milliseconds(20)) == .timedOut {
+            if !cancelled, cancellation.isCancelled {
+                cancelled = true
+                handle.cancel()
+            }
+        }
         requests.add(box.attempts.load(ordering: .relaxed), ordering: .relaxed)
         let response: LoadResponse
         do {

@@ -59,22 +59,28 @@ final class ByteFetcher: Sendable {
         if let range, range.count > limit {
             throw StreamingError(.tooLarge, "the \(what) is \(range.count) bytes; the limit is \(limit)", url: url)
         }
-        var described = original
-        decorate?(&described)
         var request = configuration
         request.maximumResponseSize = min(limit, configuration.maximumResponseSize)
         if let timeout {
             request.requestTimeout = min(request.requestTimeout, timeout)
             request.resourceTimeout = min(request.resourceTimeout, timeout)
         }
-        for (name, value) in described.headers { request.additionalHeaders[name] = value }
         do {
             try Task.checkCancellation()
-            let response = try await transport.load(
-                ByteRangeRequest(url: described.url, range: range), configuration: request
-            ) { [self] _ in counters.withLock { $0.requests += 1 } }
+            let response = try await transport.load(ByteRangeRequest(url: url, range: range), configuration: request) {
+                [self] attempt in
+                counters.withLock { $0.requests += 1 }
+                // Each attempt is decorated afresh (CMCD's values as they are now, a URL signed again).
+                var described = original
+                decorate?(&described)
+                attempt.url = described.url
+                for (name, value) in described.headers { attempt.headers[name] = value }
+            }
             counters.withLock { $0.bytes += response.data.count }
-            if range != nil, let total = ByteRangeRequest(url: url, range: range).placement(of: response).total {
+            // Only a 206 tells the resource's size (a 200 here has been cut to the range).
+            if range != nil, response.statusCode == 206,
+                let total = ByteRangeRequest(url: url, range: range).placement(of: response).total
+            {
                 sizes.withLock { $0[url] = total }
             }
             return response.data
