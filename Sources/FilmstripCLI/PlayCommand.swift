@@ -245,7 +245,7 @@ struct PlayCommand: AsyncParsableCommand {
                 player.seek(next.target)
             }
             if fatal.withLock({ $0 }) || player.state.kind == .error {
-                player.stop()
+                try await stop(player)
                 throw ExitCode(1)
             }
             // The end, or (backwards) the start where reverse playback paused.
@@ -258,8 +258,7 @@ struct PlayCommand: AsyncParsableCommand {
                 return
             }
             if let duration, elapsed >= duration {
-                player.stop()
-                try await Task.sleep(nanoseconds: 50_000_000)
+                try await stop(player)
                 return
             }
             // Wake for the next seek or the end of --duration, and at least every 50 ms to notice the end.
@@ -269,6 +268,14 @@ struct PlayCommand: AsyncParsableCommand {
             try await Task.sleep(nanoseconds: UInt64(pause * 1e9))
         }
     }
+}
+
+/// Stops the player and waits until it is idle (the release is over and its state printed), at most a little past
+/// the `stopping` timeout.
+private func stop(_ player: Player) async throws {
+    player.stop()
+    let deadline = Date().addingTimeInterval(15)
+    while player.state.kind != .idle, Date() < deadline { try await Task.sleep(nanoseconds: 10_000_000) }
 }
 
 private func round3(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }

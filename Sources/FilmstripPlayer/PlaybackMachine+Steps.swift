@@ -16,6 +16,8 @@ extension PlaybackMachine {
         case .play: actions += starting(buffer, at: now)
         case .buffering: actions += buffering(buffer, at: now)
         case .playing: actions += playing(buffer, at: now)
+        // A release is usually over within milliseconds: look again soon.
+        case .stopping: actions.append(.wait(until: now + 0.01))
         default: actions.append(.wait(until: now + 0.1))
         }
         return actions
