@@ -1,4 +1,6 @@
+import Filmstrip
 import FilmstripFormats
+import FilmstripTesting
 import Foundation
 import Testing
 
@@ -49,5 +51,23 @@ struct FrameLocatorTests {
         #expect(FrameGeometry(codedWidth: 4, codedHeight: 2, sampleAspect: (1, 1), quarterTurns: -1).quarterTurns == 3)
         #expect(
             FrameGeometry(codedWidth: 0, codedHeight: 0, sampleAspect: (1, 1), quarterTurns: 0).displaySize == (1, 1))
+    }
+}
+
+@Suite("Progressive reads at hostile offsets")
+struct HostileOffsetTests {
+    @Test("a read near Int64.max (a hostile container's seek) asks up to the end and gets nothing, without a trap")
+    func nearInt64Max() throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        server.serve("/v.bin", body: Array(repeating: 7, count: 1000))
+        let source = HTTPRangeSource(
+            url: server.url("/v.bin"), transport: DefaultTransport.shared, configuration: LoadingConfiguration(),
+            cancellation: CancellationFlag())
+        source.seek(to: Int64.max - 10)
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let read = try buffer.withUnsafeMutableBytes { try source.read(into: $0.baseAddress!, count: 64) }
+        #expect(read == 0)
+        #expect(server.requestCount("/v.bin") == 1)
     }
 }
