@@ -49,7 +49,7 @@ extension PlaybackEngine {
         default:
             // Loaded, not opened: the first frame comes from the new source.
             pending = nil
-            feeder?.seek(to: position)
+            seekSource(to: position)
         }
     }
 

@@ -169,28 +169,27 @@ struct PlaybackEngine {
     mutating func execute(_ actions: [PlaybackMachine.Action], _ player: Player) {
         for action in actions {
             switch action {
-            case .changed(let previous, let current):
+            case .changed(let previous, let current, let withStatistics):
                 let clock = machine.publishedClock
-                // Where the machine publishes statistics with the change (`ended`, `paused`, `error`, …), whoever
-                // sees the new state already reads them (the callback comes with the action that follows).
-                let settled = ![.playing, .opening, .idle].contains(current.kind)
-                let stats = settled ? statistics() : nil
-                let callback = player.shared.withLock { shared in
+                let stats = withStatistics ? statistics() : nil
+                // Whoever sees the new state already reads the statistics that come with it.
+                let callbacks = player.shared.withLock { shared in
                     shared.state = current
                     shared.clock = clock
                     if let stats { shared.stats = stats }
                     // A stopped player has no statistics until the next content's first (getStats() is nil).
                     if current.kind == .idle { shared.stats = nil }
-                    return shared.callbacks.onState
+                    return (shared.callbacks.onState, shared.callbacks.onStats)
                 }
-                callback?(previous, current)
+                callbacks.0?(previous, current)
+                if let stats { callbacks.1?(stats) }
             case .report(let error):
                 player.deliver(error)
             case .seekSource(let time):
                 pending = nil
                 audio?.flush()
                 audioWait = (nil, false)
-                feeder?.seek(to: time)
+                seekSource(to: time)
             case .present:
                 present(player)
             case .drop:
@@ -219,6 +218,17 @@ struct PlaybackEngine {
                 }
             }
         }
+    }
+
+    /// Positions the source at `time`: a stream's fetch restarts at the segment holding it (trick play fetches on
+    /// its own), then the feeder's decoder follows. The decoder thread only carries out its own part.
+    mutating func seekSource(to time: Double) {
+        if trick == nil, let stream {
+            // The audio lane drops the runs queued so far before the fetch restarts (runs queued after are kept).
+            feeder?.restartAudio()
+            stream.seek(to: time)
+        }
+        feeder?.seek(to: time)
     }
 
     private mutating func present(_ player: Player) {

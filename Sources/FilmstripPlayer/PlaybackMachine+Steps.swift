@@ -173,14 +173,11 @@ extension PlaybackMachine {
             // Leaving `playing` freezes the playhead where the clock had it.
             if clock.running, current.kind != .playing { position = clock.time(at: now) }
             clock.running = current.kind == .playing
-            // `changed` publishes the clock with the state.
-            var actions: [Action] = [.changed(previous: previous, current: current)]
-            // Statistics as of the change, so the last ones after `ended`, `paused` or `error` are complete.
-            if current.kind != .playing, current.kind != .opening, current.kind != .idle {
-                counters.lastStatistics = now
-                actions.append(.publishStatistics)
-            }
-            return actions
+            // Statistics as of the change, so the last ones after `ended`, `paused` or `error` are complete (while
+            // playing they come every second; before opening and when idle there are none).
+            let statistics = ![.playing, .opening, .idle].contains(current.kind)
+            if statistics { counters.lastStatistics = now }
+            return [.changed(previous: previous, current: current, statistics: statistics)]
         case .refused(let warning):
             return [.report(warning)]
         }

@@ -14,8 +14,9 @@ public enum AutoplayPolicy: String, Sendable, Hashable, Codable, CaseIterable {
 extension PlaybackMachine {
     /// What the executor carries out.
     public enum Action: Sendable, Hashable {
-        /// The state changed: publish it and call `onState`.
-        case changed(previous: PlayerState, current: PlayerState)
+        /// The state changed: publish it with the clock and call `onState`; with `statistics`, publish statistics
+        /// as of the change with it (``statistics(at:)`` plus what the executor measures) and call `onStats`.
+        case changed(previous: PlayerState, current: PlayerState, statistics: Bool)
         /// Deliver a warning or an error to `onError`.
         case report(PlayerError)
         /// Position the source: the next frame is the first at or after the time.

@@ -29,7 +29,7 @@ private struct Driver {
     @discardableResult
     mutating func record(_ actions: [Action]) -> [Action] {
         for action in actions {
-            if case .changed(_, let current) = action { states.append(current.kind) }
+            if case .changed(_, let current, _) = action { states.append(current.kind) }
             if case .report(let error) = action { reports.append(error) }
         }
         return actions

@@ -66,6 +66,27 @@ struct SegmentSchedulerTests {
                 == .fetch(segments[2], newRun: true))
     }
 
+    @Test("a segment that still fails abandons the switch it began, fails the stream, or is skipped")
+    func failures() {
+        var scheduler = SegmentScheduler(maxBuffer: 30)
+        scheduler.seek(to: 0, in: segments)
+        scheduler.fetched(segments[0], rendition: "a")
+        // A switch's first segment: the switch is abandoned, and the same segment comes next (nothing skipped).
+        #expect(scheduler.failed(segments[1], switching: true, unreachable: true, policy: .skip) == .abandonSwitch)
+        #expect(
+            scheduler.next(playhead: 0, segments: segments, rendition: "a", isLive: false)
+                == .fetch(segments[1], newRun: false))
+        // An unreachable server, or the fail policy: the stream fails, and the scheduler does not move.
+        #expect(scheduler.failed(segments[1], switching: false, unreachable: true, policy: .skip) == .fail)
+        #expect(scheduler.failed(segments[1], switching: false, unreachable: false, policy: .fail) == .fail)
+        #expect(scheduler.bufferEnd == segments[0].end)
+        // Otherwise it is skipped: the next segment starts a new run.
+        #expect(scheduler.failed(segments[1], switching: false, unreachable: false, policy: .skip) == .skip)
+        #expect(
+            scheduler.next(playhead: 0, segments: segments, rendition: "a", isLive: false)
+                == .fetch(segments[2], newRun: true))
+    }
+
     @Test("the forward buffer holds at most maxBuffer seconds ahead of the playhead")
     func bufferBound() {
         var scheduler = SegmentScheduler(maxBuffer: 4)
@@ -290,5 +311,35 @@ struct SegmentQueueRewindTests {
             return
         }
         #expect(try read(queue, run: next, count: 100) == [9])
+    }
+
+    @Test("a seek's reset: the old run reads nothing more, and the new position's run waits for the reader's resume")
+    func seekReset() throws {
+        let queue = SegmentQueue()
+        queue.append(Data([1, 2, 3, 4]), newRun: true, segment: segment(0))
+        guard case .run(let old, _, _, _) = queue.nextRun() else {
+            Issue.record("no run")
+            return
+        }
+        #expect(try read(queue, run: old, count: 2) == [1, 2])
+        // The engine restarts the fetch at the target, and the fetcher queues the new position's first bytes before
+        // the decoder thread has closed the old run's decoder.
+        queue.reset(interrupting: true)
+        queue.append(Data([9, 8]), newRun: true, segment: segment(7))
+        queue.markComplete()
+        #expect(throws: SegmentQueue.Interrupted.self) { try read(queue, run: old, count: 2) }
+        guard case .interrupted = queue.nextRun() else {
+            Issue.record("the next run was handed out before the seek was carried out")
+            return
+        }
+        // The decoder thread carries the seek out: the new run comes next, whole.
+        queue.finish(run: old)
+        queue.resume()
+        guard case .run(let next, _, _, _) = queue.nextRun() else {
+            Issue.record("no run after the seek")
+            return
+        }
+        #expect(next != old)
+        #expect(try read(queue, run: next, count: 100) == [9, 8])
     }
 }

@@ -78,8 +78,9 @@ final class SegmentFrameSource: FrameSource, @unchecked Sendable {
     func seek(to time: Double) throws {
         closeDecoder()
         audioLeft.removeAll()
-        lane?.restart()
-        session.seek(to: time)
+        // The engine has restarted the audio lane and the fetch at the target (StreamSession.seek); the old run's
+        // decoder is closed, so reads may go on.
+        session.resumeReading()
         skipBefore = time
     }
 

@@ -63,16 +63,26 @@ final class SegmentQueue: @unchecked Sendable {
     /// The id of the newest run appended (0 before any).
     var newestRun: Int { condition.withLock { runCounter } }
 
-    /// Forgets what is queued (a seek): the decoder's next run is the next one appended.
-    func reset() {
+    /// Forgets what is queued: the decoder's next run is the next one appended. A seek's reset is `interrupting`:
+    /// the decoder's reads fail from now until it has carried the seek out and calls ``resume()``, so it never
+    /// reads the new position's bytes into the decoder of the old one.
+    func reset(interrupting: Bool = false) {
         condition.withLock {
             chunks.removeAll()
             kept = nil
             finishedRun = runCounter
             complete = false
-            interrupted = false
+            interrupted = interrupting
             failure = nil
             condition.broadcast()
+        }
+    }
+
+    /// The decoder has carried out a seek (its decoder is closed): its reads go on (the reader's side of an
+    /// interrupting ``reset(interrupting:)``).
+    func resume() {
+        condition.withLock {
+            if !stopped { interrupted = false }
         }
     }
 

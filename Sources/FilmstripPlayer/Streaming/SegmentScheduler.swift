@@ -79,6 +79,29 @@ public struct SegmentScheduler: Sendable, Hashable {
         last = nil
     }
 
+    /// What becomes of a segment that still fails after its retries.
+    public enum Failure: Sendable, Hashable {
+        /// It was the first segment of a rendition switch: the switch is abandoned and the segment is fetched again
+        /// from the committed rendition (nothing is skipped for a switch that did not happen).
+        case abandonSwitch
+        /// The stream cannot go on: the server cannot be reached, or the policy fails on a missing segment.
+        case fail
+        /// It is skipped: the buffer end moves past it, and the next segment starts a new run.
+        case skip
+    }
+
+    /// `segment` still failed after its retries: abandon the switch it began (`switching`), fail the stream (the
+    /// server is `unreachable`, or the policy says so), or skip it (the scheduler moves past it).
+    public mutating func failed(
+        _ segment: SegmentReference, switching: Bool, unreachable: Bool,
+        policy: StreamingConfiguration.MissingSegmentPolicy
+    ) -> Failure {
+        if switching { return .abandonSwitch }
+        if unreachable || policy == .fail { return .fail }
+        skipped(segment)
+        return .skip
+    }
+
     /// Whether `segment` cannot continue the decoder's current run.
     func startsRun(_ segment: SegmentReference, rendition: String) -> Bool {
         guard let last else { return true }

@@ -171,31 +171,32 @@ extension StreamSession {
                 $0.throughput = estimate
             }
         case .failure(let error):
-            // A switch whose first segment cannot be had is abandoned, and the segment is fetched again from the
-            // committed rendition: nothing is skipped for a switch that did not happen.
-            if loop.selector.pending == level {
+            let switching = loop.selector.pending == level
+            switch loop.scheduler.failed(
+                segment, switching: switching, unreachable: error.connectivity,
+                policy: settings.streaming.missingSegmentPolicy)
+            {
+            case .abandonSwitch:
                 loop.selector.switchFailed()
                 report(
                     PlayerError(
                         .renditionSwitchFailed, severity: .warning,
                         "the switch to rendition \(level) was abandoned: its segment \(segment.number) failed (\(error.message))",
                         underlying: error))
-                return
-            }
-            if error.connectivity || settings.streaming.missingSegmentPolicy == .fail {
+            case .fail:
                 fail(
                     PlayerError(
                         .sourceUnavailable, severity: .fatal, "segment \(segment.number) failed: \(error.message)",
                         underlying: error.underlying))
                 await wake.wait(for: .seconds(60), on: clock)
-                return
+            case .skip:
+                report(
+                    PlayerError(
+                        .segmentSkipped, severity: .warning,
+                        "segment \(segment.number) failed and was skipped: \(error.message)",
+                        underlying: error.underlying))
+                shared.withLock { $0.bufferEnd = segment.end }
             }
-            report(
-                PlayerError(
-                    .segmentSkipped, severity: .warning,
-                    "segment \(segment.number) failed and was skipped: \(error.message)", underlying: error.underlying))
-            loop.scheduler.skipped(segment)
-            shared.withLock { $0.bufferEnd = segment.end }
         }
     }
 

@@ -161,13 +161,20 @@ final class StreamSession: Sendable {
         return begin
     }
 
-    /// Drops what is queued and fetches from the segment holding `time` (called by the decoder thread).
-    func seek(to time: Double) { restart(at: time) }
+    /// Drops what is queued and fetches from the segment holding `time` (called by the engine thread, with the
+    /// feeder's seek). The decoder's reads fail until its seek is carried out (``resumeReading()``).
+    func seek(to time: Double) { restart(at: time, interrupting: true) }
+
+    /// The decoder thread has closed its decoder for a seek: its reads of the new position's bytes may begin.
+    func resumeReading() {
+        queue.resume()
+        audioQueue.resume()
+    }
 
     @discardableResult
-    private func restart(at time: Double) -> Double {
-        queue.reset()
-        audioQueue.reset()
+    private func restart(at time: Double, interrupting: Bool = false) -> Double {
+        queue.reset(interrupting: interrupting)
+        audioQueue.reset(interrupting: interrupting)
         let begin = shared.withLock { shared -> Double in
             shared.generation += 1
             shared.seekRequest = time
