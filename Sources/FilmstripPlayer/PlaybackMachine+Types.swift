@@ -13,7 +13,7 @@ public enum AutoplayPolicy: String, Sendable, Hashable, Codable, CaseIterable {
 
 extension PlaybackMachine {
     /// What the executor carries out.
-    public enum Action: Sendable, Hashable {
+    enum Action: Sendable, Hashable {
         /// The state changed: publish it with the clock and call `onState`; with `statistics`, publish statistics
         /// as of the change with it (``statistics(at:)`` plus what the executor measures) and call `onStats`.
         case changed(previous: PlayerState, current: PlayerState, statistics: Bool)
@@ -40,18 +40,18 @@ extension PlaybackMachine {
     }
 
     /// What the buffers hold, as the executor sees it at a step.
-    public struct Buffer: Sendable, Hashable {
+    struct Buffer: Sendable, Hashable {
         /// The time of the next decoded frame the executor holds, if any.
-        public var frame: Double?
+        var frame: Double?
         /// Whether the source has nothing more to decode (the end of the content, until a seek).
-        public var ended: Bool
+        var ended: Bool
         /// Seconds buffered ahead (decoded frames for files; fetched segments, once a frame is decoded, for streams).
-        public var seconds: Double
+        var seconds: Double
         /// Whether the rest of the content is buffered, however short it is.
-        public var complete: Bool
+        var complete: Bool
 
         /// Creates an observation.
-        public init(frame: Double?, ended: Bool = false, seconds: Double = 0, complete: Bool = false) {
+        init(frame: Double?, ended: Bool = false, seconds: Double = 0, complete: Bool = false) {
             self.frame = frame
             self.ended = ended
             self.seconds = seconds
@@ -59,30 +59,26 @@ extension PlaybackMachine {
         }
     }
 
-    /// The former name of ``Configuration``.
-    @available(*, deprecated, renamed: "Configuration")
-    public typealias Settings = Configuration
-
     /// The settings the decisions use.
-    public struct Configuration: Sendable, Hashable {
+    struct Configuration: Sendable, Hashable {
         /// Seconds buffered before playback starts.
-        public var minPrebufferTime: Double
+        var minPrebufferTime: Double
         /// Seconds buffered before playback resumes after a stall.
-        public var minRebufferTime: Double
+        var minRebufferTime: Double
         /// The most the forward buffer holds: thresholds above it are lowered to it (at least 0.5 s).
-        public var maxPrebufferTime: Double
+        var maxPrebufferTime: Double
         /// Whether autoplay may start playback.
-        public var autoplay: AutoplayPolicy
+        var autoplay: AutoplayPolicy
         /// State timeouts; `nil` disables them.
-        public var stateTimeouts: StateTimeoutConfiguration?
+        var stateTimeouts: StateTimeoutConfiguration?
 
         /// The defaults of ``PlayerConfiguration``.
-        public init() {
+        init() {
             self.init(PlayerConfiguration(with: URL(fileURLWithPath: "/")))
         }
 
         /// Configuration from a player configuration.
-        public init(_ configuration: PlayerConfiguration) {
+        init(_ configuration: PlayerConfiguration) {
             minPrebufferTime = configuration.minPrebufferTime
             minRebufferTime = configuration.minRebufferTime
             maxPrebufferTime = configuration.maxPrebufferTime
@@ -99,11 +95,19 @@ extension PlaybackMachine {
 }
 
 extension PlaybackMachine {
-    // MARK: Statistics
+    // MARK: Reading
+
+    /// The playback clock.
+    var clock: PlaybackClock { playhead.clock }
+    /// The playback rate asked for (the clock runs at this times ``catchUp``).
+    var rate: Double { playhead.rate }
+    /// The live catch-up factor (1 unless speeding up to the live edge).
+    var catchUp: Double { playhead.catchUp }
 
     /// The statistics the machine knows at `now`: state, position, rate, frames presented and dropped, startup
     /// time and stalls. The executor adds what it measures (decoded frames, bytes, buffer, network).
-    public func statistics(at now: Double) -> PlayerStats {
+    func statistics(at now: Double) -> PlayerStats {
+        let counters = playhead.counters
         var stats = PlayerStats(
             state: state.kind, position: currentTime(at: now), duration: clock.duration, playbackRate: rate,
             audioMuted: muted || rate < 0 || rate > 2, decodedFrames: 0, presentedFrames: counters.presented,
@@ -114,45 +118,67 @@ extension PlaybackMachine {
     }
 
     /// The playhead at `now`: the clock while playing, else the last position.
-    public func currentTime(at now: Double) -> Double {
-        clock.running ? clock.time(at: now) : position
-    }
+    func currentTime(at now: Double) -> Double { playhead.time(at: now) }
 
     /// The clock to publish: running while playing, else stopped at the playhead.
-    public var publishedClock: PlaybackClock {
-        var published = clock
-        if !published.running { published.media = position }
-        return published
-    }
+    var publishedClock: PlaybackClock { playhead.published }
+
+    /// How long a seek waits for its first frame before showing `buffering`.
+    static let seekGrace = 0.25
+    /// How long `play` waits for the start threshold before showing `buffering`.
+    static let startGrace = 0.2
+    /// A frame later than this (two intervals at 25 fps) is dropped, unless it is the first since the clock started.
+    static let lateness = Playhead.lateness
 }
 
 extension PlaybackMachine {
-    /// With audio, the audio clock is the master: while playing, a playback clock more than `tolerance` from
-    /// `audioTime` (the media time being heard) is re-anchored to it, so the picture follows the sound.
-    public mutating func follow(audioClock audioTime: Double, at now: Double, tolerance: Double = 0.02) -> [Action] {
-        guard state.kind == .playing, clock.running, abs(clock.time(at: now) - audioTime) > tolerance else { return [] }
-        anchor(at: audioTime, now: now)
+    // MARK: Settings (they never change the state)
+
+    /// A new playback rate (already resolved by the engine's rate policy).
+    mutating func setRate(_ rate: Double, at now: Double) -> [Action] {
+        playhead.setRate(rate, catchUp: playhead.catchUp, at: now)
         return [.clockChanged]
     }
-}
 
-extension PlaybackMachine {
-    /// How long a seek waits for its first frame before showing `buffering`.
-    public static let seekGrace = 0.25
-    /// How long `play` waits for the start threshold before showing `buffering`.
-    public static let startGrace = 0.2
-    /// A frame later than this (two intervals at 25 fps) is dropped, unless it is the first since the clock started.
-    public static let lateness = 0.08
+    /// The live catch-up factor (1 stops catching up).
+    mutating func setCatchUp(_ factor: Double, at now: Double) -> [Action] {
+        playhead.setRate(playhead.rate, catchUp: factor, at: now)
+        return [.clockChanged]
+    }
 
-    /// What the statistics count.
-    struct Counters: Sendable {
-        var presented = 0
-        var dropped = 0
-        var rebuffers = 0
-        var rebufferTime = 0.0
-        var stallStarted: Double?
-        var openedAt: Double?
-        var startupTime: Double?
-        var lastStatistics = -Double.infinity
+    /// New buffer settings (``Player/minPrebufferTime`` and the like) from now on.
+    mutating func reconfigure(_ settings: Configuration) {
+        self.settings.minPrebufferTime = settings.minPrebufferTime
+        self.settings.minRebufferTime = settings.minRebufferTime
+        self.settings.maxPrebufferTime = settings.maxPrebufferTime
+    }
+
+    /// The content's duration, once a stream learns it.
+    mutating func setDuration(_ duration: Double) { playhead.setDuration(duration) }
+
+    /// The start of what may be played (a live window's first segment; 0 by default): reverse playback pauses there.
+    mutating func setStart(_ start: Double) { playhead.setStart(start) }
+
+    /// Mutes or unmutes the player's audio.
+    mutating func setMuted(_ muted: Bool) { self.muted = muted }
+
+    /// With audio, the audio clock is the master: while playing, a playback clock more than `tolerance` from
+    /// `audioTime` (the media time being heard) is re-anchored to it, so the picture follows the sound.
+    mutating func follow(audioClock audioTime: Double, at now: Double, tolerance: Double = 0.02) -> [Action] {
+        guard state.kind == .playing, playhead.follow(audioTime: audioTime, at: now, tolerance: tolerance) else {
+            return []
+        }
+        return [.clockChanged]
+    }
+
+    /// The start or resume threshold; the first start of an optimized live start waits for its first segment only.
+    func threshold(rebuffering: Bool) -> Double {
+        let threshold = settings.threshold(rebuffering: rebuffering)
+        guard !rebuffering, let startupBuffer else { return threshold }
+        return min(threshold, startupBuffer)
+    }
+
+    func refusal(_ message: String) -> Action {
+        .report(PlayerError(.invalidStateTransition, severity: .warning, message))
     }
 }

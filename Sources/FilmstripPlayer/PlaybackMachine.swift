@@ -1,90 +1,82 @@
 /// The player's playback decisions as a value (SPEC 4.1–4.4): the state graph, the autoplay policy, the start and
-/// resume thresholds, stalls, frame timing (present, wait or drop), the playback clock and the state timeouts.
-///
-/// Every event is a `mutating func` that takes the time (seconds on the player's injected clock) and returns the
-/// actions for an executor to carry out; the machine never does I/O and never reads a clock. The executor tells it
-/// what the buffers hold (``Buffer``) once per step.
-///
-/// ```swift
-/// var machine = PlaybackMachine(settings: .init(configuration))
-/// execute(machine.load(settings, at: now))     // -> opening
-/// execute(machine.opened(duration: 60, at: now))
-/// execute(machine.open(autoplay: true, at: now))
-/// while running { execute(machine.step(buffer, at: clock.now)) }
-/// ```
-public struct PlaybackMachine: Sendable {
-    /// The settings (replaced by ``load(_:at:)``).
-    public internal(set) var settings: Configuration
-    /// The state graph.
-    public internal(set) var states = PlayerStateMachine()
-    /// The playback clock (see ``publishedClock`` for the playhead it shows).
-    public internal(set) var clock = PlaybackClock()
-    /// Whether playback should run (play was asked, and not paused since).
-    public internal(set) var wantsPlay = false
+/// resume thresholds, stalls, frame timing (with ``Playhead``) and the state timeouts. Every event is a `mutating
+/// func` that takes the time (seconds on the player's injected clock, read by the executor) and returns the actions
+/// to carry out, in order; it never does I/O and never reads a clock. What only one state needs lives in that state's
+/// case of the private `State`, which changes in this file only.
+struct PlaybackMachine: Sendable {
+    /// Where the machine is, with what only that state needs.
+    private enum State: Sendable {
+        /// `idle`, `opening`, `ready`, `pausing`, `paused`, `ended`, `stopping` or `error`: nothing more to know.
+        case settled(PlayerState)
+        /// A seek waits for its target's first frame (shown as soon as it is decoded); since `since`.
+        case seeking(since: Double)
+        /// `play`: waiting for the start threshold, since `since`.
+        case starting(since: Double)
+        /// Filling the buffer: with `firstFrame`, a first frame is shown as soon as it is decoded (after a seek or a
+        /// paused open); a `stall` during playback resumes at `minRebufferTime`.
+        case buffering(firstFrame: Bool, stall: Bool)
+        /// The playhead moves.
+        case playing
+
+        /// The state as the player publishes it.
+        var published: PlayerState {
+            switch self {
+            case .settled(let state): state
+            case .seeking: .seeking
+            case .starting: .play
+            case .buffering: .buffering
+            case .playing: .playing
+            }
+        }
+    }
+
+    private var stage = State.settled(.idle)
+    /// The settings (replaced by ``load(_:at:)``; the buffer thresholds by ``reconfigure(_:)``).
+    var settings: Configuration
+    /// The clock, the position, the rate and what is counted of them (the settings' events in
+    /// `PlaybackMachine+Types.swift` change it too; the state changes in this file only).
+    var playhead = Playhead()
+    /// Whether playback should run (play was asked, and not paused since): kept across seeking and buffering.
+    private(set) var wantsPlay = false
     /// Whether audio is muted by the player (a muted-only autoplay, or ``setMuted(_:)``).
-    public internal(set) var muted = false
-    /// The playback rate asked for (the clock runs at this times ``catchUp``).
-    public internal(set) var rate = 1.0
-    /// The live catch-up factor (1 unless speeding up to the live edge).
-    public internal(set) var catchUp = 1.0
-
-    var timeouts: StateTimeoutController
-    var position = 0.0
-    /// After a seek or a paused open: the first frame is shown as soon as it is decoded.
-    var needsFirstFrame = false
-    /// Whether the current buffering is a stall during playback (resumed at `minRebufferTime`).
-    var rebuffering = false
-    var entered = 0.0
+    var muted = false
+    private var timeouts: StateTimeoutController
     /// The buffer the first start waits for, when shorter than `minPrebufferTime` (cleared once playing).
-    var startupBuffer: Double?
-    var hasPresentedSinceAnchor = false
-    var counters = Counters()
+    private(set) var startupBuffer: Double?
 
-    /// A machine in `idle`.
-    public init(settings: Configuration) {
+    init(settings: Configuration) {
         self.settings = settings
         timeouts = StateTimeoutController(configuration: settings.stateTimeouts)
     }
 
-    /// The state.
-    public var state: PlayerState { states.state }
-
-    // MARK: Commands
+    /// The state, as published (a machine starts `idle`).
+    var state: PlayerState { stage.published }
 
     /// `load`: from `idle` or `ended` to `opening`, with new settings and fresh statistics. The executor opens the
     /// source when the state is `opening` afterwards.
-    public mutating func load(_ settings: Configuration, at now: Double) -> [Action] {
+    mutating func load(_ settings: Configuration, at now: Double) -> [Action] {
         guard state.kind == .idle || state.kind == .ended else {
             return [refusal("load() needs an idle or ended player (it is \(state)); call stop() first")]
         }
         self.settings = settings
         timeouts = StateTimeoutController(configuration: settings.stateTimeouts)
-        counters = Counters()
-        counters.openedAt = now
-        position = 0
-        catchUp = 1
-        clock = PlaybackClock()
-        clock.rate = rate
-        needsFirstFrame = false
-        rebuffering = false
+        playhead.reset(openedAt: now)
         startupBuffer = nil
-        return move(.opening, at: now)
+        return move(.settled(.opening), at: now)
     }
 
     /// The source is open: `ready`, with the duration (0 when unknown or live), the position to start from and,
     /// for an optimized live start, the buffer the first start waits for instead of `minPrebufferTime`.
-    public mutating func opened(
-        duration: Double, start: Double = 0, startupBuffer: Double? = nil, at now: Double
-    ) -> [Action] {
-        clock.duration = duration
-        position = start
+    mutating func opened(duration: Double, start: Double = 0, startupBuffer: Double? = nil, at now: Double) -> [Action]
+    {
+        playhead.opened(duration: duration, start: start)
         self.startupBuffer = startupBuffer
-        return move(.ready, at: now)
+        return move(.settled(.ready), at: now)
     }
 
     /// `open(autoplay:)`: with autoplay (and the policy's consent), `play`; without, the first frame is shown and the
     /// player waits paused.
-    public mutating func open(autoplay: Bool, at now: Double) -> [Action] {
+    mutating func open(autoplay: Bool, at now: Double) -> [Action] {
         guard state.kind == .ready else {
             return [refusal("open() needs loaded content in the ready state (the player is \(state))")]
         }
@@ -102,19 +94,19 @@ public struct PlaybackMachine: Sendable {
             let refused = PlayerError(
                 .autoplayRefused, severity: .warning,
                 "autoplay is denied by the player's autoplay policy; call play() to start")
-            return move(.play, at: now) + [.report(refused)] + move(.pausing, at: now)
+            return move(.starting(since: now), at: now) + [.report(refused)] + move(.settled(.pausing), at: now)
                 + showFirstFrameThenWait(at: now)
         }
         wantsPlay = true
-        return move(.play, at: now)
+        return move(.starting(since: now), at: now)
     }
 
     /// `play()`.
-    public mutating func play(at now: Double) -> [Action] {
+    mutating func play(at now: Double) -> [Action] {
         switch state.kind {
         case .ready, .paused, .pausing:
             wantsPlay = true
-            return move(.play, at: now)
+            return move(.starting(since: now), at: now)
         case .seeking, .buffering:
             // Playback starts once the seek or the first frame is done.
             wantsPlay = true
@@ -128,21 +120,18 @@ public struct PlaybackMachine: Sendable {
     }
 
     /// `pause()`.
-    public mutating func pause(at now: Double) -> [Action] {
-        switch state.kind {
-        case .seeking:
-            // The target's first frame is still to be shown; the player waits paused once it is.
+    mutating func pause(at now: Double) -> [Action] {
+        switch stage {
+        case .seeking, .buffering(firstFrame: true, _):
+            // The first frame is still to be shown; the player waits paused once it is.
             wantsPlay = false
             return []
-        case .buffering where needsFirstFrame:
+        case .starting, .playing, .buffering:
             wantsPlay = false
-            return []
-        case .play, .playing, .buffering:
+            return move(.settled(.pausing), at: now) + move(.settled(.paused), at: now)
+        case .settled(.ready):
             wantsPlay = false
-            return move(.pausing, at: now) + move(.paused, at: now)
-        case .ready:
-            wantsPlay = false
-            return move(.paused, at: now)
+            return move(.settled(.paused), at: now)
         default:
             return [refusal("pause() is ignored in the \(state) state")]
         }
@@ -150,69 +139,162 @@ public struct PlaybackMachine: Sendable {
 
     /// A seek to `target` (already clamped by the executor to what may be played). `seeking` lasts until the
     /// target's first frame is decoded (``step(_:at:)``), then playback goes on as it was (`play` or `paused`).
-    public mutating func seek(to target: Double, at now: Double) -> [Action] {
+    mutating func seek(to target: Double, at now: Double) -> [Action] {
         switch state.kind {
         case .ready, .play, .playing, .pausing, .paused, .buffering, .ended, .seeking:
             break
         default:
             return [refusal("seek() is ignored in the \(state) state")]
         }
-        needsFirstFrame = true
-        rebuffering = false
-        endStall(at: now)
-        let moved = state.kind == .seeking ? [] : move(.seeking, at: now)
-        position = target
+        playhead.endStall(at: now)
+        // A seek during a seek keeps its start: the grace before `buffering` runs from the first.
+        let moved = state.kind == .seeking ? [] : move(.seeking(since: now), at: now)
+        playhead.move(to: target)
         return moved + [.seekSource(target)]
     }
 
-    /// A new playback rate (already resolved by the engine's rate policy).
-    public mutating func setRate(_ rate: Double, at now: Double) -> [Action] {
-        self.rate = rate
-        return reanchor(at: now)
-    }
-
-    /// The live catch-up factor (1 stops catching up).
-    public mutating func setCatchUp(_ factor: Double, at now: Double) -> [Action] {
-        catchUp = factor
-        return reanchor(at: now)
-    }
-
-    /// New buffer settings (``Player/minPrebufferTime`` and the like) from now on.
-    public mutating func reconfigure(_ settings: Configuration) {
-        self.settings.minPrebufferTime = settings.minPrebufferTime
-        self.settings.minRebufferTime = settings.minRebufferTime
-        self.settings.maxPrebufferTime = settings.maxPrebufferTime
-    }
-
-    /// The content's duration, once a stream learns it.
-    public mutating func setDuration(_ duration: Double) { clock.duration = duration }
-
-    /// The start of what may be played (a live window's first segment; 0 by default): reverse playback pauses there.
-    public mutating func setStart(_ start: Double) { clock.start = start }
-
-    /// Mutes or unmutes the player's audio.
-    public mutating func setMuted(_ muted: Bool) { self.muted = muted }
-
     /// `stop()`: releases the source and stays `stopping` until the executor says it is released
     /// (``released(at:)``); a release that lasts past the `stopping` timeout is reported, and still awaited.
-    public mutating func stop(at now: Double) -> [Action] {
+    mutating func stop(at now: Double) -> [Action] {
         guard state.kind != .idle, state.kind != .stopping else { return [] }
         wantsPlay = false
-        endStall(at: now)
-        return move(.stopping, at: now) + [.release]
+        playhead.endStall(at: now)
+        return move(.settled(.stopping), at: now) + [.release]
     }
 
     /// The source is released (its decoder threads have ended): `stopping` -> `idle`.
-    public mutating func released(at now: Double) -> [Action] {
+    mutating func released(at now: Double) -> [Action] {
         guard state.kind == .stopping else { return [] }
-        return move(.idle, at: now)
+        return move(.settled(.idle), at: now)
     }
 
     /// A fatal error: the source is released and the player moves to `error` (once).
-    public mutating func fail(_ error: PlayerError, at now: Double) -> [Action] {
+    mutating func fail(_ error: PlayerError, at now: Double) -> [Action] {
         guard state.kind != .error else { return [] }
         wantsPlay = false
-        endStall(at: now)
-        return [.report(error)] + move(.error(error), at: now) + [.release]
+        playhead.endStall(at: now)
+        return [.report(error)] + move(.settled(.error(error)), at: now) + [.release]
+    }
+
+    /// One step of playback: what to do with the buffers as they are at `now`.
+    mutating func step(_ buffer: Buffer, at now: Double) -> [Action] {
+        var actions: [Action] = []
+        if let timeout = timeouts.check(at: now) { actions.append(.report(timeout)) }
+        // None while stopping: the source is being released, and its counts with it.
+        if ![.idle, .opening, .stopping].contains(state.kind), playhead.statisticsDue(at: now) {
+            actions.append(.publishStatistics)
+        }
+        switch stage {
+        case .seeking(let since): actions += seeking(buffer, since: since, at: now)
+        case .starting(let since): actions += starting(buffer, since: since, at: now)
+        case .buffering(let firstFrame, let stall):
+            actions += buffering(buffer, firstFrame: firstFrame, stall: stall, at: now)
+        case .playing: actions += playing(buffer, at: now)
+        // A release is usually over within milliseconds: look again soon.
+        case .settled(.stopping): actions.append(.wait(until: now + 0.01))
+        default: actions.append(.wait(until: now + 0.1))
+        }
+        return actions
+    }
+
+    /// After a seek: the target's first frame is shown, then playback goes on as it was; without one in
+    /// ``seekGrace``, `buffering` shows it when it comes.
+    private mutating func seeking(_ buffer: Buffer, since: Double, at now: Double) -> [Action] {
+        if let frame = buffer.frame {
+            let shown = present(frame, at: now)
+            if wantsPlay { return shown + move(.starting(since: now), at: now) }
+            return shown + move(.settled(.pausing), at: now) + move(.settled(.paused), at: now)
+        }
+        if buffer.ended {
+            wantsPlay = false
+            return move(.settled(.ended), at: now)
+        }
+        guard now - since >= Self.seekGrace else {
+            return [.awaitBuffer(seconds: 0.04, until: min(since + Self.seekGrace, now + 0.05))]
+        }
+        return move(.buffering(firstFrame: true, stall: false), at: now)
+    }
+
+    /// In `play`: start once the start threshold is buffered (or the rest of the content is); else, after
+    /// ``startGrace``, `buffering`.
+    private mutating func starting(_ buffer: Buffer, since: Double, at now: Double) -> [Action] {
+        let threshold = threshold(rebuffering: false)
+        if buffer.seconds >= threshold || buffer.complete {
+            startupBuffer = nil
+            playhead.endStall(at: now)
+            playhead.start(at: now)
+            return move(.playing, at: now)
+        }
+        guard now - since >= Self.startGrace else {
+            return [.awaitBuffer(seconds: threshold, until: min(since + Self.startGrace, now + 0.05))]
+        }
+        return move(.buffering(firstFrame: false, stall: false), at: now)
+    }
+
+    /// In `buffering`: show a pending first frame, then wait for the threshold and go on playing or paused.
+    private mutating func buffering(_ buffer: Buffer, firstFrame: Bool, stall: Bool, at now: Double) -> [Action] {
+        var actions: [Action] = []
+        if firstFrame {
+            if let frame = buffer.frame {
+                actions += present(frame, at: now)
+            } else if !buffer.ended {
+                return [.awaitBuffer(seconds: 0.04, until: now + 0.05)]
+            }
+            stage = .buffering(firstFrame: false, stall: stall)
+        }
+        let threshold = threshold(rebuffering: stall)
+        guard buffer.seconds >= threshold || buffer.complete else {
+            return actions + [.awaitBuffer(seconds: threshold, until: now + 0.05)]
+        }
+        playhead.endStall(at: now)
+        return actions + move(wantsPlay ? .starting(since: now) : .settled(.paused), at: now)
+    }
+
+    private mutating func playing(_ buffer: Buffer, at now: Double) -> [Action] {
+        guard playhead.clock.rate != 0 else { return [.wait(until: now + 0.1)] }
+        switch playhead.next(frame: buffer.frame, ended: buffer.ended, at: now) {
+        case .wait(let until): return [.wait(until: until)]
+        case .present(let frame): return present(frame, at: now)
+        case .drop: return [.drop]
+        case .reachedStart(let start):
+            wantsPlay = false
+            let moved = move(.settled(.pausing), at: now) + move(.settled(.paused), at: now)
+            playhead.move(to: start)
+            return moved + [.clockChanged]
+        case .reachedEnd:
+            wantsPlay = false
+            let moved = move(.settled(.ended), at: now)
+            if playhead.clock.duration > 0 { playhead.move(to: playhead.clock.duration) }
+            return moved
+        case .starved:
+            return [.starved] + move(.buffering(firstFrame: false, stall: true), at: now)
+        }
+    }
+
+    mutating func showFirstFrameThenWait(at now: Double) -> [Action] {
+        move(.buffering(firstFrame: true, stall: false), at: now)
+    }
+
+    private mutating func present(_ frame: Double, at now: Double) -> [Action] {
+        playhead.present(frame, at: now)
+        return [.present]
+    }
+
+    /// Moves to `next` if the state graph allows it (``PlayerStateMachine``), else reports the refusal.
+    private mutating func move(_ next: State, at now: Double) -> [Action] {
+        var graph = PlayerStateMachine(state: state)
+        switch graph.move(to: next.published) {
+        case .moved(let previous, let current):
+            stage = next
+            timeouts.enter(current.kind, at: now)
+            playhead.setRunning(current.kind == .playing, at: now)
+            // Statistics as of the change, so the last ones after `ended`, `paused` or `error` are complete (while
+            // playing they come every second; before opening and when idle there are none).
+            let statistics = ![.playing, .opening, .idle].contains(current.kind)
+            if statistics { playhead.statisticsPublished(at: now) }
+            return [.changed(previous: previous, current: current, statistics: statistics)]
+        case .refused(let warning):
+            return [.report(warning)]
+        }
     }
 }

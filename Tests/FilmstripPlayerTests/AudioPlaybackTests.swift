@@ -4,6 +4,8 @@ import FilmstripTesting
 import Foundation
 import Testing
 
+@testable import FilmstripPlayer
+
 /// What one audio playback produced: the WAV written, the last statistics and the errors.
 private struct Played {
     var track: AudioAnalysis.Track

@@ -1,7 +1,8 @@
-import FilmstripPlayer
 import FilmstripTesting
 import Foundation
 import Testing
+
+@testable import FilmstripPlayer
 
 /// A playback machine driven by a `TestClock`: every event happens at the clock's time, and time passes only when
 /// the test advances it.
