@@ -31,13 +31,26 @@ public final class DecodedVideoFrame {
     }
 }
 
-/// Sequential decoding for playback: frames in presentation order, from the start or from a seek.
+/// Sequential decoding for playback, the one decoder for a file, an http(s) video or a forward-only byte stream:
+/// frames in presentation order, from the start or (for files and URLs) from a seek.
+///
+/// ```swift
+/// let file = try VideoDecoder(url: movieURL)
+/// try file.seek(to: 42)
+/// let segments = try VideoDecoder(label: segmentURL) { buffer in
+///     try queue.read(into: buffer)          // blocks until bytes arrive; 0 at the end of the stream
+/// }
+/// while let frame = try segments.nextFrame() { show(frame) }
+/// ```
 ///
 /// Blocking and not thread-safe: use one decoder per playback thread. ``cancel()`` may be called from any thread
 /// and stops a blocked read or decode promptly.
 public final class VideoDecoder {
     private let input: MediaInput
     private let flag = CancellationFlag()
+    /// The input's name in errors, and whether it can seek (a byte stream cannot).
+    private let label: URL
+    private let seekable: Bool
     private var skipBefore: Double?
 
     /// Opens `url` (a file or an http(s) video; over HTTP with bounded Range requests). Blocks while opening.
@@ -54,6 +67,22 @@ public final class VideoDecoder {
     ) throws {
         input = try MediaInput(
             .url(url, network: options.network), cancellation: flag, reusing: previous?.input, audio: audio)
+        label = url
+        seekable = true
+        flag.begin(1)
+    }
+
+    /// Opens a forward-only byte stream (MPEG-TS, or fragmented MP4 with its initialisation section first; HLS
+    /// feeds it the segments of one rendition back to back), reading from `read` until the video stream is known
+    /// (blocks). `read` fills the buffer and returns the count, 0 at the end of the stream, and throws to fail the
+    /// decoder. `label` names the stream in errors. Frame times are seconds from the stream's first timestamp, plus
+    /// ``timeOffset``. With `audio`, the stream's audio is decoded too.
+    public init(
+        label: URL, audio: AudioFormat? = nil, read: @escaping @Sendable (UnsafeMutableRawBufferPointer) throws -> Int
+    ) throws {
+        input = try MediaInput(.stream(ByteStream(read: read), label: label), cancellation: flag, audio: audio)
+        self.label = label
+        seekable = false
         flag.begin(1)
     }
 
@@ -63,14 +92,23 @@ public final class VideoDecoder {
     /// Why the input's audio is not decoded, when it has audio FFmpeg cannot decode.
     public var audioProblem: MediaError? { input.audioProblem }
 
-    /// The audio decoded while reading frames so far, in presentation order, handed over once. After a seek, audio
-    /// before the seek target is included (from the keyframe on); trim it as needed.
-    public func takeAudio() -> [AudioBuffer] { input.takeAudio() }
+    /// The audio decoded while reading frames so far, in presentation order and placed on the timeline like the
+    /// frames (``timeOffset`` added), handed over once. After a seek, audio before the seek target is included (from
+    /// the keyframe on); trim it as needed.
+    public func takeAudio() -> [AudioBuffer] {
+        let audio = input.takeAudio()
+        guard timeOffset != 0 else { return audio }
+        return audio.map { buffer in
+            var placed = buffer
+            placed.time += timeOffset
+            return placed
+        }
+    }
 
     /// Whether the codec decoder was taken over from the `previous` decoder given at creation.
     public var reusedDecoder: Bool { input.reusedDecoder }
 
-    /// Duration in seconds (0 when unknown).
+    /// Duration in seconds (0 when unknown, as for a byte stream).
     public var duration: Double { input.duration }
     /// The display size (after sample aspect ratio and rotation).
     public var displaySize: PixelSize {
@@ -92,9 +130,19 @@ public final class VideoDecoder {
         set { input.keyframesOnly = newValue }
     }
 
+    /// Seconds added to every frame and audio time (to place a stream on a playlist's timeline); 0 by default.
+    public var timeOffset = 0.0
+
+    /// The input's first timestamp in seconds of media time: a frame's media time is its
+    /// ``DecodedVideoFrame/time`` minus ``timeOffset`` plus this.
+    public var startSeconds: Double { input.startSeconds }
+
     /// Moves so the next frame is the first one at or after `seconds`: seeks to the keyframe before it, and
-    /// decodes and drops the frames in between.
+    /// decodes and drops the frames in between. A byte stream cannot seek (`invalidArgument`).
     public func seek(to seconds: Double) throws {
+        guard seekable else {
+            throw MediaError(.invalidArgument, "a forward-only byte stream cannot seek", url: label)
+        }
         try input.seek(to: max(0, seconds))
         skipBefore = seconds
     }
@@ -106,92 +154,17 @@ public final class VideoDecoder {
                 if frame.time < skip - 1e-6 { continue }
                 skipBefore = nil
             }
-            return DecodedVideoFrame(frame, geometry: input.geometry)
+            return DecodedVideoFrame(frame, geometry: input.geometry, timeOffset: timeOffset)
         }
         return nil
     }
 }
 
-/// Decodes video from a forward-only byte stream: MPEG-TS, or fragmented MP4 with its initialisation section first.
-/// Segment-based streaming (HLS) feeds it the segments of one rendition back to back.
-///
-/// ```swift
-/// let decoder = try StreamDecoder(label: segmentURL) { buffer in
-///     try queue.read(into: buffer)          // blocks until bytes arrive; 0 at the end of the stream
-/// }
-/// while let frame = try decoder.nextFrame() { show(frame) }
-/// ```
-///
-/// Blocking and not thread-safe, like ``VideoDecoder``. Frame times are seconds from the stream's first timestamp.
-public final class StreamDecoder {
-    private let input: MediaInput
-    private let flag = CancellationFlag()
+/// The former name of a ``VideoDecoder`` opened on a byte stream (``VideoDecoder/init(label:audio:read:)``).
+@available(*, deprecated, renamed: "VideoDecoder")
+public typealias StreamDecoder = VideoDecoder
 
-    /// Opens the stream, reading from `read` until the video stream is known (blocks). `read` fills the buffer and
-    /// returns the count, 0 at the end of the stream, and throws to fail the decoder. `label` names the stream in
-    /// errors.
-    ///
-    /// With `audio`, the stream's audio is decoded too (see ``VideoDecoder/init(url:options:reusing:audio:)``).
-    public init(
-        label: URL, audio: AudioFormat? = nil, read: @escaping @Sendable (UnsafeMutableRawBufferPointer) throws -> Int
-    ) throws {
-        input = try MediaInput(.stream(ByteStream(read: read), label: label), cancellation: flag, audio: audio)
-        flag.begin(1)
-    }
-
-    /// Whether audio is decoded beside the video.
-    public var hasAudio: Bool { input.hasAudio }
-
-    /// Why the stream's audio is not decoded, when it has audio FFmpeg cannot decode.
-    public var audioProblem: MediaError? { input.audioProblem }
-
-    /// The audio decoded so far, placed on the timeline like the frames (``timeOffset`` added), handed over once.
-    public func takeAudio() -> [AudioBuffer] {
-        input.takeAudio().map { buffer in
-            var placed = buffer
-            placed.time += timeOffset
-            return placed
-        }
-    }
-
-    /// The display size (after sample aspect ratio and rotation).
-    public var displaySize: PixelSize {
-        let (w, h) = input.displaySize
-        return PixelSize(width: w, height: h)
-    }
-    /// Bytes read from the stream so far.
-    public var bytesRead: Int { input.bytesRead }
-    /// Frames decoded so far.
-    public var framesDecoded: Int { input.framesDecoded }
-
-    /// Stops the current and every later read or decode (from any thread).
-    public func cancel() { flag.cancelAll() }
-
-    /// Whether only keyframes are decoded (see ``VideoDecoder/keyframesOnly``).
-    public var keyframesOnly: Bool {
-        get { input.keyframesOnly }
-        set { input.keyframesOnly = newValue }
-    }
-
-    /// Seconds added to every frame time (to place the stream on a playlist's timeline).
-    public var timeOffset = 0.0
-
-    /// The stream's first timestamp in seconds of media time: a frame's media time is its ``DecodedVideoFrame/time``
-    /// minus ``timeOffset`` plus this.
-    public var startSeconds: Double { input.startSeconds }
-
-    /// The next frame in presentation order, or `nil` at the end of the stream.
-    public func nextFrame() throws -> DecodedVideoFrame? {
-        guard let frame = try input.nextFrame() else { return nil }
-        return DecodedVideoFrame(
-            frame, geometry: input.geometry, timeOffset: timeOffset)
-    }
-}
-
-// Decoders belong to the one thread that reads them (``VideoDecoder/cancel()`` and its kin excepted); they are never
-// shared between concurrency domains.
+// Decoders belong to the one thread that reads them (``VideoDecoder/cancel()`` excepted); they are never shared
+// between concurrency domains.
 @available(*, unavailable)
 extension VideoDecoder: Sendable {}
-
-@available(*, unavailable)
-extension StreamDecoder: Sendable {}

@@ -36,4 +36,38 @@ struct VideoDecoderReuseTests {
         #expect(!other.reusedDecoder)
         #expect(try other.nextFrame() != nil)
     }
+
+    @Test("a byte stream decodes through the same decoder as its file, placed by timeOffset; it cannot seek")
+    func byteStream() throws {
+        let segment = try MediaFixtures.hls().deletingLastPathComponent().appendingPathComponent("segment-0.ts")
+        let file = try Self.frames(try VideoDecoder(url: segment))
+        let source = ByteSource(try Data(contentsOf: segment))
+        let stream = try VideoDecoder(label: segment) { buffer in source.read(into: buffer) }
+        stream.timeOffset = 100
+        let streamed = try Self.frames(stream)
+        #expect(!file.isEmpty)
+        #expect(streamed.map(\.number) == file.map(\.number))
+        #expect(streamed.count == file.count)
+        #expect(zip(streamed, file).allSatisfy { abs($0.time - 100 - $1.time) < 1e-6 })
+        #expect(stream.bytesRead > 0 && stream.framesDecoded == file.count)
+        let refused = #expect(throws: MediaError.self) { try stream.seek(to: 1) }
+        #expect(refused?.kind == .invalidArgument)
+    }
+}
+
+/// Bytes handed out in pieces, as a segment queue does.
+private final class ByteSource: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data: Data
+
+    init(_ data: Data) { self.data = data }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        lock.withLock {
+            let count = min(buffer.count, data.count, 7000)
+            data.prefix(count).copyBytes(to: buffer.bindMemory(to: UInt8.self), count: count)
+            data.removeFirst(count)
+            return count
+        }
+    }
 }

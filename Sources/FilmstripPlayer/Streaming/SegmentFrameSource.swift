@@ -3,7 +3,7 @@ import FilmstripMedia
 import FilmstripSync
 import Foundation
 
-/// Decodes the runs a ``StreamSession`` queues, one ``StreamDecoder`` per run, and places frames on the
+/// Decodes the runs a ``StreamSession`` queues, one ``VideoDecoder`` per run, and places frames on the
 /// presentation timeline (run start + time in the run). Used by the ``FrameFeeder`` thread.
 ///
 /// Audio-only content (``StreamSession/audioOnly``, or a first run with no video in it, read again as audio) is
@@ -14,7 +14,7 @@ import Foundation
 /// `cancel()` (any thread) only call into the session, which is thread-safe.
 final class SegmentFrameSource: FrameSource, @unchecked Sendable {
     let session: StreamSession
-    private var decoder: StreamDecoder?
+    private var decoder: VideoDecoder?
     /// Audio-only content: the current run's decoder.
     private var audioRun: AudioStreamDecoder?
     /// Where the current run's frames or buffers go on the timeline (for HLS, known at its first one).
@@ -141,12 +141,12 @@ final class SegmentFrameSource: FrameSource, @unchecked Sendable {
 
     /// Opens the run's video decoder; `nil` when the first run of content not known to be audio has no video (the
     /// run is then rewound, and the content is audio-only from now on).
-    private func openVideo(_ id: Int) throws -> StreamDecoder? {
+    private func openVideo(_ id: Int) throws -> VideoDecoder? {
         let queue = session.queue
         let probing = hasVideo == nil
         if probing { queue.keep(run: id) }
         do {
-            let opened = try StreamDecoder(label: session.url, audio: audioFormat) { buffer in
+            let opened = try VideoDecoder(label: session.url, audio: audioFormat) { buffer in
                 try queue.read(run: id, into: buffer)
             }
             if probing {

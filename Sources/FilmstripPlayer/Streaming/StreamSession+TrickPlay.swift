@@ -123,7 +123,7 @@ final class SegmentChunks: TrickChunks, @unchecked Sendable {
         }
         fetched.add(data.count, ordering: .relaxed)
         let reader = DataReader(data)
-        let decoder = try StreamDecoder(label: segment.url) { buffer in reader.read(into: buffer) }
+        let decoder = try VideoDecoder(label: segment.url) { buffer in reader.read(into: buffer) }
         decoder.keyframesOnly = keyframesOnly
         var frames: [DecodedVideoFrame] = []
         do {
@@ -173,7 +173,7 @@ final class SegmentChunks: TrickChunks, @unchecked Sendable {
     var bytesRead: Int { fetched.load(ordering: .relaxed) }
 }
 
-/// Hands the bytes of one chunk to a ``StreamDecoder``.
+/// Hands the bytes of one chunk to a ``VideoDecoder``.
 private final class DataReader: @unchecked Sendable {
     private let data: Data
     private var offset = 0
