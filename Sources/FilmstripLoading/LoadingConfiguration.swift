@@ -57,22 +57,38 @@ public struct LoadingConfiguration: Sendable, Hashable {
     }
 }
 
-/// Retries with exponential backoff for transient failures (HTTP 408, 429 and 5xx, connection resets,
-/// truncated bodies). Timeouts are not retried: a server that is too slow once is usually too slow again, and the
-/// caller has already waited the full timeout.
+/// How a failed request is tried again: the one retry policy of the package, a value handed to whatever runs the
+/// request (the loaders' retry loop, or a player's own, on its clock). A ``RetrySchedule`` applies it to one request.
+///
+/// The loaders retry transient failures (HTTP 408, 429 and 5xx, connection resets, truncated bodies) with
+/// exponential backoff. Timeouts are not retried there: a server that is too slow once is usually too slow again, and
+/// the caller has already waited the full timeout.
 public struct RetryPolicy: Sendable, Hashable {
     /// Total attempts including the first. Default 3.
     public var maximumAttempts: Int
-    /// Delay before the first retry, in seconds. Default 0.2; it doubles per retry, with ±20 % jitter.
+    /// Delay before the first retry, in seconds. Default 0.2; it doubles per retry.
     public var baseDelay: Double
     /// The longest delay between attempts, in seconds (also caps `Retry-After`). Default 4.
     public var maximumDelay: Double
+    /// The random spread of each delay, as a fraction (default 0.2: ±20 %); 0 gives the same delays every time.
+    public var jitter: Double
+    /// Whether a server that cannot be reached is waited for (tried again with growing pauses, at most two seconds
+    /// apart, for up to ``connectivityBudget`` in all) instead of counting as a failed attempt. Default `false`.
+    public var waitsForConnectivity: Bool
+    /// The longest the waiting for connectivity may last in all, in seconds. Default 30.
+    public var connectivityBudget: Double
 
     /// Creates a policy.
-    public init(maximumAttempts: Int = 3, baseDelay: Double = 0.2, maximumDelay: Double = 4) {
+    public init(
+        maximumAttempts: Int = 3, baseDelay: Double = 0.2, maximumDelay: Double = 4, jitter: Double = 0.2,
+        waitsForConnectivity: Bool = false, connectivityBudget: Double = 30
+    ) {
         self.maximumAttempts = max(1, maximumAttempts)
         self.baseDelay = baseDelay
         self.maximumDelay = maximumDelay
+        self.jitter = min(max(0, jitter), 1)
+        self.waitsForConnectivity = waitsForConnectivity
+        self.connectivityBudget = max(0, connectivityBudget)
     }
 
     /// No retries.
@@ -81,7 +97,8 @@ public struct RetryPolicy: Sendable, Hashable {
     /// The delay before attempt `attempt + 1` (attempt counts from 1), honouring a server's `Retry-After` seconds.
     public func delay(afterAttempt attempt: Int, retryAfter: Double? = nil) -> Double {
         if let retryAfter { return min(maximumDelay, max(0, retryAfter)) }
-        let exponential = baseDelay * Double(1 << min(attempt - 1, 16))
-        return min(maximumDelay, exponential * Double.random(in: 0.8...1.2))
+        let exponential = baseDelay * Double(1 << min(max(attempt, 1) - 1, 16))
+        let spread = jitter > 0 ? Double.random(in: (1 - jitter)...(1 + jitter)) : 1
+        return min(maximumDelay, exponential * spread)
     }
 }

@@ -69,6 +69,8 @@ private final class RetryingLoad: LoadHandle, Sendable {
     private struct State {
         /// The attempt under way or next (its handle is kept only while it is the current one).
         var attempt = 0
+        /// The policy applied to this request's failures.
+        var schedule: RetrySchedule
         var current: (any LoadHandle)?
         /// Between attempts (the next one is on a timer, which does nothing once this is finished).
         var waiting = false
@@ -83,7 +85,7 @@ private final class RetryingLoad: LoadHandle, Sendable {
     private var url: URL { request.url }
     private let prepare: @Sendable (inout RequestAttempt) -> Void
     private let completion: @Sendable (Result<LoadResponse, any Error>) -> Void
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     init(
         transport: any DataLoading, request: ByteRangeRequest, configuration: LoadingConfiguration, exact: Bool,
@@ -96,6 +98,7 @@ private final class RetryingLoad: LoadHandle, Sendable {
         self.exact = exact
         self.prepare = prepare
         self.completion = completion
+        state = Mutex(State(schedule: RetrySchedule(configuration.retry)))
     }
 
     func attempt(_ number: Int) {
@@ -115,9 +118,11 @@ private final class RetryingLoad: LoadHandle, Sendable {
         let handle = transport.startLoad(sent.url, configuration: configured) { [self] sent in
             let result = exact ? sent.flatMap(cut) : sent
             if case .failure(let error as LoadingError) = result, error.isTransient,
-                number < configuration.retry.maximumAttempts
+                case .retry(let delay) = state.withLock({
+                    $0.schedule.failed(error.kind == .transport ? .connectivity : .other)
+                })
             {
-                retry(after: number)
+                retry(after: number, delay: delay)
             } else {
                 finish(result)
             }
@@ -130,7 +135,7 @@ private final class RetryingLoad: LoadHandle, Sendable {
         if cancelled { handle?.cancel() }
     }
 
-    private func retry(after number: Int) {
+    private func retry(after number: Int, delay: Duration) {
         let scheduled = state.withLock { state -> Bool in
             guard !state.cancelled, !state.finished else { return false }
             state.current = nil
@@ -138,8 +143,8 @@ private final class RetryingLoad: LoadHandle, Sendable {
             return true
         }
         guard scheduled else { return finish(.failure(cancellation())) }
-        let delay = configuration.retry.delay(afterAttempt: number)
-        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in attempt(number + 1) }
+        let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [self] in attempt(number + 1) }
     }
 
     /// The response with exactly the requested bytes as its body.

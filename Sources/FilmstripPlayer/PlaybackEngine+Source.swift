@@ -65,8 +65,9 @@ extension PlaybackEngine {
             let settings = StreamSession.Configuration(
                 streaming: configuration.streaming, maxBuffer: configuration.maxPrebufferTime,
                 keyTimeout: network.timeoutIntervalForDrmAcquisitionMs.map { Double($0) / 1000 },
-                waitsForConnectivity: network.waitsForConnectivity ?? true,
-                connectivityBudget: .seconds(options.loading.resourceTimeout),
+                retry: StreamSession.retryPolicy(
+                    configuration.streaming, waitsForConnectivity: network.waitsForConnectivity ?? true,
+                    budget: options.loading.resourceTimeout),
                 optimizeLiveStartup: configuration.live.optimizeLiveStartup,
                 preferredAudioLanguage: configuration.preferredAudioLanguage, fetchesAudio: audio != nil)
             guard

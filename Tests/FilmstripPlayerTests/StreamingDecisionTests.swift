@@ -99,25 +99,48 @@ struct SegmentSchedulerTests {
                 == .fetch(segments[2], newRun: false))
     }
 
-    @Test("retries: 0.25 s doubling to 4 s, then given up; an unreachable server is waited for up to the budget")
+    @Test("retries: the player's policy is 0.25 s doubling to 4 s, then given up; an unreachable server is waited for")
     func retries() {
-        var schedule = RetrySchedule(retries: 3, waitsForConnectivity: false, connectivityBudget: .seconds(10))
+        var streaming = StreamingConfiguration()
+        streaming.segmentRetries = 3
+        var schedule = RetrySchedule(StreamSession.retryPolicy(streaming, waitsForConnectivity: false, budget: 10))
         #expect(schedule.failed(.other) == .retry(after: .milliseconds(250)))
         #expect(schedule.failed(.connectivity) == .retry(after: .milliseconds(500)))
         #expect(schedule.failed(.other) == .retry(after: .seconds(1)))
         #expect(schedule.failed(.other) == .giveUp)
-        #expect((1...12).map { RetrySchedule.backoff($0) }.max() == .seconds(4))
+        streaming.segmentRetries = 12
+        var long = RetrySchedule(StreamSession.retryPolicy(streaming, waitsForConnectivity: false, budget: 10))
+        var pauses: [Duration] = []
+        while case .retry(let pause) = long.failed(.other) { pauses.append(pause) }
+        #expect(pauses.count == 12 && pauses.max() == .seconds(4))
 
-        var waiting = RetrySchedule(retries: 0, waitsForConnectivity: true, connectivityBudget: .seconds(5))
+        streaming.segmentRetries = 0
+        var waiting = RetrySchedule(StreamSession.retryPolicy(streaming, waitsForConnectivity: true, budget: 5))
         var waited = Duration.zero
-        var pauses = 0
+        var count = 0
         while case .retry(let pause) = waiting.failed(.connectivity) {
             #expect(pause <= .seconds(2))
             waited += pause
-            pauses += 1
+            count += 1
         }
-        #expect(waited == .seconds(5) && pauses > 3, "waited \(waited) in \(pauses) pauses")
+        #expect(waited == .seconds(5) && count > 3, "waited \(waited) in \(count) pauses")
         #expect(waiting.failed(.other) == .giveUp, "other failures still count against the retries")
+    }
+
+    @Test("the loaders' default policy: 3 attempts, 0.2 s doubling with ±20 % jitter, at most 4 s; Retry-After wins")
+    func loaderPolicy() {
+        var schedule = RetrySchedule(RetryPolicy())
+        guard case .retry(let first) = schedule.failed(.other), case .retry(let second) = schedule.failed(.other) else {
+            Issue.record("the default policy makes three attempts")
+            return
+        }
+        #expect(first >= .milliseconds(160) && first <= .milliseconds(240))
+        #expect(second >= .milliseconds(320) && second <= .milliseconds(480))
+        #expect(schedule.failed(.other) == .giveUp)
+        // Without waiting for connectivity, an unreachable server is an ordinary failed attempt.
+        var asked = RetrySchedule(RetryPolicy(maximumAttempts: 2))
+        #expect(asked.failed(.connectivity, retryAfter: 30) == .retry(after: .seconds(4)))
+        #expect(asked.failed(.connectivity) == .giveUp)
     }
 }
 
@@ -139,8 +162,8 @@ struct StreamSessionClockTests {
         let session = StreamSession(
             url: url, transport: URLSessionDataLoader(), loading: LoadingConfiguration(),
             settings: .init(
-                streaming: streaming, maxBuffer: 30, keyTimeout: nil, waitsForConnectivity: false,
-                connectivityBudget: .seconds(10)),
+                streaming: streaming, maxBuffer: 30, keyTimeout: nil,
+                retry: StreamSession.retryPolicy(streaming, waitsForConnectivity: false, budget: 10)),
             cmcd: nil, clock: SessionClock(clock), report: { _ in })
         let opened: Result<StreamOpening, PlayerError> = await withCheckedContinuation { continuation in
             Thread { continuation.resume(returning: Result { () throws(PlayerError) in try session.open() }) }.start()

@@ -46,10 +46,7 @@ extension StreamSession {
             wake = trickWake
             current = { [self] in trickGeneration.load(ordering: .relaxed) }
         }
-        var schedule = RetrySchedule(
-            retries: once ? 0 : settings.streaming.segmentRetries,
-            waitsForConnectivity: !once && settings.waitsForConnectivity,
-            connectivityBudget: settings.connectivityBudget)
+        var schedule = RetrySchedule(once ? .none : settings.retry)
         let generation = current()
         while true {
             let failure: AttemptFailure

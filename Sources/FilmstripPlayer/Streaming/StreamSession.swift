@@ -65,14 +65,27 @@ final class StreamSession: Sendable {
         var streaming: StreamingConfiguration
         var maxBuffer: Double
         var keyTimeout: Double?
-        var waitsForConnectivity: Bool
-        var connectivityBudget: Duration
+        /// The player's own retry policy for its requests (see ``retryPolicy(_:waitsForConnectivity:budget:)``).
+        var retry: RetryPolicy
         /// Live: the first segment comes from the lowest level (``LiveConfiguration/optimizeLiveStartup``).
         var optimizeLiveStartup = false
         /// The audio language to choose (``PlayerConfiguration/preferredAudioLanguage``).
         var preferredAudioLanguage: String?
         /// Whether separate audio is fetched (an audio output is attached); the tracks are listed either way.
         var fetchesAudio = false
+    }
+
+    /// The player's retry policy: a segment, manifest or key request is tried `segmentRetries` more times, 0.25 s
+    /// doubling to 4 s apart with no jitter (the schedule is the player's, on its clock); an unreachable server is
+    /// waited for, up to the resource timeout, unless the network configuration says not to.
+    static func retryPolicy(
+        _ streaming: StreamingConfiguration, waitsForConnectivity: Bool, budget: Double
+    )
+        -> RetryPolicy
+    {
+        RetryPolicy(
+            maximumAttempts: streaming.segmentRetries + 1, baseDelay: 0.25, maximumDelay: 4, jitter: 0,
+            waitsForConnectivity: waitsForConnectivity, connectivityBudget: budget)
     }
 
     let url: URL
@@ -126,8 +139,10 @@ final class StreamSession: Sendable {
         let reporter = CmcdReporter(configuration: cmcd)
         self.reporter = reporter
         var configuration = loading
-        // The session retries by its own schedule (and reports connectivity); the client tries each request once.
-        configuration.retry.maximumAttempts = 1
+        // Each request is run by the session's retry loop with the player's policy (`settings.retry`): on the
+        // player's clock, abandoned by a seek or a stop, reporting lost connectivity as it waits. Inside it, the
+        // client makes one attempt per call.
+        configuration.retry = .none
         configuration.maximumResponseSize = max(configuration.maximumResponseSize, 256 << 20)
         client = StreamingClient(
             url: url, transport: transport, configuration: configuration, decorate: reporter.decorator)
