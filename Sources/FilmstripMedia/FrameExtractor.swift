@@ -22,6 +22,9 @@ public struct FrameExtractorConfiguration: Sendable {
     public var loading = LoadingConfiguration(maximumResponseSize: 16 << 20, requestTimeout: 15, resourceTimeout: 60)
     /// The HTTP transport; `nil` uses ``DefaultTransport/shared``.
     public var transport: (any DataLoading)?
+    /// The local wall clock: where a live stream's window is now (a DASH `UTCTiming` element corrects it), and when
+    /// its manifest is due for a refresh. Default: the system's; tests hand in one they move themselves.
+    public var wallClock: @Sendable () -> Date = { Date() }
 
     /// The defaults.
     public init() {}

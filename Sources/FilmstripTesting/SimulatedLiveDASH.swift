@@ -22,19 +22,21 @@ public final class SimulatedLiveDASH: Sendable {
     public let availabilityStart: Date
 
     /// Starts the presentation under `prefix` (`<prefix>/live.mpd`, `<prefix>/init.m4s`, `<prefix>/chunk-N.m4s`,
-    /// `<prefix>/time`).
+    /// `<prefix>/time`). `now` is the real clock the server's is skewed from (a test's ``TestClock/wallClock(from:)``
+    /// holds the live window still while the test works).
     public init(
         server: LoopbackServer, prefix: String = "/dash-live", clockSkew: Double = 0, utcTiming: Bool = false,
-        initialAge: Double = 60, timeShiftBufferDepth: Double = 30
+        initialAge: Double = 60, timeShiftBufferDepth: Double = 30, now: @escaping @Sendable () -> Date = { Date() }
     ) throws {
         let directory = try Self.makeSource()
         self.clockSkew = clockSkew
         self.initialAge = initialAge
         self.timeShiftBufferDepth = timeShiftBufferDepth
         url = server.url("\(prefix)/live.mpd")
-        let start = Date().addingTimeInterval(clockSkew - initialAge)
+        let start = now().addingTimeInterval(clockSkew - initialAge)
         availabilityStart = start
-        let serverNow: @Sendable () -> Date = { Date().addingTimeInterval(clockSkew) }
+        let serverNow: @Sendable () -> Date = { now().addingTimeInterval(clockSkew) }
+        self.serverNow = serverNow
         let segments = try (1...10).map { n in
             Array(try Data(contentsOf: directory.appendingPathComponent(String(format: "chunk-0-%05d.m4s", n))))
         }
@@ -78,8 +80,11 @@ public final class SimulatedLiveDASH: Sendable {
         }
     }
 
+    /// The server's clock.
+    private let serverNow: @Sendable () -> Date
+
     /// The newest segment available on the server now.
-    public var newestSegment: Int { Int(Date().addingTimeInterval(clockSkew).timeIntervalSince(availabilityStart)) }
+    public var newestSegment: Int { Int(serverNow().timeIntervalSince(availabilityStart)) }
 
     /// Makes (once) the source: the counter re-encoded with a keyframe every second, cut by the dash muxer into
     /// 1 s segments (`init-0.m4s`, `chunk-0-0000N.m4s`, timescale 12800).

@@ -1,4 +1,5 @@
 import FilmstripSync
+public import Foundation
 
 /// A clock that moves only when a test says so, for logic that depends on time (refresh cadences, timeouts): code
 /// under test sleeps on it, and ``advance(by:)`` wakes every sleeper whose deadline has come, in deadline order.
@@ -36,6 +37,15 @@ public final class TestClock: Clock, Sendable {
     }
 
     private let state = Mutex(State())
+
+    /// A wall clock that reads `origin` plus this clock's offset: it moves only when the test advances this clock
+    /// (for code that reads dates, such as a live stream's window).
+    public func wallClock(from origin: Date = Date()) -> @Sendable () -> Date {
+        { [self] in
+            let offset = now.offset.components
+            return origin.addingTimeInterval(Double(offset.seconds) + Double(offset.attoseconds) / 1e18)
+        }
+    }
 
     /// Creates a clock at offset zero.
     public init() {}

@@ -17,7 +17,7 @@ final class StreamFrames: Sendable {
     /// The timeline being loaded or loaded, when, and (live) after how many seconds it is stale.
     private struct TimelineState {
         var task: Task<MediaTimeline, any Error>?
-        var loadedAt = ContinuousClock.now
+        var loadedAt = Date.distantPast
         var refreshAfter: Double?
     }
     private let decoded = Mutex(0)
@@ -29,8 +29,13 @@ final class StreamFrames: Sendable {
         self.url = url
         self.kind = kind
         maximumSize = options.maximumSize
-        client = StreamingClient(url: url, transport: options.transport, configuration: options.loading)
+        wallClock = options.wallClock
+        client = StreamingClient(
+            url: url, transport: options.transport, configuration: options.loading, now: options.wallClock)
     }
+
+    /// The local wall clock (``FrameExtractorConfiguration/wallClock``).
+    private let wallClock: @Sendable () -> Date
 
     /// Whether `url` names a streaming manifest (see ``ManifestDetection``).
     static func isManifest(_ url: URL) -> Bool { ManifestDetection.isManifest(url) }
@@ -40,10 +45,10 @@ final class StreamFrames: Sendable {
     /// The timeline of the chosen video rendition, loaded once; a live presentation's is loaded again (the manifest
     /// refreshed) once it is older than the manifest's `minimumUpdatePeriod` (or its target duration).
     func timeline() async throws(MediaError) -> MediaTimeline {
-        let now = ContinuousClock.now
+        let now = wallClock()
         let task = state.withLock { state -> Task<MediaTimeline, any Error> in
             if let current = state.task {
-                let stale = state.refreshAfter.map { now - state.loadedAt >= .seconds($0) } ?? false
+                let stale = state.refreshAfter.map { now.timeIntervalSince(state.loadedAt) >= $0 } ?? false
                 if !stale { return current }
             }
             let refresh = state.task != nil
