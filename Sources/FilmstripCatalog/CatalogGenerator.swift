@@ -68,11 +68,6 @@ public enum CatalogGenerator {
     }
 }
 
-extension Duration {
-    /// As seconds.
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
-}
-
 /// What every item of a run shares.
 final class ItemContext: Sendable {
     let catalog: Catalog

@@ -44,8 +44,8 @@ extension DataLoading {
     }
 }
 
-/// The handle of a load run as a task.
-private struct TaskLoadHandle: LoadHandle {
+/// The handle of work run as a task.
+struct TaskLoadHandle: LoadHandle {
     let task: Task<Void, Never>
     func cancel() { task.cancel() }
 }

@@ -147,8 +147,8 @@ struct Playhead: Sendable {
     }
 
     /// Whether statistics are due at `now` (once a second), counting them as published if so.
-    mutating func statisticsDue(at now: Double, every interval: Double = 1) -> Bool {
-        guard now - counters.lastStatistics >= interval else { return false }
+    mutating func statisticsDue(at now: Double) -> Bool {
+        guard now - counters.lastStatistics >= 1 else { return false }
         counters.lastStatistics = now
         return true
     }

@@ -41,10 +41,7 @@ public final class TestClock: Clock, Sendable {
     /// A wall clock that reads `origin` plus this clock's offset: it moves only when the test advances this clock
     /// (for code that reads dates, such as a live stream's window).
     public func wallClock(from origin: Date = Date()) -> @Sendable () -> Date {
-        { [self] in
-            let offset = now.offset.components
-            return origin.addingTimeInterval(Double(offset.seconds) + Double(offset.attoseconds) / 1e18)
-        }
+        { [self] in origin.addingTimeInterval(now.offset.seconds) }
     }
 
     /// Creates a clock at offset zero.

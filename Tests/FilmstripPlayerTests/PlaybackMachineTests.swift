@@ -1,3 +1,4 @@
+import FilmstripSync
 import FilmstripTesting
 import Foundation
 import Testing
@@ -20,10 +21,7 @@ private struct Driver {
         machine = PlaybackMachine(settings: .init(configuration))
     }
 
-    var now: Double {
-        let offset = clock.now.offset.components
-        return Double(offset.seconds) + Double(offset.attoseconds) / 1e18
-    }
+    var now: Double { clock.now.offset.seconds }
 
     func advance(_ seconds: Double) async { await clock.advance(by: .milliseconds(Int(seconds * 1000))) }
 

@@ -1,8 +1,3 @@
-extension Duration {
-    /// The duration in seconds.
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
-}
-
 /// An injected clock, reduced to what the executors need: the time since the clock was handed over, and sleeping.
 /// Tests hand in a `TestClock`; players use `ContinuousClock`.
 struct SessionClock: Sendable {

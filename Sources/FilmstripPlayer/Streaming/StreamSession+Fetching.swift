@@ -219,7 +219,7 @@ extension StreamSession {
         let level = loop.selector.current
         let previousLast = loop.segmentsByLevel[level]?.last?.number
         let outcome = await attempt(keyURL: nil, once: true) {
-            [client, opened = loop.opened] () async throws -> (Presentation, RenditionLadder, SegmentList) in
+            [client, settings, opened = loop.opened] () async throws -> (Presentation, RenditionLadder, SegmentList) in
             var presentation = opened.presentation
             // Listed segments come with the manifest itself (an MPD, or a media playlist opened directly): load it
             // again. A variant's media playlist is reloaded on its own.

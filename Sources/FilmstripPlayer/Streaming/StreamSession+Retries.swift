@@ -26,12 +26,14 @@ struct AttemptFailure: Error, Sendable {
 }
 
 extension StreamSession {
-    /// Runs `operation`, trying again per a ``RetrySchedule`` (waiting on the session's clock, woken early by a seek
-    /// or a stop, which abandon it). An unreachable server is reported once as a connectivity warning. `once` tries
-    /// a single time (a live reload, whose schedule is its retry). Each ``FetchLane`` has its own restarts (which
-    /// abandon its requests) and its own wake-up signal (one waiter per signal).
+    /// Runs `operation` on the package's ``RetryLoop`` with the player's policy (`settings.retry`): its pauses wait
+    /// on the session's clock, and a seek or a stop abandons the request (a pause is woken early by the lane's
+    /// signal; other wake-ups do not cut it short). An unreachable server is reported once as a connectivity warning.
+    /// `once` tries a single time (a live reload, whose schedule is its retry). Each ``FetchLane`` has its own
+    /// restarts (which abandon its requests) and its own wake-up signal (one waiter per signal).
     func attempt<T: Sendable>(
-        keyURL: URL?, once: Bool = false, lane: FetchLane = .video, _ operation: @Sendable () async throws -> T
+        keyURL: URL?, once: Bool = false, lane: FetchLane = .video,
+        _ operation: @escaping @Sendable () async throws -> T
     ) async -> Result<T, AttemptFailure> {
         let wake: WakeSignal
         let current: @Sendable () -> Int
@@ -46,37 +48,37 @@ extension StreamSession {
             wake = trickWake
             current = { [self] in trickGeneration.load(ordering: .relaxed) }
         }
-        var schedule = RetrySchedule(once ? .none : settings.retry)
         let generation = current()
-        while true {
-            let failure: AttemptFailure
-            do {
-                return .success(try await operation())
-            } catch {
-                failure = Self.classify(error, keyURL: keyURL, keyTimeout: settings.keyTimeout)
-            }
-            let abandoned = isStopped || current() != generation || Task.isCancelled
-            if abandoned || failure.permanent { return .failure(failure) }
-            if failure.connectivity, let underlying = failure.underlying { lost(underlying) }
-            switch schedule.failed(failure.connectivity ? .connectivity : .other) {
-            case .retry(let pause):
-                // The whole pause, unless a seek or a stop abandons the request (other wake-ups do not cut it short).
-                let until = clock.now() + pause
-                while clock.now() < until {
-                    await wake.wait(for: until - clock.now(), on: clock)
-                    if isStopped || current() != generation || Task.isCancelled {
-                        return .failure(failure)
-                    }
-                }
-            case .giveUp:
-                return .failure(failure)
-            }
+        let abandoned: @Sendable () -> Bool = { [self] in
+            isStopped || current() != generation || Task.isCancelled
+        }
+        let keyTimeout = settings.keyTimeout
+        do {
+            return .success(
+                try await RetryLoop<T>.run(
+                    policy: once ? .none : settings.retry,
+                    failed: { [self] error in
+                        let failure = Self.classify(error, keyURL: keyURL, keyTimeout: keyTimeout)
+                        if abandoned() || failure.permanent { return nil }
+                        if failure.connectivity, let underlying = failure.underlying { lost(underlying) }
+                        return failure.connectivity ? .connectivity : .other
+                    },
+                    pause: { [clock] pause in
+                        let until = clock.now() + pause
+                        while clock.now() < until {
+                            await wake.wait(for: until - clock.now(), on: clock)
+                            if abandoned() { return false }
+                        }
+                        return true
+                    }, { _ in try await operation() }))
+        } catch {
+            return .failure(Self.classify(error, keyURL: keyURL, keyTimeout: keyTimeout))
         }
     }
 
     /// Runs an opening step with retries (on `lane`); a failure is fatal.
     func withRetries<T: Sendable>(
-        lane: FetchLane = .video, _ operation: @Sendable () async throws -> T
+        lane: FetchLane = .video, _ operation: @escaping @Sendable () async throws -> T
     ) async throws(PlayerError) -> T {
         switch await attempt(keyURL: nil, lane: lane, operation) {
         case .success(let value):
