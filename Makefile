@@ -6,6 +6,17 @@ PROCESS_HEAVY = DamagedMediaTests|HostileTextTests|CacheKillTests|CatalogKillTes
 REAL_TIME = FilmstripPlayerTests
 # Warnings are errors for the package's own targets (see Package.swift).
 export FILMSTRIP_WARNINGS_AS_ERRORS ?= 1
+# FFmpeg: a static build of the distribution's own source with only what Filmstrip uses (Scripts/build-ffmpeg.sh,
+# made by `make deps` and cached), found through pkg-config as `filmstrip-ffmpeg`. FILMSTRIP_SYSTEM_FFMPEG=1 links
+# the system's shared FFmpeg instead (as a plain `swift build` does); so does macOS (Homebrew's FFmpeg).
+ifeq ($(shell uname -s),Darwin)
+FILMSTRIP_SYSTEM_FFMPEG ?= 1
+endif
+export FILMSTRIP_SYSTEM_FFMPEG ?= 0
+ifneq ($(FILMSTRIP_SYSTEM_FFMPEG),1)
+export FILMSTRIP_STATIC_FFMPEG = 1
+export PKG_CONFIG_PATH := $(shell Scripts/build-ffmpeg.sh --prefix)/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
+endif
 
 .PHONY: deps build demo test bench lint fuzz tsan asan soak clean
 

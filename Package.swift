@@ -2,6 +2,14 @@
 import Foundation
 import PackageDescription
 
+// FFmpeg: with FILMSTRIP_STATIC_FFMPEG=1 (the Makefile sets it, after Scripts/build-ffmpeg.sh made the build), a static
+// FFmpeg with only what Filmstrip uses, found by pkg-config as `filmstrip-ffmpeg`, whose link line names every
+// library and dependency; otherwise the system's shared libraries, linked by name.
+let staticFFmpeg = ProcessInfo.processInfo.environment["FILMSTRIP_STATIC_FFMPEG"] == "1"
+let ffmpegLibraries: [LinkerSetting] =
+    staticFFmpeg
+    ? [] : ["avfilter", "avformat", "avcodec", "swscale", "swresample", "avutil"].map { .linkedLibrary($0) }
+
 let package = Package(
     name: "Filmstrip",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18)],
@@ -47,7 +55,7 @@ let package = Package(
         ),
         .systemLibrary(
             name: "CFFmpeg",
-            pkgConfig: "libavformat",
+            pkgConfig: staticFFmpeg ? "filmstrip-ffmpeg" : "libavformat",
             providers: [
                 .apt([
                     "libavformat-dev", "libavcodec-dev", "libswscale-dev", "libswresample-dev", "libavfilter-dev",
@@ -96,7 +104,8 @@ let package = Package(
                 "CFFmpeg", "FilmstripFormats", "FilmstripImaging", "FilmstripLoading", "FilmstripStreaming",
                 "FilmstripThumbnails",
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            linkerSettings: ffmpegLibraries
         ),
         .target(
             name: "FilmstripPlayer",

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what Filmstrip needs and is missing: pkg-config, libjpeg-turbo (TurboJPEG API), libpng, libcurl and FFmpeg
 # (libavformat, libavcodec, libswscale, libswresample, libavfilter, libavutil) headers, the ffmpeg CLI, Chromium with
-# its driver (page tests), and Slurm with munge (the catalog's job-array test).
+# its driver (page tests), and Slurm with munge (the catalog's job-array test). On Linux it then builds the static
+# FFmpeg Filmstrip links (Scripts/build-ffmpeg.sh; cached) unless FILMSTRIP_SYSTEM_FFMPEG=1.
 # Debian/Ubuntu use apt-get (with sudo when not root); macOS uses Homebrew. Prints nothing when all is present.
 # Python's m3u8 and mpegdash check what Filmstrip writes; with --bench, webvtt-py is installed too (a benchmark
 # reference).
@@ -44,6 +45,8 @@ Linux)
         $sudo apt-get update -qq
         DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
     fi
+        # The static FFmpeg Filmstrip links (cached; built once per configuration), unless the system's is asked for.
+    if [ "${FILMSTRIP_SYSTEM_FFMPEG:-0}" != 1 ]; then "$(dirname "$0")/build-ffmpeg.sh"; fi
     ;;
 Darwin)
     for formula in pkg-config jpeg-turbo libpng ffmpeg chromedriver; do

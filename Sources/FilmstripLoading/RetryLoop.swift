@@ -1,5 +1,5 @@
 import FilmstripSync
-public import Foundation
+import Foundation
 
 /// The package's retry loop: runs an operation and, after each failure, asks a ``RetrySchedule`` whether and when
 /// to run it again. Everything that retries runs on it: the loaders'

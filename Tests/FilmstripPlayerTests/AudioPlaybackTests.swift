@@ -188,8 +188,15 @@ struct AudioSyncTests {
         player.stop()
         let (flashes, beeps) = recorder.onsets
         #expect(flashes.count == 5 && beeps.count == 5, "flashes \(flashes), beeps \(beeps)")
+        // In sync: the typical flash is within one frame (0.04 s) of its beep. Each one is within the lateness the
+        // player tolerates before it drops a frame (a loaded machine may run the display thread that late; a
+        // frame later than that is dropped, never shown), so an offset the player itself makes (an uncompensated
+        // device lead of 0.1 s, say) fails both.
+        let offsets = zip(flashes, beeps).map { abs($0 - $1) }
+        #expect(
+            (offsets.sorted().dropFirst(offsets.count / 2).first ?? 1) <= 0.04, "flashes \(flashes), beeps \(beeps)")
         for (flash, beep) in zip(flashes, beeps) {
-            #expect(abs(flash - beep) <= 0.04, "flash at \(flash) s, beep at \(beep) s")
+            #expect(abs(flash - beep) <= PlaybackMachine.lateness + 0.01, "flash at \(flash) s, beep at \(beep) s")
         }
         // Any frame is shown within the lateness the machine tolerates before it drops one (a loaded machine can
         // present a frame that late); the flashes above are the sync measure.
