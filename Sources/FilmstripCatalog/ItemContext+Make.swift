@@ -230,9 +230,9 @@ extension ItemContext {
     static func failure(_ error: any Error) -> CatalogRecord.Failure {
         switch error {
         case let error as MediaError:
-            return .init(kind: snakeCase(error.kind.rawValue), message: error.message)
+            return .init(kind: snakeCase(error.kind.rawValue), message: error.chainedMessage)
         case let error as CatalogError:
-            return .init(kind: error.kind.rawValue, message: error.message)
+            return .init(kind: error.kind.rawValue, message: error.chainedMessage)
         case let error as LoadingError:
             return .init(kind: error.kind == .cancelled ? "cancelled" : "input_unavailable", message: error.message)
         case is CancellationError:

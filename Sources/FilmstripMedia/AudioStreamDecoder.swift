@@ -101,7 +101,8 @@ public final class AudioStreamDecoder {
 
     private static func failure(_ io: StreamIO, _ code: Int32, _ url: URL, _ stage: String) -> MediaError {
         if let failure = io.failure {
-            return MediaError(.inputUnavailable, "\(failure)", url: url, ffmpegCode: code, underlying: failure)
+            return MediaError(
+                .inputUnavailable, "cannot read the input", url: url, ffmpegCode: code, underlying: failure)
         }
         return MediaError(
             .invalidMedia, "cannot \(stage) the audio: \(ffmpegMessage(code))", url: url, ffmpegCode: code)

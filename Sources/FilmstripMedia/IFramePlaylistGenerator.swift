@@ -309,7 +309,7 @@ public enum IFramePlaylistGenerator {
         let loader = ResourceLoader(configuration: LoadingConfiguration(), transport: nil)
         let original: Data
         do { original = try await loader.data(for: source) } catch {
-            throw MediaError(.inputUnavailable, "cannot read \(source.absoluteString): \(error)", url: source)
+            throw MediaError(.inputUnavailable, "cannot read the stream", url: source, underlying: error)
         }
         var lines: [String] = []
         for line in String(decoding: original, as: UTF8.self).split(

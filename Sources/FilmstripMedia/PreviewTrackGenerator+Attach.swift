@@ -137,7 +137,8 @@ extension PreviewTrackGenerator {
                     bytes, url: stream.url, directory: directory, representations: representations)
             }
         } catch {
-            throw MediaError(.invalidMedia, "the tracks cannot be added to the stream: \(error)", url: stream.url)
+            throw MediaError(
+                .invalidMedia, "the tracks cannot be added to the stream", url: stream.url, underlying: error)
         }
         let target = directory.appendingPathComponent(attachedName(presentation.streamingProtocol))
         do {

@@ -241,7 +241,7 @@ extension LibraryServer {
         } catch let error as MediaError where error.kind == .timeOutOfRange {
             throw ServerError(status: 404, "no frame at \(t) s", underlying: error)
         } catch let error as MediaError {
-            throw ServerError(status: 422, error.message, underlying: error)
+            throw ServerError(status: 422, error.chainedMessage, underlying: error)
         }
     }
 

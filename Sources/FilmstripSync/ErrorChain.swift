@@ -23,8 +23,14 @@ extension ChainedError {
 
     /// The headline, then each cause whose message the text before it does not already quote:
     /// `headline; caused by: cause; caused by: its cause`.
-    public var description: String {
-        var described = headline
+    public var description: String { described(from: headline) }
+
+    /// The message, then the causes as ``description`` prints them: the whole story without this error's own place,
+    /// for records and events that keep the place apart.
+    public var chainedMessage: String { described(from: message) }
+
+    private func described(from start: String) -> String {
+        var described = start
         for error in causes {
             let chained = error as? any ChainedError
             let message = chained?.message ?? String(describing: error)

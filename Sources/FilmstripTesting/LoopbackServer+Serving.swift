@@ -210,12 +210,14 @@ extension LoopbackServer {
     func writeAll(_ fd: Int32, _ bytes: [UInt8], counting target: String? = nil) -> Bool {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { raw in
-                systemSend(fd, raw.baseAddress! + offset, min(raw.count - offset, 64 << 10), sendFlags)
-            }
+            let size = min(bytes.count - offset, 64 << 10)
+            // Counted before the send and corrected after it: a client that has read every byte (and whose test
+            // then compares its count with this one) cannot see a count the server has not yet raised.
+            if let target { state.withLock { $0.bytesSent[target, default: 0] += size } }
+            let n = bytes.withUnsafeBytes { raw in systemSend(fd, raw.baseAddress! + offset, size, sendFlags) }
+            if let target, n < size { state.withLock { $0.bytesSent[target, default: 0] -= size - max(n, 0) } }
             if n <= 0 { return false }
             offset += n
-            if let target { state.withLock { $0.bytesSent[target, default: 0] += n } }
         }
         return true
     }

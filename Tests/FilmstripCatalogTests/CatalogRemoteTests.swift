@@ -28,6 +28,7 @@ struct CatalogRemoteTests {
         #expect((first.done, first.failed) == (3, 1))
         let gone = CatalogJournal.records(in: catalog).first { $0.status == .failed }
         #expect(gone?.error?.kind == "input_unavailable" && gone?.key == nil)
+        #expect(gone?.error?.message.contains("404") == true, "the cause is recorded: \(String(describing: gone))")
 
         let before = server.requests.count
         let second = try await CatalogGenerator.run(

@@ -134,7 +134,11 @@ struct BadMediaTests {
         let missing = server.url("/missing.mp4")
         let notFound = await mediaError { _ = try await FrameExtractor(url: missing).image(at: 1) }
         #expect(notFound?.kind == .inputUnavailable)
-        #expect(notFound?.description.contains("404") == true)
+        // The HTTP failure is kept as a value, and printed as the chain's cause, not pasted into the message.
+        #expect(notFound?.message == "cannot read the input")
+        #expect((notFound?.underlying as? LoadingError)?.kind == .httpStatus(404))
+        #expect(
+            notFound?.description.contains("; caused by: ") == true && notFound?.description.contains("404") == true)
         server.stop()
         let gone = await mediaError { _ = try await FrameExtractor(url: server.url("/counter.mp4")).image(at: 1) }
         #expect(gone?.kind == .inputUnavailable)

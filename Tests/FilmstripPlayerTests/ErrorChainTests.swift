@@ -35,5 +35,10 @@ struct ErrorChainTests {
 
         let media = MediaError(.inputUnavailable, "cannot open the input", url: Self.url, underlying: loading)
         #expect(media.description.contains("caused by: the connection was reset"), "\(media)")
+        // The chained message leaves out this error's own place (kept apart in records) but not its causes'.
+        #expect(
+            media.chainedMessage.hasPrefix(
+                "cannot open the input; caused by: the connection was reset (\(Self.url.absoluteString)); caused by: "),
+            "\(media.chainedMessage)")
     }
 }

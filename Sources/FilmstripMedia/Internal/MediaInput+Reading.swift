@@ -44,7 +44,8 @@ extension MediaInput {
             if let loading = failure as? LoadingError, loading.kind == .timedOut {
                 return MediaError(.timedOut, loading.message, url: loading.url, underlying: loading)
             }
-            return MediaError(.inputUnavailable, "\(failure)", url: url, ffmpegCode: code, underlying: failure)
+            return MediaError(
+                .inputUnavailable, "cannot read the input", url: url, ffmpegCode: code, underlying: failure)
         }
         return MediaError(.invalidMedia, "cannot read the input: \(ffmpegMessage(code))", url: url, ffmpegCode: code)
     }

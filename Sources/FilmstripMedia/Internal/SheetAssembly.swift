@@ -68,7 +68,7 @@ final class SheetAssembly: Sendable {
             do {
                 encoded = try JPEGCodec.encode(image, quality: options.quality, subsampling: .s420)
             } catch {
-                throw MediaError(.outputFailed, "cannot encode a BIF image: \(error)")
+                throw MediaError(.outputFailed, "cannot encode a BIF image", underlying: error)
             }
             bif.withLock { $0[k] = encoded }
         }
@@ -116,7 +116,7 @@ final class SheetAssembly: Sendable {
                 bytesPerRow: sheet.width * 3, quality: options.quality, subsampling: options.chromaSubsampling)
             try Data(bytes).write(to: url, options: .atomic)
         } catch {
-            throw MediaError(.outputFailed, "cannot write \(url.path): \(error)")
+            throw MediaError(.outputFailed, "cannot write \(url.path)", underlying: error)
         }
         state.withLock { state in
             state.sheets[s] = nil

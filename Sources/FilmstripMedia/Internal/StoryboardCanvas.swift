@@ -54,7 +54,7 @@ final class StoryboardCanvas: @unchecked Sendable {
                 bytesPerRow: columns * tileWidth * 3, quality: options.quality, subsampling: options.chromaSubsampling)
             try Data(bytes).write(to: url, options: .atomic)
         } catch {
-            throw MediaError(.outputFailed, "cannot write \(url.path): \(error)")
+            throw MediaError(.outputFailed, "cannot write \(url.path)", underlying: error)
         }
         var tiles: [(start: Int64, x: Int, y: Int)] = []
         for slot in 0..<((plan.count + step - 1) / step) {

@@ -242,7 +242,7 @@ final class StreamFrames: Sendable {
         if let media = error as? MediaError { return media }
         if error is CancellationError { return MediaError(.cancelled, "cancelled", url: url) }
         guard let streaming = error as? StreamingError else {
-            return MediaError(.inputUnavailable, "\(error)", url: url, underlying: error)
+            return MediaError(.inputUnavailable, "cannot read the stream", url: url, underlying: error)
         }
         let kind: MediaError.Kind
         switch streaming.kind {
