@@ -110,12 +110,23 @@ enum MediaBenchmark {
         }
         let api = median(inProcess)
         let starts = (0..<thumbnails).map { Double($0) * interval }
+        // The floor is the keyframe decode generation does (160 px tiles: the deblocking skipped); the full decode,
+        // and the picture the skip costs, beside it.
         var floors: [Double] = []
+        var fullFloors: [Double] = []
         for _ in 0..<runs {
-            floors.append(try MediaBenchmarks.decodeKeyframes(url: input.file, starts: starts, interval: interval).1)
+            floors.append(
+                try MediaBenchmarks.decodeKeyframes(
+                    url: input.file, starts: starts, interval: interval, skippingDeblocking: true
+                ).1)
+            fullFloors.append(
+                try MediaBenchmarks.decodeKeyframes(url: input.file, starts: starts, interval: interval).1)
         }
+        let quality = try MediaBenchmarks.previewQuality(
+            url: input.file, starts: starts, interval: interval, width: 160)
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let floor = median(floors)
+        let fullFloor = median(fullFloors)
         let allCores = floor / Double(cores)
         let recipe = ["-hide_banner", "-loglevel", "error", "-y"]
         let tile = [
@@ -129,7 +140,12 @@ enum MediaBenchmark {
             "  filmstrip generate                 \(format(ours, 2)) s   (process start alone: \(format(startup, 3)) s)"
         )
         print("  PreviewTrackGenerator in process   \(format(api, 3)) s")
-        print("  keyframe-decode floor, one core    \(format(floor, 3)) s")
+        print(
+            "  keyframe-decode floor, one core    \(format(floor, 3)) s   (deblocking skipped; full decode \(format(fullFloor, 3)) s = \(format(fullFloor / floor, 2))x)"
+        )
+        print(
+            "  tiles without deblocking           PSNR \(format(quality.minimum, 1)) dB lowest, \(format(quality.mean, 1)) dB mean against the full decode's"
+        )
         print(
             "  \("all-core floor (\(cores) cores)".padding(toLength: 35, withPad: " ", startingAt: 0))\(format(allCores, 3)) s   in process = \(format(api / allCores, 2))x, command = \(format(ours / allCores, 2))x the floor"
         )
@@ -148,9 +164,12 @@ enum MediaBenchmark {
         var oursBytes = 0
         var theirs: [Double] = []
         var theirsBytes = 0
+        // Where the time goes: each request of the last run, as the server saw it arrive after the process start.
+        var timeline: [String] = []
         for run in 0..<5 {
             let path = "/ours-\(run)/video.mp4"
             server.serve(path, body: body)
+            let started = Date()
             let start = now()
             _ = try FilmstripBench.run(
                 "/usr/bin/env",
@@ -160,6 +179,9 @@ enum MediaBenchmark {
                 ])
             ours.append(Double(now() - start) / 1e9)
             oursBytes = server.bytesSent(path)
+            timeline = server.requests.filter { $0.path == path }.map {
+                "+\(format($0.time.timeIntervalSince(started) * 1000, 0)) ms \($0.headers["range"] ?? "no range")"
+            }
             server.remove(path)
             let other = "/ffmpeg-\(run)/video.mp4"
             server.serve(other, body: body)
@@ -183,6 +205,7 @@ enum MediaBenchmark {
         print(
             "  ffmpeg -ss T -i URL -frames:v 1    \(format(median(theirs) * 1000, 0)) ms   \(format(Double(theirsBytes) / 1e3, 0)) KB sent by the server (\(format(Double(theirsBytes) / size * 100, 2)) % of the file)"
         )
+        print("  filmstrip's requests (last run, arrival after the start): \(timeline.joined(separator: ", "))")
         print("")
     }
 }

@@ -263,7 +263,9 @@ public final class FrameExtractor: Sendable {
                 if cache.time == choice.time, let image = cache.image {
                     return VideoFrame(image: image, requestedTime: seconds, actualTime: choice.time, isKeyframe: true)
                 }
-                let decoded = try input.decode(keyPacket: choice)
+                let shown = input.geometry.outputSize(fittingIn: options.maximumSize)
+                let decoded = try input.decode(
+                    keyPacket: choice, KeyframeDecoding.forImage(width: shown.width, of: input.geometry))
                 let image = try render(decoded)
                 cache.time = choice.time
                 cache.image = image

@@ -68,6 +68,8 @@ public enum PreviewTrackGenerator {
                 duration: first.input.duration, displaySize: first.input.displaySize, url: input, directory: directory,
                 options: options)
             let plan = outputs.primary
+            // Thumbnails shrink the picture 4x or more in the usual settings: their keyframes skip the deblocking.
+            let decoding = KeyframeDecoding.forImage(width: outputs.widestImage, of: first.input.geometry)
             let counters = WorkCounters()
             let workerCount = max(1, min(options.workers, plan.count))
             let totals = try await withThrowingTaskGroup(of: WorkerTotals.self) { group in
@@ -85,7 +87,7 @@ public enum PreviewTrackGenerator {
                                 let k = counters.next.add(1, ordering: .relaxed).oldValue
                                 guard k < plan.count else { break }
                                 let frame = try chooseFrame(
-                                    k, plan: plan, input: holder.input, mode: options.mode,
+                                    k, plan: plan, input: holder.input, mode: options.mode, decoding: decoding,
                                     analyzer: options.skipBlank ? analyzer : nil)
                                 try outputs.fill(
                                     k, with: frame, converters: converters, quarterTurns: holder.input.quarterTurns,
@@ -173,7 +175,8 @@ public enum PreviewTrackGenerator {
 
     /// The frame for thumbnail `k`.
     private static func chooseFrame(
-        _ k: Int, plan: Plan, input: MediaInput, mode: PreviewTrackConfiguration.Mode, analyzer: FrameConverter?
+        _ k: Int, plan: Plan, input: MediaInput, mode: PreviewTrackConfiguration.Mode, decoding: KeyframeDecoding,
+        analyzer: FrameConverter?
     )
         throws(MediaError) -> OwnedFrame
     {
@@ -189,7 +192,7 @@ public enum PreviewTrackGenerator {
                 if mode == .auto { return try input.exactFrame(at: start) }
                 key = try input.keyPacket(atOrBefore: start)
             }
-            var frame = try input.decode(keyPacket: key)
+            var frame = try input.decode(keyPacket: key, decoding)
             // --skip-blank: a black or uniform picture gives way to a later keyframe inside the cue.
             guard let analyzer else { return frame }
             var tries = 0
@@ -198,7 +201,7 @@ public enum PreviewTrackGenerator {
                 let later = try input.keyPacket(atOrAfter: key.time + 0.001)
                 guard later.time > key.time, later.time < plan.end(of: k) - 1e-6 else { break }
                 key = later
-                frame = try input.decode(keyPacket: later)
+                frame = try input.decode(keyPacket: later, decoding)
             }
             return frame
         }

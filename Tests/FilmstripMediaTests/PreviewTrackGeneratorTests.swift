@@ -120,13 +120,7 @@ struct PreviewTrackGeneratorTests {
                 "-vf", "scale=160:120", "-pix_fmt", "rgb24", "-f", "rawvideo", reference.path,
             ])
             let theirs = Array(try Data(contentsOf: reference))
-            try #require(theirs.count == ours.bytes.count)
-            var squared = 0.0
-            for i in 0..<theirs.count {
-                let d = Double(ours.bytes[i]) - Double(theirs[i])
-                squared += d * d
-            }
-            let psnr = 10 * log10(255 * 255 / max(squared / Double(theirs.count), 1e-9))
+            let psnr = try #require(ours.psnr(againstBytes: theirs, layout: .rgb, width: 160, height: 120))
             #expect(psnr >= 30, "t=\(t): PSNR \(psnr) dB")
         }
     }

@@ -15,6 +15,11 @@ struct GenerationOutputs: Sendable {
 
     var primary: Plan { outputs[0].plan }
     var needsBIFConverter: Bool { outputs[0].sheets.needsSecondConverter }
+    /// The widest image any output writes (a tile, or the BIF's picture).
+    var widestImage: Int {
+        let tiles = outputs.map(\.plan.tileWidth).max() ?? 0
+        return needsBIFConverter ? max(tiles, outputs[0].sheets.bifSize.width) : tiles
+    }
 
     init(
         duration: Double, displaySize: (width: Int, height: Int), url: URL, directory: URL,

@@ -215,10 +215,14 @@ extension MediaInput {
         }
     }
 
-    /// Decodes one key packet on its own: send it, drain the decoder, take the frame, reset.
-    func decode(keyPacket key: OwnedPacket) throws(MediaError) -> OwnedFrame {
+    /// Decodes one key packet on its own: send it, drain the decoder, take the frame, reset. A `.preview` decode
+    /// skips the in-loop deblocking filter (H.264, HEVC): no later frame references this picture, and the image
+    /// made from it is shrunk enough that the filter's work does not show (``KeyframeDecoding``).
+    func decode(keyPacket key: OwnedPacket, _ decoding: KeyframeDecoding = .full) throws(MediaError) -> OwnedFrame {
         try checkCancelled()
         avcodec_flush_buffers(codec)
+        codec?.pointee.skip_loop_filter = decoding == .preview ? AVDISCARD_ALL : AVDISCARD_DEFAULT
+        defer { codec?.pointee.skip_loop_filter = AVDISCARD_DEFAULT }
         var result = avcodec_send_packet(codec, key.pointer)
         if result < 0 {
             throw MediaError(.decodeFailed, "the decoder refused the keyframe: \(ffmpegMessage(result))", url: url)
