@@ -22,6 +22,13 @@ enum MediaBenchmark {
         return filmstrip
     }
 
+    /// Only the `frame` over HTTP figures (`FilmstripBench http-frame`).
+    static func runRemoteFrame(mediaDirectory: URL) throws {
+        let work = try TemporaryDirectory(prefix: "filmstrip-bench-media")
+        defer { work.remove() }
+        try remoteFrame(try makeInputs(in: mediaDirectory)[0], filmstrip: try filmstripTool(), work: work)
+    }
+
     /// Only the generation figures (`FilmstripBench generate`).
     static func runGeneration(mediaDirectory: URL) async throws {
         let filmstrip = try filmstripTool()
@@ -206,6 +213,59 @@ enum MediaBenchmark {
             "  ffmpeg -ss T -i URL -frames:v 1    \(format(median(theirs) * 1000, 0)) ms   \(format(Double(theirsBytes) / 1e3, 0)) KB sent by the server (\(format(Double(theirsBytes) / size * 100, 2)) % of the file)"
         )
         print("  filmstrip's requests (last run, arrival after the start): \(timeline.joined(separator: ", "))")
+        try plainServerFrame(input, filmstrip: filmstrip, work: work, at: t)
         print("")
+    }
+
+    /// The same frame from Python's `http.server`, which ignores `Range` and sends the whole file: Filmstrip
+    /// refuses it on the response's headers; ffmpeg reads the file up to the frame.
+    static func plainServerFrame(_ input: Input, filmstrip: String, work: TemporaryDirectory, at t: Double) throws {
+        let port = 18_000 + Int(getpid() % 1_000)
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        server.arguments = [
+            "python3", "-m", "http.server", "\(port)", "--bind", "127.0.0.1", "--directory",
+            input.file.deletingLastPathComponent().path,
+        ]
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer { server.terminate() }
+        let url = "http://127.0.0.1:\(port)/\(input.file.lastPathComponent)"
+        var up = false
+        for _ in 0..<100 where !up {
+            up = (try? Data(contentsOf: URL(string: "http://127.0.0.1:\(port)/")!)) != nil
+            if !up { usleep(50_000) }
+        }
+        guard up else { throw BenchError("python3 -m http.server did not start") }
+        func timed(_ arguments: [String]) -> (Double, Int32) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = arguments
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            let start = now()
+            guard (try? process.run()) != nil else { return (0, -1) }
+            process.waitUntilExit()
+            return (Double(now() - start) / 1e9, process.terminationStatus)
+        }
+        var ours: [Double] = []
+        var theirs: [Double] = []
+        var status: Int32 = 0
+        for _ in 0..<3 {
+            let (seconds, exit) = timed([
+                filmstrip, "frame", url, "--at", "\(t)", "--output", work.file("plain.jpg").path,
+            ])
+            ours.append(seconds)
+            status = exit
+            theirs.append(
+                timed([
+                    "ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-ss", "\(t)", "-i", url, "-frames:v", "1",
+                    work.file("plain-ffmpeg.jpg").path,
+                ]).0)
+        }
+        print(
+            "  without Range (python3 -m http.server): filmstrip refuses in \(format(median(ours) * 1000, 0)) ms (exit \(status)); ffmpeg reads up to the frame: \(format(median(theirs) * 1000, 0)) ms"
+        )
     }
 }

@@ -75,6 +75,13 @@ if arguments.first == "generate" {
     exit(0)
 }
 
+if arguments.first == "http-frame" {
+    // Only `frame` over HTTP: the loopback server with Range, and Python's http.server without.
+    let directory = URL(fileURLWithPath: arguments.dropFirst().first ?? "bench-output/media", isDirectory: true)
+    try MediaBenchmark.runRemoteFrame(mediaDirectory: directory)
+    exit(0)
+}
+
 if arguments.first == "media" {
     // Media benchmarks: generation and frames against the ffmpeg CLI; inputs are kept in bench-output/media.
     let directory = URL(fileURLWithPath: arguments.dropFirst().first ?? "bench-output/media", isDirectory: true)

@@ -137,9 +137,7 @@ extension LoopbackServer {
                 head: request.method == "HEAD", answering: request)
         }
         // Validators for conditional requests: an ETag from the body, answered with 304 when it matches.
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in resource.body { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        let etag = "\"\(resource.body.count)-\(String(hash, radix: 16))\""
+        let etag = resource.etag ?? Resource.etag(of: resource.body)
         if request.headers["if-none-match"] == etag {
             return send(
                 fd, status: 304, contentType: resource.contentType, body: [], head: true,
