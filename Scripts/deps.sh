@@ -34,6 +34,10 @@ Linux)
     [ -x /usr/sbin/munged ] || command -v munged >/dev/null 2>&1 || missing+=(munge)
     # wrk loads the server in the benchmarks.
     if [ "${1:-}" = "--bench" ] && ! command -v wrk >/dev/null 2>&1; then missing+=(wrk); fi
+    # ffmpegthumbnailer is the reference for one frame of a local file.
+    if [ "${1:-}" = "--bench" ] && ! command -v ffmpegthumbnailer >/dev/null 2>&1; then
+        missing+=(ffmpegthumbnailer)
+    fi
     if ((${#missing[@]})); then
         if ! command -v apt-get >/dev/null 2>&1; then
             echo "deps: please install: ${missing[*]} (or your distribution's equivalents)" >&2

@@ -1,3 +1,4 @@
+import Filmstrip
 @_spi(Benchmarks) import FilmstripMedia
 import FilmstripTesting
 import Foundation
@@ -29,6 +30,67 @@ enum MediaBenchmark {
         try remoteFrame(try makeInputs(in: mediaDirectory)[0], filmstrip: try filmstripTool(), work: work)
     }
 
+    /// Only the local `frame` figures (`FilmstripBench local-frame`).
+    static func runLocalFrame(mediaDirectory: URL) async throws {
+        let work = try TemporaryDirectory(prefix: "filmstrip-bench-media")
+        defer { work.remove() }
+        let filmstrip = try filmstripTool()
+        for input in try makeInputs(in: mediaDirectory) {
+            try await localFrame(input, filmstrip: filmstrip, work: work)
+        }
+    }
+
+    /// One 320 px frame of a local file: `filmstrip frame` against `ffmpegthumbnailer -s 320` (what a Linux user
+    /// reaches for), whole processes run in turn (median of 10 pairs); then the library call on an open input, a
+    /// different keyframe each time (decode, scale, JPEG encode).
+    static func localFrame(_ input: Input, filmstrip: String, work: TemporaryDirectory) async throws {
+        let t = 301
+        let clock = String(format: "%02d:%02d:%02d", t / 3600, t / 60 % 60, t % 60)
+        let thumbnailer = FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpegthumbnailer")
+        var ours: [Double] = []
+        var theirs: [Double] = []
+        for _ in 0..<10 {
+            ours.append(
+                try time(
+                    [
+                        filmstrip, "frame", input.file.path, "--at", "\(t)", "--max-size", "320x320", "--output",
+                        work.file("local.jpg").path,
+                    ], runs: 1))
+            if thumbnailer {
+                theirs.append(
+                    try time(
+                        [
+                            "ffmpegthumbnailer", "-i", input.file.path, "-o", work.file("thumbnailer.jpg").path, "-s",
+                            "320", "-t", clock,
+                        ], runs: 1))
+            }
+        }
+        var options = FrameExtractorConfiguration()
+        options.maximumSize = PixelSize(width: 320, height: 320)
+        let extractor = FrameExtractor(url: input.file, options: options)
+        _ = try await extractor.image(at: 1)  // opens the input
+        var calls: [Double] = []
+        for k in 0..<20 {
+            let start = now()
+            let frame = try await extractor.image(at: Double(30 + k * 25))
+            _ = try JPEGCodec.encode(frame.image, quality: 90)
+            calls.append(Double(now() - start) / 1e9)
+        }
+        print("One 320 px frame at \(t) s of the local file, \(input.description)")
+        let line = "  filmstrip frame --max-size 320x320      \(format(median(ours) * 1000, 0)) ms"
+        if thumbnailer {
+            print(
+                line
+                    + "   ffmpegthumbnailer -s 320 -t \(clock): \(format(median(theirs) * 1000, 0)) ms   (filmstrip \(format(median(theirs) / median(ours), 2))x faster; whole processes, median of 10)"
+            )
+        } else {
+            print(line + "   (ffmpegthumbnailer not installed: make bench installs it)")
+        }
+        print(
+            "  in process, input open: keyframe decoded, scaled to 320 px, JPEG: p50 \(format(median(calls) * 1000, 1)) ms, max \(format((calls.max() ?? 0) * 1000, 1)) ms (20 keyframes)"
+        )
+    }
+
     /// Only the generation figures (`FilmstripBench generate`).
     static func runGeneration(mediaDirectory: URL) async throws {
         let filmstrip = try filmstripTool()
@@ -48,6 +110,7 @@ enum MediaBenchmark {
             try await generation(input, filmstrip: filmstrip, work: work)
         }
         try remoteFrame(inputs[0], filmstrip: filmstrip, work: work)
+        for input in inputs { try await localFrame(input, filmstrip: filmstrip, work: work) }
         print("")
         try StreamBenchmark.run(mediaDirectory: mediaDirectory, filmstrip: filmstrip)
         try await PlaybackBenchmark.run(mediaDirectory: mediaDirectory, filmstrip: filmstrip)

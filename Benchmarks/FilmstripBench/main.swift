@@ -75,6 +75,13 @@ if arguments.first == "generate" {
     exit(0)
 }
 
+if arguments.first == "local-frame" {
+    // Only `frame` on the local files, against ffmpegthumbnailer, and the library call.
+    let directory = URL(fileURLWithPath: arguments.dropFirst().first ?? "bench-output/media", isDirectory: true)
+    try await MediaBenchmark.runLocalFrame(mediaDirectory: directory)
+    exit(0)
+}
+
 if arguments.first == "http-frame" {
     // Only `frame` over HTTP: the loopback server with Range, and Python's http.server without.
     let directory = URL(fileURLWithPath: arguments.dropFirst().first ?? "bench-output/media", isDirectory: true)

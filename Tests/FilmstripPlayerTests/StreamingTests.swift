@@ -385,7 +385,10 @@ struct StreamingTests {
             "\(recorder.errors)")
         #expect(await eventually { server.requestCount("/live/live.m3u8") >= before + 3 })
         #expect(recorder.errors.allSatisfy { $0.severity == .warning })
-        #expect(player.state.kind == .playing || player.state.kind == .buffering)
+        // Playback goes on: it may be buffering, or on its way back (`play`, between buffering and playing, which
+        // the old check missed about once in twenty runs), but it plays again and never fails or ends.
+        #expect(await eventually(within: 30) { player.state.kind == .playing }, "\(player.state) \(recorder.states)")
+        #expect(!recorder.states.contains(.error) && !recorder.states.contains(.ended), "\(recorder.states)")
     }
 
     @Test("AES-128 segments are decrypted with the IV of the key tag; the key is fetched once; a missing key fails")
