@@ -27,12 +27,6 @@ struct FrameGeometry: Sendable, Hashable {
     /// The display size.
     var displaySize: (width: Int, height: Int) { (displayWidth, displayHeight) }
 
-    /// Whether an image `width` wide (in display orientation) shrinks the picture enough for a keyframe to be
-    /// decoded without its in-loop deblocking: at least ``KeyframeDecoding/previewReduction`` times.
-    func isPreview(width: Int) -> Bool {
-        width > 0 && width * KeyframeDecoding.previewReduction <= displayWidth
-    }
-
     /// `width` x `height` as seen after `quarterTurns` clockwise turns (swapped for an odd count).
     static func turned(_ width: Int, _ height: Int, by quarterTurns: Int) -> (width: Int, height: Int) {
         quarterTurns % 2 == 1 ? (height, width) : (width, height)

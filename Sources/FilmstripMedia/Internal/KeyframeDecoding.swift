@@ -16,8 +16,9 @@ enum KeyframeDecoding: Sendable, Hashable {
     /// The reduction (display width over image width) from which a keyframe decode skips the filter.
     static let previewReduction = 4
 
-    /// `.preview` when an image `width` wide is shrunk enough from a picture of `geometry`.
+    /// `.preview` when an image `width` wide (in display orientation) shrinks a picture of `geometry` at least
+    /// ``previewReduction`` times.
     static func forImage(width: Int, of geometry: FrameGeometry) -> KeyframeDecoding {
-        geometry.isPreview(width: width) ? .preview : .full
+        width > 0 && width * previewReduction <= geometry.displayWidth ? .preview : .full
     }
 }
