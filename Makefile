@@ -89,7 +89,7 @@ tsan: deps
 		-Xswiftc -DFILMSTRIP_TSAN --scratch-path .build-tsan --filter "$(TSAN_SUITES)"
 
 # The command-line tests (and the damaged-media runs) against an AddressSanitizer build of `filmstrip`: the C side
-# (FFmpeg, libjpeg-turbo, libpng) gets every input those tests give it; a report fails the run that made it.
+# (FFmpeg, libjpeg-turbo, libpng, libwebp) gets every input those tests give it; a report fails the run that made it.
 ASAN_CLI = $$($(SWIFT) build --sanitize=address --scratch-path .build-asan --show-bin-path)/filmstrip
 asan: deps
 	$(SWIFT) build --product filmstrip --sanitize=address --scratch-path .build-asan

@@ -47,6 +47,11 @@ let package = Package(
             pkgConfig: "libpng",
             providers: [.apt(["libpng-dev"]), .brew(["libpng"])]
         ),
+        .systemLibrary(
+            name: "CWebP",
+            pkgConfig: "libwebp",
+            providers: [.apt(["libwebp-dev"]), .brew(["webp"])]
+        ),
         // libcurl: the HTTP transport on Linux (FoundationNetworking links it already; see CurlDataLoader).
         .systemLibrary(
             name: "CCurl",
@@ -66,7 +71,7 @@ let package = Package(
         .target(name: "FilmstripFormats"),
         .target(
             name: "FilmstripImaging",
-            dependencies: ["FilmstripFormats", "CTurboJPEG", "CPNG"]
+            dependencies: ["FilmstripFormats", "CTurboJPEG", "CPNG", "CWebP"]
         ),
         // The locks and atomics every module uses (a ThreadSanitizer-visible Mutex under -DFILMSTRIP_TSAN).
         .target(name: "FilmstripSync"),
@@ -118,7 +123,7 @@ let package = Package(
         .target(
             name: "FilmstripCatalog",
             dependencies: [
-                "FilmstripSync", "FilmstripFormats", "FilmstripLoading", "FilmstripMedia",
+                "FilmstripSync", "FilmstripFormats", "FilmstripImaging", "FilmstripLoading", "FilmstripMedia",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

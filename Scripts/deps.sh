@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what Filmstrip needs and is missing: pkg-config, libjpeg-turbo (TurboJPEG API), libpng, libcurl and FFmpeg
+# Installs what Filmstrip needs and is missing: pkg-config, libjpeg-turbo (TurboJPEG API), libpng, libwebp, libcurl and FFmpeg
 # (libavformat, libavcodec, libswscale, libswresample, libavfilter, libavutil) headers, the ffmpeg CLI, Chromium with
 # its driver (page tests), and Slurm with munge (the catalog's job-array test). On Linux it then builds the static
 # FFmpeg Filmstrip links (Scripts/build-ffmpeg.sh; cached) unless FILMSTRIP_SYSTEM_FFMPEG=1.
@@ -19,6 +19,7 @@ Linux)
     command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
     pkg-config --exists libturbojpeg 2>/dev/null || missing+=(libturbojpeg0-dev)
     pkg-config --exists libpng 2>/dev/null || missing+=(libpng-dev)
+    pkg-config --exists libwebp 2>/dev/null || missing+=(libwebp-dev)
     # libcurl's headers: the HTTP transport (the library itself is already there: Foundation's networking uses it).
     pkg-config --exists libcurl 2>/dev/null || missing+=(libcurl4-openssl-dev)
     for library in libavformat libavcodec libswscale libswresample libavfilter libavutil; do
@@ -53,7 +54,7 @@ Linux)
     if [ "${FILMSTRIP_SYSTEM_FFMPEG:-0}" != 1 ]; then "$(dirname "$0")/build-ffmpeg.sh"; fi
     ;;
 Darwin)
-    for formula in pkg-config jpeg-turbo libpng ffmpeg chromedriver; do
+    for formula in pkg-config jpeg-turbo libpng webp ffmpeg chromedriver; do
         brew list --versions "$formula" >/dev/null 2>&1 || missing+=("$formula")
     done
     if ((${#missing[@]})); then
@@ -62,7 +63,7 @@ Darwin)
     fi
     ;;
 *)
-    echo "deps: unsupported system $(uname -s); install pkg-config, libjpeg-turbo, libpng and FFmpeg" >&2
+    echo "deps: unsupported system $(uname -s); install pkg-config, libjpeg-turbo, libpng, libwebp and FFmpeg" >&2
     exit 1
     ;;
 esac

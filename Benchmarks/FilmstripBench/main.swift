@@ -75,6 +75,13 @@ if arguments.first == "generate" {
     exit(0)
 }
 
+if arguments.first == "sheet-bytes" {
+    // Only the bytes of JPEG and WebP sheets at equal SSIM (also part of `media`).
+    let directory = URL(fileURLWithPath: arguments.dropFirst().first ?? "bench-output/media", isDirectory: true)
+    try SheetBytesBenchmark.run(mediaDirectory: directory)
+    exit(0)
+}
+
 if arguments.first == "local-frame" {
     // Only `frame` on the local files, against ffmpegthumbnailer, and the library call.
     let directory = URL(fileURLWithPath: arguments.dropFirst().first ?? "bench-output/media", isDirectory: true)
@@ -93,6 +100,7 @@ if arguments.first == "media" {
     // Media benchmarks: generation and frames against the ffmpeg CLI; inputs are kept in bench-output/media.
     let directory = URL(fileURLWithPath: arguments.dropFirst().first ?? "bench-output/media", isDirectory: true)
     try await MediaBenchmark.run(mediaDirectory: directory)
+    try SheetBytesBenchmark.run(mediaDirectory: directory)
     for input in try MediaBenchmark.makeInputs(in: directory) {
         try await FramesBenchmark.run(
             mediaDirectory: directory, source: input.file,

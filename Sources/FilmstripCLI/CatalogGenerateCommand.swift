@@ -69,6 +69,7 @@ struct CatalogGenerateCommand: AsyncParsableCommand {
         for warning in resolved.warnings { printError("warning: " + warning) }
         var options = CatalogRunConfiguration()
         options.preview = try generation.previewOptions()
+        for note in generation.notes(hls: options.preview.formats.contains(.hls)) { printError(note) }
         options.preview.loading = network.applied(to: options.preview.loading)
         options.jobs = jobs
         if let cores { options.cores = cores }

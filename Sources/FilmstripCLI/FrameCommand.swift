@@ -8,7 +8,7 @@ struct FrameCommand: AsyncParsableCommand {
         abstract: "Extract one frame from a video (file, http(s) URL or HLS playlist).",
         discussion: """
             By default the keyframe at or before the time is used (fastest); --exact decodes up to the frame \
-            shown at that time. The image format follows the output's extension (.png, else JPEG). With --json \
+            shown at that time. The image format follows the output's extension (.png, .webp, else JPEG). With --json \
             the time of the frame actually used and the bytes read are printed.
 
             Example:
@@ -22,7 +22,8 @@ struct FrameCommand: AsyncParsableCommand {
     @Option(help: "Time in seconds.")
     var at: Double
 
-    @Option(name: .shortAndLong, help: "Write the image to this file (.png for PNG, anything else JPEG).")
+    @Option(
+        name: .shortAndLong, help: "Write the image to this file (.png for PNG, .webp for WebP, anything else JPEG).")
     var output: String?
 
     @Option(
@@ -59,7 +60,7 @@ struct FrameCommand: AsyncParsableCommand {
         var encodedBytes: Int?
         if let output {
             let file = URL(fileURLWithPath: output).standardizedFileURL
-            let format: ImageFormat = file.pathExtension.lowercased() == "png" ? .png : .jpeg
+            let format = ImageFormat(fileExtension: file.pathExtension) ?? .jpeg
             do {
                 let bytes = try ImageCodec.encode(frame.image, as: format, quality: 90)
                 try Data(bytes).write(to: file, options: .atomic)

@@ -5,9 +5,9 @@ import Foundation
 struct GenerateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "generate",
-        abstract: "Generate a preview track (JPEG sprite sheets and track files in every format) from a video.",
+        abstract: "Generate a preview track (JPEG or WebP sprite sheets and track files in every format) from a video.",
         discussion: """
-            Writes DIR/sprite-N.jpg (N from 1) and, per --formats (default vtt): thumbnails.vtt (WebVTT with \
+            Writes DIR/sprite-N.jpg (N from 1; .webp with --image-format webp) and, per --formats (default vtt): thumbnails.vtt (WebVTT with \
             #xywh= regions), thumbnails.m3u8 (an HLS image playlist), thumbnails.mpd (a DASH thumbnail-tile \
             AdaptationSet), thumbnails.bif (Roku BIF, --bif-width px), thumbnails.json (the object array) and \
             storyboard.json with storyboard.jpg (Mux's schema, all tiles on one sheet within --max-sheet-size). \
@@ -60,6 +60,8 @@ struct GenerateCommand: AsyncParsableCommand {
         } catch {
             throw fail(error)
         }
+        let wroteHLS = summary.files.contains { $0.lastPathComponent == "thumbnails.m3u8" }
+        for note in generation.notes(hls: wroteHLS) { printError(note) }
         if json {
             print(
                 JSON.object([

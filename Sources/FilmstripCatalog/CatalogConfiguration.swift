@@ -1,4 +1,5 @@
 import FilmstripFormats
+import FilmstripImaging
 public import FilmstripMedia
 import Foundation
 
@@ -27,7 +28,10 @@ public struct CatalogConfiguration: Sendable, Hashable, Codable {
     public var columns: Int
     /// Rows per sheet.
     public var rows: Int
-    /// JPEG quality.
+    /// The sheets' image format when it is not JPEG (`webp`); `nil` for JPEG, so catalogs made before WebP keep
+    /// their keys.
+    public var imageFormat: String?
+    /// Sheet quality, on the format's scale.
     public var quality: Int
     /// `444` or `420`.
     public var chroma: String
@@ -51,6 +55,7 @@ public struct CatalogConfiguration: Sendable, Hashable, Codable {
         extraWidths = Array(Set(options.additionalWidths)).sorted()
         columns = options.columns
         rows = options.rows
+        imageFormat = options.imageFormat == .jpeg ? nil : options.imageFormat.rawValue
         quality = options.quality
         chroma = options.chromaSubsampling == .s420 ? "420" : options.chromaSubsampling == .s422 ? "422" : "444"
         mode = options.mode.rawValue
@@ -69,9 +74,12 @@ public struct CatalogConfiguration: Sendable, Hashable, Codable {
             }
             formats.insert(format)
         }
-        guard let mode = PreviewTrackConfiguration.Mode(rawValue: mode), let size = PixelSize(maximumSheetSize) else {
-            throw CatalogError(.storage, "unreadable mode or sheet size in the catalog's settings")
+        guard let mode = PreviewTrackConfiguration.Mode(rawValue: mode), let size = PixelSize(maximumSheetSize),
+            let format = ImageFormat(rawValue: imageFormat ?? "jpeg")
+        else {
+            throw CatalogError(.storage, "unreadable mode, sheet size or image format in the catalog's settings")
         }
+        options.imageFormat = format
         options.formats = formats
         if count == nil { options.interval = interval }
         options.count = count
@@ -97,7 +105,7 @@ public struct CatalogConfiguration: Sendable, Hashable, Codable {
             "quality \(quality)", "chroma \(chroma)", "mode \(mode)", "skip-blank \(skipBlank)",
             "bif-width \(bifWidth)",
             "max-sheet-size \(maximumSheetSize)",
-        ].joined(separator: "\n")
+        ].joined(separator: "\n") + (imageFormat.map { "\nimage-format \($0)" } ?? "")
     }
 }
 

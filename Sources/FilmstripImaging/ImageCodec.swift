@@ -1,4 +1,4 @@
-/// Format-independent entry points: probe, decode and encode JPEG or PNG.
+/// Format-independent entry points: probe, decode and encode JPEG, PNG or WebP.
 public enum ImageCodec {
     /// Reads format and size from the header, without decoding pixels.
     public static func info(_ data: some ContiguousBytesLike) throws(ImagingError) -> ImageInfo {
@@ -6,12 +6,13 @@ public enum ImageCodec {
             switch ImageFormat.sniff(raw) {
             case .jpeg: return try JPEGCodec.info(raw)
             case .png: return try PNGCodec.info(raw)
-            case nil: throw ImagingError(.unrecognizedFormat, "the data is neither a JPEG nor a PNG image")
+            case .webp: return try WebPCodec.info(raw)
+            case nil: throw ImagingError(.unrecognizedFormat, "the data is not a JPEG, PNG or WebP image")
             }
         }
     }
 
-    /// Decodes a JPEG or PNG, refusing images larger than `limits` before allocating their pixels.
+    /// Decodes a JPEG, PNG or WebP, refusing images larger than `limits` before allocating their pixels.
     public static func decode(
         _ data: some ContiguousBytesLike, limits: ImageLimits = .default
     )
@@ -21,12 +22,13 @@ public enum ImageCodec {
             switch ImageFormat.sniff(raw) {
             case .jpeg: return (try JPEGCodec.decode(raw, limits: limits), .jpeg)
             case .png: return (try PNGCodec.decode(raw, limits: limits), .png)
-            case nil: throw ImagingError(.unrecognizedFormat, "the data is neither a JPEG nor a PNG image")
+            case .webp: return (try WebPCodec.decode(raw, limits: limits), .webp)
+            case nil: throw ImagingError(.unrecognizedFormat, "the data is not a JPEG, PNG or WebP image")
             }
         }
     }
 
-    /// Encodes pixels in the given format; `quality` (1–100) applies to JPEG.
+    /// Encodes pixels in the given format; `quality` (1–100) applies to JPEG and WebP (lossy).
     public static func encode(
         _ image: PixelBuffer, as format: ImageFormat, quality: Int = 90
     ) throws(ImagingError)
@@ -35,6 +37,7 @@ public enum ImageCodec {
         switch format {
         case .jpeg: try JPEGCodec.encode(image, quality: quality)
         case .png: try PNGCodec.encode(image)
+        case .webp: try WebPCodec.encode(image, quality: quality)
         }
     }
 }

@@ -4,20 +4,36 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
     case jpeg
     /// PNG (libpng).
     case png
+    /// WebP (libwebp).
+    case webp
 
     /// Recognises a format by its signature bytes.
     public static func sniff(_ bytes: some Collection<UInt8>) -> ImageFormat? {
         var iterator = bytes.makeIterator()
-        let head = (0..<8).compactMap { _ in iterator.next() }
+        let head = (0..<12).compactMap { _ in iterator.next() }
         if head.count >= 3, head[0] == 0xFF, head[1] == 0xD8, head[2] == 0xFF { return .jpeg }
-        if head == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] { return .png }
+        if head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
+        // RIFF, a 4-byte size, WEBP.
+        if head.count == 12, head[0..<4].elementsEqual("RIFF".utf8), head[8..<12].elementsEqual("WEBP".utf8) {
+            return .webp
+        }
         return nil
     }
 
     /// The MIME type.
-    public var mimeType: String { self == .jpeg ? "image/jpeg" : "image/png" }
+    public var mimeType: String { "image/" + rawValue }
     /// The usual file extension.
-    public var fileExtension: String { self == .jpeg ? "jpg" : "png" }
+    public var fileExtension: String { self == .jpeg ? "jpg" : rawValue }
+
+    /// The format a file name's extension names (`jpg`, `jpeg`, `png`, `webp`, any case), if any.
+    public init?(fileExtension: String) {
+        switch fileExtension.lowercased() {
+        case "jpg", "jpeg": self = .jpeg
+        case "png": self = .png
+        case "webp": self = .webp
+        default: return nil
+        }
+    }
 }
 
 /// What an image's header says, read without decoding any pixels.

@@ -27,11 +27,11 @@ public struct PreviewTrackConfiguration: Sendable {
         case hls
         /// `thumbnails.mpd`: a static MPD with one DASH-IF thumbnail-tile AdaptationSet.
         case dash
-        /// `thumbnails.bif`: a Roku BIF, one JPEG per thumbnail ``PreviewTrackConfiguration/bifWidth`` wide.
+        /// `thumbnails.bif`: a Roku BIF, one JPEG per thumbnail (whatever the sheets' format) ``PreviewTrackConfiguration/bifWidth`` wide.
         case bif
         /// `thumbnails.json`: the object array players read (`[{url, startTime, endTime, width, height, coords}]`).
         case json
-        /// `storyboard.json` and `storyboard.jpg`: Mux's schema, every tile on one sheet no larger than
+        /// `storyboard.json` and `storyboard.jpg` (`.webp` with WebP sheets): Mux's schema, every tile on one sheet no larger than
         /// ``PreviewTrackConfiguration/maximumSheetSize`` (the tile count adapts to it).
         case storyboard
     }
@@ -60,7 +60,13 @@ public struct PreviewTrackConfiguration: Sendable {
     public var columns: Int = 10
     /// Rows per sheet. Default 10.
     public var rows: Int = 10
-    /// JPEG quality of the sheets, 1–100. Default 80.
+    /// The sheets' image format: ``ImageFormat/jpeg`` (the default: every player and device reads it) or
+    /// ``ImageFormat/webp`` (about a third fewer bytes at the same fidelity, see the README's figures; read by
+    /// browsers, Shaka Player, dash.js and Apple's platforms, not by Roku). The BIF's images stay JPEG, as Roku
+    /// requires, and so does an HLS image playlist's reader on Roku: ``OutputFormat/hls`` with WebP is written only
+    /// because it is asked for.
+    public var imageFormat: ImageFormat = .jpeg
+    /// Quality of the sheets, 1–100, on the format's own scale (libjpeg's or libwebp's). Default 80.
     public var quality: Int = 80
     /// Chroma subsampling of the sheets. Default 4:4:4: at thumbnail sizes, 4:2:0 keeps half the colour
     /// resolution of an already small picture and visibly smears saturated edges; `.s420` makes sheets smaller.
@@ -72,7 +78,7 @@ public struct PreviewTrackConfiguration: Sendable {
     public var skipBlank = false
     /// Parallel decoders (each with its own input). Default: the number of active cores.
     public var workers: Int = ProcessInfo.processInfo.activeProcessorCount
-    /// Sheet file names are `<sheetPrefix><N>.jpg` with N from 1. Default `sprite-`.
+    /// Sheet file names are `<sheetPrefix><N>.<ext>` with N from 1 (`.jpg` or `.webp`). Default `sprite-`.
     public var sheetPrefix = "sprite-"
     /// The track's file name. Default `thumbnails.vtt`.
     public var trackName = "thumbnails.vtt"
@@ -89,6 +95,23 @@ public struct PreviewTrackConfiguration: Sendable {
 
     /// The defaults.
     public init() {}
+
+    /// Sheet `n`'s file name (n from 1), or with `n` nil the `$Number$` template.
+    func sheetName(_ n: Int?) -> String {
+        sheetPrefix + (n.map(String.init) ?? "$Number$") + "." + imageFormat.fileExtension
+    }
+
+    /// Encodes packed RGB rows (a sheet) in ``imageFormat``.
+    func encodeSheet(_ pixels: UnsafeRawPointer, width: Int, height: Int) throws(ImagingError) -> [UInt8] {
+        switch imageFormat {
+        case .webp:
+            try WebPCodec.encodeRGB(pixels, width: width, height: height, bytesPerRow: width * 3, quality: quality)
+        default:
+            try JPEGCodec.encodeRGB(
+                pixels, width: width, height: height, bytesPerRow: width * 3, quality: quality,
+                subsampling: chromaSubsampling)
+        }
+    }
 
     /// Checks every option is in range; the error says which is not.
     public func validate() throws(MediaError) {
@@ -115,7 +138,10 @@ public struct PreviewTrackConfiguration: Sendable {
                 .invalidArgument, "a sheet must have at least one column and row and be at most 16384 pixels wide")
         }
         guard (1...100).contains(quality) else {
-            throw MediaError(.invalidArgument, "the JPEG quality must be between 1 and 100 (got \(quality))")
+            throw MediaError(.invalidArgument, "the quality must be between 1 and 100 (got \(quality))")
+        }
+        guard imageFormat == .jpeg || imageFormat == .webp else {
+            throw MediaError(.invalidArgument, "sheets are JPEG or WebP (got \(imageFormat.rawValue))")
         }
     }
 }

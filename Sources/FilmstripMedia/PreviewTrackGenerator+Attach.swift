@@ -25,11 +25,11 @@ extension PreviewTrackGenerator {
         for folder in folders {
             for name in [
                 options.trackName, "thumbnails.m3u8", "thumbnails.mpd", "thumbnails.json", "thumbnails.bif",
-                "storyboard.json", "storyboard.jpg",
+                "storyboard.json", "storyboard." + options.imageFormat.fileExtension,
             ] {
                 names.append(folder.appendingPathComponent(name).path)
             }
-            for n in 1...3 { names.append(folder.appendingPathComponent("\(options.sheetPrefix)\(n).jpg").path) }
+            for n in 1...3 { names.append(folder.appendingPathComponent(options.sheetName(n)).path) }
         }
         // In the order written (the manifest, the track files, the sheets), so the message names the first clash.
         let planned = names.map { URL(fileURLWithPath: $0).standardizedFileURL.resolvingSymlinksInPath().path }
@@ -93,7 +93,7 @@ extension PreviewTrackGenerator {
     /// every other file; returns where.
     static func attach(
         _ summary: PreviewTrackSummary, stream: StreamFrames, timeline: MediaTimeline,
-        displaySize: (width: Int, height: Int), directory: URL, sheetPrefix: String
+        displaySize: (width: Int, height: Int), directory: URL, sheetTemplate: String
     ) async throws(MediaError) -> URL {
         let presentation = timeline.presentation
         let bytes: Data
@@ -128,7 +128,7 @@ extension PreviewTrackGenerator {
                 let representations = widths.compactMap { width, folder in
                     width.layout.map {
                         DASHImageRepresentation(
-                            layout: $0, mediaTemplate: folder + sheetPrefix + "$Number$.jpg",
+                            layout: $0, mediaTemplate: folder + sheetTemplate,
                             sheetBytes: width.sheetBytes,
                             id: folder.isEmpty ? "thumbnails" : "thumbnails-\(width.tileSize.width)")
                     }

@@ -113,7 +113,7 @@ extension PreviewTrackGenerator {
             if options.attach {
                 summary.attachedManifest = try await attach(
                     summary, stream: stream, timeline: timeline, displaySize: first.input.displaySize,
-                    directory: directory, sheetPrefix: options.sheetPrefix)
+                    directory: directory, sheetTemplate: options.sheetName(nil))
                 summary.files.append(summary.attachedManifest!)
                 summary.seconds = Date().timeIntervalSince(started)
             }

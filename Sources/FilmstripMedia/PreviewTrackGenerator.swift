@@ -135,7 +135,7 @@ public enum PreviewTrackGenerator {
         let sheetBytes = sheetURLs.map {
             ((try? FileManager.default.attributesOfItem(atPath: $0.path))?[.size] as? NSNumber)?.intValue ?? 0
         }
-        let template = options.sheetPrefix + "$Number$.jpg"
+        let template = options.sheetName(nil)
         var summary = PreviewTrackSummary(
             thumbnails: plan.count, sheets: sheetURLs.count, duration: plan.duration,
             seconds: 0, tileSize: PixelSize(width: plan.tileWidth, height: plan.tileHeight),
@@ -310,7 +310,7 @@ struct Plan: Sendable {
         PreviewTrackLayout(
             duration: duration, starts: (0..<count).map { startMilliseconds(of: $0) },
             ends: (0..<count).map { endMilliseconds(of: $0) }, tileWidth: tileWidth, tileHeight: tileHeight,
-            columns: columns, rows: rows, sheetNames: (0..<sheetCount).map { "\(options.sheetPrefix)\($0 + 1).jpg" },
+            columns: columns, rows: rows, sheetNames: (0..<sheetCount).map { options.sheetName($0 + 1) },
             sheetRows: (0..<sheetCount).map { padsLastSheet(options) ? rows : cells(ofSheet: $0).rows })
     }
 }

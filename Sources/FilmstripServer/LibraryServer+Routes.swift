@@ -261,7 +261,7 @@ extension LibraryServer {
         Response(
             status: .ok,
             headers: [
-                .contentType: format == .png ? "image/png" : "image/jpeg", .cacheControl: "private, max-age=60",
+                .contentType: format.mimeType, .cacheControl: "private, max-age=60",
                 .init("X-Filmstrip-Source")!: source,
             ],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))

@@ -45,7 +45,8 @@ public struct ThumbnailsConfiguration: Sendable {
     /// many bytes, so an eager load's downloads serve later lookups instead of being fetched again. Not used with a
     /// disk cache, where the files stand in for them. Default 64 MiB.
     public var encodedSheetMemoryLimit: Int = 64 << 20
-    /// JPEG quality of thumbnails cropped out of JPEG sheets. Default 90.
+    /// Quality of thumbnails cropped out of JPEG sheets (libjpeg's scale) and WebP sheets (libwebp's scale; the crop
+    /// stays WebP, as a PNG sheet's crop stays PNG). Default 90.
     public var jpegQuality: Int = 90
     /// Chroma subsampling of cropped JPEG thumbnails. Default 4:4:4, so re-encoding a crop adds no colour loss
     /// to what the sheet already has (a 160x90 crop costs a few hundred bytes more).

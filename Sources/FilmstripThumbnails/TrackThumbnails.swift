@@ -330,10 +330,13 @@ public final class TrackThumbnails: Sendable {
             let rect = try entry.rect(sheetWidth: sheet.pixels.width, sheetHeight: sheet.pixels.height)!
             let crop = try sheet.pixels.cropped(x: rect.x, y: rect.y, width: rect.width, height: rect.height)
             let encoded =
-                sheet.format == .jpeg
-                ? try JPEGCodec.encode(
-                    crop, quality: configuration.jpegQuality, subsampling: configuration.jpegChromaSubsampling)
-                : try ImageCodec.encode(crop, as: .png)
+                switch sheet.format {
+                case .jpeg:
+                    try JPEGCodec.encode(
+                        crop, quality: configuration.jpegQuality, subsampling: configuration.jpegChromaSubsampling)
+                case .webp: try WebPCodec.encode(crop, quality: configuration.jpegQuality)
+                case .png: try ImageCodec.encode(crop, as: .png)
+                }
             thumbnail = Thumbnail(
                 imageData: Data(encoded), format: sheet.format, timeStampStart: start, timeStampEnd: end,
                 sourceURL: url, region: rect, width: rect.width, height: rect.height)

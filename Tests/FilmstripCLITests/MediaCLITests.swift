@@ -29,6 +29,35 @@ struct MediaCLITests {
         #expect(found["region"] as? [String: Int] == ["x": 80, "y": 0, "w": 80, "h": 60])
     }
 
+    @Test("generate --image-format webp: WebP sheets the thumbnail and frame commands read; Roku's limits said")
+    func generateWebP() async throws {
+        let directory = try TemporaryDirectory(prefix: "filmstrip-cli-generate")
+        defer { directory.remove() }
+        let output = directory.file("thumbs").path
+        let result = try await filmstrip(
+            "generate", try MediaFixtures.counter().path, "--output", output, "--interval", "2", "--width", "80",
+            "--image-format", "webp", "--formats", "vtt,hls,bif")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("the BIF's images stay JPEG"))
+        #expect(result.stderr.contains("not read by Roku"))
+        let files = Set(try FileManager.default.contentsOfDirectory(atPath: output))
+        #expect(files == ["sprite-1.webp", "thumbnails.vtt", "thumbnails.m3u8", "thumbnails.bif"])
+        let picture = directory.file("thumb.webp").path
+        let lookup = try await filmstrip("thumbnail", output + "/thumbnails.m3u8", "--at", "9", "--output", picture)
+        #expect(lookup.status == 0, "\(lookup.stderr)")
+        #expect(ImageFormat.sniff(try Data(contentsOf: URL(fileURLWithPath: picture))) == .webp)
+        let frame = directory.file("frame.webp").path
+        let framed = try await filmstrip("frame", try MediaFixtures.counter().path, "--at", "3", "--output", frame)
+        #expect(framed.status == 0, "\(framed.stderr)")
+        #expect(try ImageCodec.info(try Data(contentsOf: URL(fileURLWithPath: frame))).format == .webp)
+        // JPEG sheets with a BIF say nothing; an unknown format is refused.
+        let quiet = try await filmstrip(
+            "generate", try MediaFixtures.counter().path, "--output", directory.file("jpeg").path, "--formats", "bif")
+        #expect(quiet.status == 0 && !quiet.stderr.contains("JPEG"), "\(quiet.stderr)")
+        let gif = try await filmstrip("generate", "x.mp4", "--output", output, "--image-format", "gif")
+        #expect(gif.status != 0 && gif.stderr.contains("--image-format must be jpeg or webp"))
+    }
+
     @Test("generate: bad input exits 2 with a message")
     func generateBadInput() async throws {
         let directory = try TemporaryDirectory(prefix: "filmstrip-cli-generate")

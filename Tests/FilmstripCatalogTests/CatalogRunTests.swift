@@ -1,3 +1,4 @@
+import FilmstripMedia
 import FilmstripTesting
 import Foundation
 import Testing
@@ -177,6 +178,23 @@ struct CatalogRunTests {
         counted.preview.interval = 7
         let again = try await bench.run(counted)
         #expect((again.done, again.skipped) == (0, 12))
+    }
+
+    @Test("the sheet format is part of the key; JPEG keys are the ones made before WebP existed")
+    func imageFormatKey() throws {
+        var preview = CatalogBench.options().preview
+        let jpeg = CatalogConfiguration(preview)
+        #expect(jpeg.imageFormat == nil)
+        let encoded = try JSONEncoder().encode(jpeg)
+        #expect(!String(decoding: encoded, as: UTF8.self).contains("imageFormat"))
+        preview.imageFormat = .webp
+        let webp = CatalogConfiguration(preview)
+        #expect(webp.imageFormat == "webp")
+        let identity = ItemIdentity(location: "https://example.com/a.mp4", size: 1)
+        #expect(ContentKey(identity: identity, settings: jpeg) != ContentKey(identity: identity, settings: webp))
+        // Read back from catalog.json, the format is applied again.
+        let decoded = try JSONDecoder().decode(CatalogConfiguration.self, from: try JSONEncoder().encode(webp))
+        #expect(try decoded.applied(to: PreviewTrackConfiguration()).imageFormat == .webp)
     }
 
     @Test("two processes on the same shard at once: each item made once, one done line each")

@@ -7,8 +7,11 @@ import Testing
 /// Every output of generation, read back by Filmstrip's own readers.
 @Suite("Generation in every format")
 struct GenerateFormatsTests {
-    static func generate(_ directory: TemporaryDirectory, count: Int? = nil) async throws -> PreviewTrackSummary {
+    static func generate(
+        _ directory: TemporaryDirectory, count: Int? = nil, imageFormat: ImageFormat = .jpeg
+    ) async throws -> PreviewTrackSummary {
         var options = PreviewTrackConfiguration()
+        options.imageFormat = imageFormat
         options.interval = 1
         options.count = count
         options.width = 80
@@ -56,6 +59,52 @@ struct GenerateFormatsTests {
                 }
             }
         }
+    }
+
+    @Test("WebP sheets: every format names and reads them with the frames of the JPEG track; the BIF stays JPEG")
+    func webpSheets() async throws {
+        let jpegFolder = try TemporaryDirectory()
+        let webpFolder = try TemporaryDirectory()
+        defer {
+            jpegFolder.remove()
+            webpFolder.remove()
+        }
+        _ = try await Self.generate(jpegFolder)
+        let summary = try await Self.generate(webpFolder, imageFormat: .webp)
+        #expect(
+            Set(summary.files.map(\.lastPathComponent)) == [
+                "sprite-1.webp", "sprite-2.webp", "thumbnails.vtt", "thumbnails.m3u8", "thumbnails.mpd",
+                "thumbnails.bif", "thumbnails.json", "storyboard.json", "storyboard.webp",
+            ])
+        for sheet in summary.sheetURLs { #expect(try ImageCodec.info(try Data(contentsOf: sheet)).format == .webp) }
+        let mpd = try String(contentsOf: webpFolder.file("thumbnails.mpd"), encoding: .utf8)
+        #expect(mpd.contains(#"mimeType="image/webp""#) && mpd.contains(#"media="sprite-$Number$.webp""#))
+        #expect(summary.dashAdaptationSet?.contains(#"mimeType="image/webp""#) == true)
+        #expect(summary.imageStreamInf?.contains(#"CODECS="webp""#) == true)
+        let reference = Self.engine()
+        try await reference.load(track: jpegFolder.file("thumbnails.vtt"))
+        for name in [
+            "thumbnails.vtt", "thumbnails.m3u8", "thumbnails.mpd", "thumbnails.json", "thumbnails.bif",
+            "storyboard.json",
+        ] {
+            let engine = Self.engine()
+            try await engine.load(track: webpFolder.file(name))
+            for t in stride(from: 0.0, to: 10, by: 0.5) {
+                let expected = try #require(try await reference.thumbnail(at: t))
+                let thumbnail = try #require(try await engine.thumbnail(at: t), "\(name) t=\(t)")
+                #expect(thumbnail.format == (name == "thumbnails.bif" ? .jpeg : .webp), "\(name) t=\(t)")
+                let ours = try ImageCodec.decode(thumbnail.imageData).0
+                let theirs = try ImageCodec.decode(expected.imageData).0
+                #expect(frameNumber(ours) == frameNumber(theirs), "\(name) t=\(t)")
+                if name != "thumbnails.bif" {
+                    let psnr = try #require(ours.psnr(against: theirs))
+                    #expect(psnr >= 30, "\(name) t=\(t): PSNR \(psnr) dB against the JPEG track's thumbnail")
+                }
+            }
+        }
+        let jpegBytes = try FileManager.default.contentsOfDirectory(atPath: jpegFolder.url.path)
+            .filter { $0.hasPrefix("sprite-") }.map { try Data(contentsOf: jpegFolder.file($0)).count }.reduce(0, +)
+        #expect(summary.sheetBytes.reduce(0, +) < jpegBytes, "WebP sheets are smaller at the default quality")
     }
 
     @Test("the BIF's structure is exact: header, index with its end marker, one 320 px JPEG per thumbnail")

@@ -336,5 +336,32 @@ class AttachedTracks(InteropCase):
                 self.assertIn('"audio_played"', out)
 
 
+class WebPSheets(InteropCase):
+    """`generate --image-format webp`: WebP sheets in an attached MPD (image/webp tiles), an attached HLS master and a
+    WebVTT sidecar, read by the players and drawn by Chromium."""
+
+    @classmethod
+    def setUpClass(cls):
+        generate(os.path.join(WORK, "dash", "manifest.mpd"), os.path.join(WORK, "webp-dash"), "--attach",
+                 "--image-format", "webp")
+        generate(os.path.join(WORK, "hls", "master.m3u8"), os.path.join(WORK, "webp-hls"), "--attach",
+                 "--image-format", "webp")
+
+    def test_dash_webp_tiles(self):
+        with open(os.path.join(WORK, "webp-dash", "manifest.mpd")) as f:
+            mpd = f.read()
+        self.assertIn('contentType="image" mimeType="image/webp"', mpd)
+        self.assertIn('media="sprite-$Number$.webp"', mpd)
+        self.run_players("attached MPD, WebP tiles", "webp-dash/manifest.mpd", ["webp-dash/thumbnails.vtt"], play=True)
+
+    def test_hls_webp_image_playlist(self):
+        self.run_players("attached HLS master, WebP sheets", "webp-hls/master.m3u8", ["webp-hls/thumbnails.vtt"],
+                         kinds=("shaka",))
+
+    def test_webvtt_sidecar_of_webp_sheets(self):
+        self.run_players("WebVTT sidecar, WebP sheets", "dash/manifest.mpd", ["webp-dash/thumbnails.vtt"],
+                         kinds=("shaka",), sidecar="webp-dash/thumbnails.vtt")
+
+
 if __name__ == "__main__":
     unittest.main()

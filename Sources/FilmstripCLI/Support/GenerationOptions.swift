@@ -59,7 +59,19 @@ struct GenerationOptions: ParsableArguments {
     @Option(help: "Rows per sheet.")
     var rows: Int = 10
 
-    @Option(help: "JPEG quality, 1-100.")
+    @Option(
+        name: .customLong("image-format"),
+        help: "Sheet format: jpeg, or webp (fewer bytes; not read by Roku: the BIF stays JPEG).",
+        transform: { text in
+            switch text.lowercased() {
+            case "jpeg", "jpg": return ImageFormat.jpeg
+            case "webp": return ImageFormat.webp
+            default: throw ValidationError("--image-format must be jpeg or webp")
+            }
+        })
+    var imageFormat: ImageFormat = .jpeg
+
+    @Option(help: "Sheet quality, 1-100 (libjpeg's or libwebp's scale).")
     var quality: Int = 80
 
     @Option(help: ArgumentHelp(generationModeHelp), transform: generationMode)
@@ -96,11 +108,26 @@ struct GenerationOptions: ParsableArguments {
         options.additionalWidths = extraWidths
         options.columns = columns
         options.rows = rows
+        options.imageFormat = imageFormat
         options.quality = quality
         options.mode = mode
         options.skipBlank = skipBlank
         options.chromaSubsampling = chroma
         if let workers { options.workers = workers }
         return options
+    }
+
+    /// What the user should know about these options: WebP sheets where Roku reads JPEG only. `hls`: whether an
+    /// HLS image playlist is written (asked for, or added by `--attach` to an HLS stream).
+    func notes(hls: Bool) -> [String] {
+        guard imageFormat == .webp else { return [] }
+        var notes: [String] = []
+        if formats.contains(.bif) { notes.append("note: the BIF's images stay JPEG (Roku reads JPEG only)") }
+        if hls {
+            notes.append(
+                "warning: an HLS image playlist of WebP sheets is not read by Roku devices (JPEG only); Shaka "
+                    + "Player and browsers read it")
+        }
+        return notes
     }
 }

@@ -146,7 +146,15 @@ public enum PreviewTrackWriter {
     /// (`BANDWIDTH`: the largest sheet's bits over its time).
     public static func imageStreamInf(_ layout: PreviewTrackLayout, uri: String, sheetBytes: [Int]) -> String {
         "#EXT-X-IMAGE-STREAM-INF:BANDWIDTH=\(peakBandwidth(layout, sheetBytes: sheetBytes)),"
-            + "RESOLUTION=\(layout.tileWidth)x\(layout.tileHeight),CODECS=\"jpeg\",URI=\"\(uri)\""
+            + "RESOLUTION=\(layout.tileWidth)x\(layout.tileHeight),"
+            + "CODECS=\"\(imageMimeType(layout.sheetNames.first ?? "").dropFirst("image/".count))\",URI=\"\(uri)\""
+    }
+
+    /// The MIME type a sheet's file name (or template) names by its extension: `image/webp` or `image/png`, else
+    /// `image/jpeg`.
+    public static func imageMimeType(_ name: String) -> String {
+        let ext = name.split(separator: ".").last.map { $0.lowercased() } ?? ""
+        return ext == "webp" ? "image/webp" : ext == "png" ? "image/png" : "image/jpeg"
     }
 
     /// The peak bits per second of a track's sheets: the largest of each sheet's bits over its own time (what HLS
@@ -185,7 +193,8 @@ public enum PreviewTrackWriter {
     public static func dashAdaptationSet(
         _ representations: [DASHImageRepresentation], id: Int = 1000, period: DASHPeriodSpan? = nil
     ) -> String {
-        var text = "<AdaptationSet id=\"\(id)\" contentType=\"image\" mimeType=\"image/jpeg\">\n"
+        let mimeType = imageMimeType(representations.first?.mediaTemplate ?? "")
+        var text = "<AdaptationSet id=\"\(id)\" contentType=\"image\" mimeType=\"\(mimeType)\">\n"
         for representation in representations {
             let layout = representation.layout
             let sheetMs = representation.sheetMilliseconds

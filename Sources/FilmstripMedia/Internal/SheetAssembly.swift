@@ -109,11 +109,10 @@ final class SheetAssembly: Sendable {
     }
 
     private func write(_ s: Int, _ sheet: Sheet) throws(MediaError) {
-        let url = directory.appendingPathComponent("\(options.sheetPrefix)\(s + 1).jpg")
+        let url = directory.appendingPathComponent(options.sheetName(s + 1))
         do {
-            let bytes = try JPEGCodec.encodeRGB(
-                UnsafeRawPointer(sheet.memory.baseAddress!), width: sheet.width, height: sheet.height,
-                bytesPerRow: sheet.width * 3, quality: options.quality, subsampling: options.chromaSubsampling)
+            let bytes = try options.encodeSheet(
+                UnsafeRawPointer(sheet.memory.baseAddress!), width: sheet.width, height: sheet.height)
             try Data(bytes).write(to: url, options: .atomic)
         } catch {
             throw MediaError(.outputFailed, "cannot write \(url.path)", underlying: error)

@@ -45,13 +45,13 @@ final class StoryboardCanvas: @unchecked Sendable {
         }
     }
 
-    /// Writes `storyboard.jpg` and returns it with the storyboard JSON.
+    /// Writes `storyboard.jpg` (or `.webp`) and returns it with the storyboard JSON.
     func finish(directory: URL, options: PreviewTrackConfiguration) throws(MediaError) -> (image: URL, json: String) {
-        let url = directory.appendingPathComponent("storyboard.jpg")
+        let name = "storyboard." + options.imageFormat.fileExtension
+        let url = directory.appendingPathComponent(name)
         do {
-            let bytes = try JPEGCodec.encodeRGB(
-                UnsafeRawPointer(memory.baseAddress!), width: columns * tileWidth, height: rows * tileHeight,
-                bytesPerRow: columns * tileWidth * 3, quality: options.quality, subsampling: options.chromaSubsampling)
+            let bytes = try options.encodeSheet(
+                UnsafeRawPointer(memory.baseAddress!), width: columns * tileWidth, height: rows * tileHeight)
             try Data(bytes).write(to: url, options: .atomic)
         } catch {
             throw MediaError(.outputFailed, "cannot write \(url.path)", underlying: error)
@@ -62,7 +62,7 @@ final class StoryboardCanvas: @unchecked Sendable {
                 (plan.startMilliseconds(of: slot * step), (slot % columns) * tileWidth, (slot / columns) * tileHeight))
         }
         let json = PreviewTrackWriter.storyboard(
-            url: "storyboard.jpg", tileWidth: tileWidth, tileHeight: tileHeight, duration: plan.duration, tiles: tiles)
+            url: name, tileWidth: tileWidth, tileHeight: tileHeight, duration: plan.duration, tiles: tiles)
         return (url, json)
     }
 }

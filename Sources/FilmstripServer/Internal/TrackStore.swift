@@ -252,11 +252,12 @@ actor TrackStore {
 
     /// Names a video version and the generation options: the cache folder of its generated track.
     static func versionKey(_ video: VideoLibrary.Video, options: PreviewTrackConfiguration) -> String {
-        let identity = [
-            video.version, "\(options.interval)",
-            "\(options.count ?? 0)", "\(options.width)", "\(options.columns)x\(options.rows)", "\(options.quality)",
-            options.mode.rawValue, options.trackName, options.sheetPrefix,
-        ].joined(separator: "\n")
+        let identity =
+            [
+                video.version, "\(options.interval)",
+                "\(options.count ?? 0)", "\(options.width)", "\(options.columns)x\(options.rows)", "\(options.quality)",
+                options.mode.rawValue, options.trackName, options.sheetPrefix,
+            ].joined(separator: "\n") + (options.imageFormat == .jpeg ? "" : "\n" + options.imageFormat.rawValue)
         let digest = SHA256.hash(data: Data(identity.utf8))
         return digest.prefix(16).map { String(format: "%02x", $0) }.joined()
     }
