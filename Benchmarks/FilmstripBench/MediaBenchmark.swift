@@ -89,6 +89,46 @@ enum MediaBenchmark {
         print(
             "  in process, input open: keyframe decoded, scaled to 320 px, JPEG: p50 \(format(median(calls) * 1000, 1)) ms, max \(format((calls.max() ?? 0) * 1000, 1)) ms (20 keyframes)"
         )
+        if thumbnailer { try comparePictures(input, work: work) }
+    }
+
+    /// Each picture against the frame it shows, decoded in full by the ffmpeg CLI and scaled with Lanczos to the same
+    /// size: PSNR over RGB, and the file sizes. The two tools pick different keyframes for 301 s (Filmstrip the one
+    /// at or before it, ffmpegthumbnailer the next), so each is matched with the best of the keyframes around it.
+    static func comparePictures(_ input: Input, work: TemporaryDirectory) throws {
+        let ours = try ImageCodec.decode(try Data(contentsOf: work.file("local.jpg"))).0
+        let theirs = try ImageCodec.decode(try Data(contentsOf: work.file("thumbnailer.jpg"))).0
+        guard ours.width == theirs.width, ours.height == theirs.height else {
+            print("  pictures: sizes differ (\(ours.width)x\(ours.height) against \(theirs.width)x\(theirs.height))")
+            return
+        }
+        var references: [(time: Int, pixels: [UInt8])] = []
+        for time in [300, 302, 310] {
+            let file = work.file("reference-\(time).rgb")
+            _ = try FilmstripBench.run(
+                "/usr/bin/env",
+                [
+                    "ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-ss", "\(time)", "-i", input.file.path,
+                    "-frames:v", "1", "-vf", "scale=\(ours.width):\(ours.height):flags=lanczos", "-pix_fmt", "rgb24",
+                    "-f", "rawvideo", file.path,
+                ])
+            references.append((time, [UInt8](try Data(contentsOf: file))))
+        }
+        func match(_ image: PixelBuffer) -> String {
+            let best = references.compactMap { reference in
+                image.psnr(againstBytes: reference.pixels, layout: .rgb, width: image.width, height: image.height)
+                    .map { (reference.time, $0) }
+            }.max { $0.1 < $1.1 }
+            return best.map { "\(format($0.1, 1)) dB (the frame at \($0.0) s)" } ?? "n/a"
+        }
+        func size(_ name: String) -> String {
+            let bytes = (try? Data(contentsOf: work.file(name)).count) ?? 0
+            return format(Double(bytes) / 1000, 1) + " KB"
+        }
+        print(
+            "  each picture against its frame decoded in full (ffmpeg, Lanczos to \(ours.width)x\(ours.height)): "
+                + "filmstrip \(match(ours)), \(size("local.jpg")); ffmpegthumbnailer \(match(theirs)), "
+                + "\(size("thumbnailer.jpg"))")
     }
 
     /// Only the generation figures (`FilmstripBench generate`).

@@ -33,6 +33,21 @@ if arguments.first == "formats" {
     exit(0)
 }
 
+if arguments.first == "scrub" {
+    // Only the scrub-trace replays (also part of the default run).
+    let work = try TemporaryDirectory(prefix: "filmstrip-bench")
+    defer { work.remove() }
+    // `scrub waves` (or any strategies by name, hyphenated) replays those alone.
+    let named = arguments.dropFirst().compactMap {
+        ScrubBenchmark.Strategy(rawValue: $0.replacingOccurrences(of: "-", with: " "))
+    }
+    try await ScrubBenchmark.run(
+        try BenchFixture(directory: work),
+        tracesDirectory: URL(fileURLWithPath: "Benchmarks/traces", isDirectory: true),
+        strategies: named.isEmpty ? ScrubBenchmark.Strategy.allCases : named)
+    exit(0)
+}
+
 if arguments.first == "stream" {
     // Only the HLS benchmarks (also part of `media`).
     let directory = URL(fileURLWithPath: arguments.dropFirst().first ?? "bench-output/media", isDirectory: true)
@@ -122,5 +137,6 @@ let fixture = try BenchFixture(directory: work)
 try ParseBenchmark.run(fixture)
 LookupBenchmark.run(fixture)
 try await FormatBenchmark.run(fixture)
+try await ScrubBenchmark.run(fixture, tracesDirectory: URL(fileURLWithPath: "Benchmarks/traces", isDirectory: true))
 try await ThumbnailBenchmark.run(fixture)
 try RSSBenchmark.run(fixture)

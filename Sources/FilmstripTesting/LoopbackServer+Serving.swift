@@ -72,7 +72,7 @@ extension LoopbackServer {
 
     /// Answers one request; returns whether the connection stays open.
     func respond(to request: Request, on fd: Int32) -> Bool {
-        let (found, fault, throttle) = state.withLock { s -> (Resource?, Fault?, Int?) in
+        let (found, fault, throttle, latency) = state.withLock { s -> (Resource?, Fault?, Int?, Double) in
             s.requests.append(request)
             var fault: Fault?
             // Exact target first, then the path without its query (CMCD query parameters, cache busters).
@@ -82,8 +82,9 @@ extension LoopbackServer {
                 s.faults[key] = queue
             }
             let throttle = s.throttles.first { request.path.hasPrefix($0.key) }?.value
-            return (s.resources[request.target] ?? s.resources[request.path], fault, throttle)
+            return (s.resources[request.target] ?? s.resources[request.path], fault, throttle, s.latency)
         }
+        if latency > 0 { Thread.sleep(forTimeInterval: latency) }
         var resource = found
         if let generate = resource?.generate {
             if let body = generate() { resource?.body = body } else { resource = nil }

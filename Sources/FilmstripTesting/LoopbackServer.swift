@@ -104,6 +104,7 @@ public final class LoopbackServer: Sendable {
         var reachable = true
         /// A link shared by every response: bytes per second, and when it is next free (monotonic seconds).
         var linkRate: Int?
+        var latency: Double = 0
         var linkFreeAt = 0.0
     }
 
@@ -203,6 +204,11 @@ public final class LoopbackServer: Sendable {
     /// limit): concurrent responses share the rate instead of each getting it.
     public func limitLink(bytesPerSecond: Int?) {
         state.withLock { $0.linkRate = bytesPerSecond }
+    }
+
+    /// Delays every response by `seconds` before its first byte, like the round trip of a distant server (0 lifts it).
+    public func setLatency(_ seconds: Double) {
+        state.withLock { $0.latency = max(0, seconds) }
     }
 
     /// Sends every response under `prefix` at `bytesPerSecond` from now on (`nil` lifts it).

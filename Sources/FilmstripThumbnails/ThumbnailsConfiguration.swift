@@ -57,8 +57,10 @@ public struct ThumbnailsConfiguration: Sendable {
     public var loading = LoadingConfiguration(maximumResponseSize: 32 << 20)
     /// How many images an eager load fetches at once. Default 6.
     public var maximumConcurrentDownloads = 6
-    /// Downloads at a time for ``TrackThumbnails/prefetch(around:direction:)``. Default 4.
-    public var prefetchConcurrency = 4
+    /// Downloads at a time for ``TrackThumbnails/prefetch(around:direction:)``. Default 2: downloads share the
+    /// viewer's link, and on a slow one (2 Mbit/s) four at a time made the sheet under the pointer wait for the
+    /// others (`FilmstripBench scrub`).
+    public var prefetchConcurrency = 2
     /// The clock live tracks wait on between reloads. Default `ContinuousClock()`; tests pass a test clock.
     public var clock: any Clock<Duration> = ContinuousClock()
     /// The wall clock that says which segments of a live MPD exist now (corrected by its `UTCTiming`). Default: the

@@ -34,6 +34,7 @@ extension TrackThumbnails {
         let tasks = state.withLock { s -> [Task<Void, Never>] in
             s.loadGeneration += 1
             s.source = nil
+            s.waitingMisses.removeAll()
             defer { s.completionTasks.removeAll() }
             return Array(s.completionTasks.values)
         }

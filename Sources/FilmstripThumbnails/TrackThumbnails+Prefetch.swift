@@ -63,11 +63,12 @@ final class PrefetchQueue: Sendable {
 }
 
 extension TrackThumbnails {
-    /// Fetches sheets ahead of a scrub, with ``ThumbnailsConfiguration/prefetchConcurrency`` downloads at a time: a
-    /// coarse wave first (every third sheet over the whole timeline, so every time soon has a preview within one
-    /// sheet of it), then the sheets nearest `t`, those ahead in `direction` first. The latest call wins: its queue
-    /// replaces what earlier calls had queued; downloads already under way finish into the cache. Sheets already
-    /// local are skipped.
+    /// Fetches sheets ahead of a scrub, with ``ThumbnailsConfiguration/prefetchConcurrency`` downloads at a time:
+    /// the sheet at `t` and the next ``prefetchLead`` in `direction` first, then a coarse wave (every third sheet over
+    /// the whole timeline, so every time soon has a preview within one sheet of it), then the sheets nearest `t`,
+    /// those ahead in `direction` first. The latest call wins: its queue replaces what earlier calls had queued;
+    /// downloads already under way finish into the cache. Sheets already local are skipped. While a
+    /// ``getThumbnail(atTimestamp:)`` miss downloads, no new prefetch download starts.
     public func prefetch(around t: Double, direction: ScrubDirection = .forward) {
         guard let source = currentSource else { return }
         let count = source.sheets.count
@@ -76,6 +77,11 @@ extension TrackThumbnails {
         var order: [Int] = []
         order.reserveCapacity(count)
         var queued = Set<Int>()
+        // Where the pointer is and just ahead of it.
+        let step = direction == .forward ? 1 : -1
+        for sheet in (0...Self.prefetchLead).map({ here + $0 * step }) where (0..<count).contains(sheet) {
+            if queued.insert(sheet).inserted { order.append(sheet) }
+        }
         // The coarse wave, starting at the sheet in the middle of each group of three.
         for sheet in stride(from: min(1, count - 1), to: count, by: 3) where queued.insert(sheet).inserted {
             order.append(sheet)
@@ -96,6 +102,11 @@ extension TrackThumbnails {
             Task.detached(priority: .utility) { [self] in
                 while let sheet = prefetchQueue.next(generation: source.generation) {
                     guard !isLocal(source, sheet: sheet) else { continue }
+                    // The sheet under the pointer goes first: while a miss downloads, prefetching starts nothing
+                    // new, so on a slow link the miss is not split with sheets the viewer is not looking at.
+                    while missFetchesActive, !Task.isCancelled {
+                        try? await Task.sleep(nanoseconds: 50_000_000)
+                    }
                     do {
                         _ = try await fetchSheet(source, sheet: sheet)
                     } catch {
@@ -105,6 +116,12 @@ extension TrackThumbnails {
             }
         }
     }
+
+    /// Whether a `getThumbnail` miss is downloading or waiting to.
+    var missFetchesActive: Bool { state.withLock { $0.missFetches > 0 } }
+
+    /// Sheets just ahead of the pointer that ``prefetch(around:direction:)`` fetches before its coarse wave.
+    static let prefetchLead = 1
 
     /// Sheets queued for prefetching and not yet started.
     public var pendingPrefetches: Int { prefetchQueue.pending }

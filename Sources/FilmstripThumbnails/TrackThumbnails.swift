@@ -32,7 +32,17 @@ public final class TrackThumbnails: Sendable {
         var completionTasks: [Int: Task<Void, Never>] = [:]
         /// Sheets with a background fetch under way (lazy misses), so repeated misses start one fetch.
         var pendingFetches: Set<SheetKey> = []
+        /// Background fetches of misses under way, at most ``TrackThumbnails/missConcurrency``.
+        var missFetches = 0
+        /// Misses that found the slot taken, the latest last: each is fetched in turn, newest first.
+        var waitingMisses: [(url: URL, source: ThumbnailSource, sheet: Int)] = []
     }
+
+    /// Background fetches of `getThumbnail` misses at a time. A scrub misses one sheet after another; fetching each
+    /// at once splits the link between sheets the pointer has already left, so one runs at a time and the misses
+    /// waiting for it are taken newest first: the sheet under the pointer now is the next one fetched
+    /// (`FilmstripBench scrub`).
+    static let missConcurrency = 1
 
     let state: Mutex<State>
     let sheets: MemoryCache<SheetKey, DecodedSheet>
@@ -188,6 +198,7 @@ public final class TrackThumbnails: Sendable {
         prefetchQueue.clear()
         return state.withLock { s in
             s.loadGeneration += 1
+            s.waitingMisses.removeAll()
             return s.loadGeneration
         }
     }
@@ -294,17 +305,38 @@ public final class TrackThumbnails: Sendable {
     /// misses for the same sheet while its fetch is under way start nothing new.
     private func startBackgroundFetch(_ url: URL, source: ThumbnailSource, sheet: Int) {
         let key = source.sheetKey(sheet)
-        let start = state.withLock { $0.pendingFetches.insert(key).inserted }
+        let start = state.withLock { s -> Bool in
+            guard !s.pendingFetches.contains(key) else { return false }
+            guard s.missFetches < Self.missConcurrency else {
+                s.waitingMisses.removeAll { $0.source.sheetKey($0.sheet) == key }
+                s.waitingMisses.append((url, source, sheet))
+                return false
+            }
+            s.missFetches += 1
+            s.pendingFetches.insert(key)
+            return true
+        }
         guard start else { return }
         Task.detached(priority: .utility) { [self] in
-            defer { _ = state.withLock { $0.pendingFetches.remove(key) } }
-            do {
-                let data = try await fetchSheet(source, sheet: sheet)
-                if loader.diskCache == nil || url.isFileURL || source.embedded != nil {
-                    _ = try decodedSheet(source: source, sheet: sheet, data: data)
+            var next: (url: URL, source: ThumbnailSource, sheet: Int)? = (url, source, sheet)
+            while let (url, source, sheet) = next {
+                do {
+                    let data = try await fetchSheet(source, sheet: sheet)
+                    if loader.diskCache == nil || url.isFileURL || source.embedded != nil {
+                        _ = try decodedSheet(source: source, sheet: sheet, data: data)
+                    }
+                } catch {
+                    logger.warning("background fetch failed", metadata: ["url": "\(url)", "error": "\(error)"])
                 }
-            } catch {
-                logger.warning("background fetch failed", metadata: ["url": "\(url)", "error": "\(error)"])
+                // The slot goes to the latest miss that waited (one whose fetch has not started meanwhile).
+                next = state.withLock { s in
+                    s.pendingFetches.remove(source.sheetKey(sheet))
+                    while let waiting = s.waitingMisses.popLast() {
+                        if s.pendingFetches.insert(waiting.source.sheetKey(waiting.sheet)).inserted { return waiting }
+                    }
+                    s.missFetches -= 1
+                    return nil
+                }
             }
         }
     }

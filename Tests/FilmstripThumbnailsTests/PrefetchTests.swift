@@ -31,19 +31,27 @@ struct PrefetchTests {
         if !finished { Issue.record("prefetching did not finish") }
     }
 
-    @Test("a coarse wave over the whole timeline first, then the sheets nearest t; each sheet fetched once")
+    /// A lazy engine with a disk cache, loaded with the 30-sheet track of `server`.
+    static func engine(
+        _ server: LoopbackServer, cache: TemporaryDirectory, prefetchConcurrency: Int? = nil
+    ) async throws -> TrackThumbnails {
+        var configuration = ThumbnailsConfiguration()
+        configuration.cacheDirectory = cache.url
+        configuration.loadingMode = .lazy
+        if let prefetchConcurrency { configuration.prefetchConcurrency = prefetchConcurrency }
+        let thumbnails = TrackThumbnails(configuration: configuration)
+        try await thumbnails.load(track: try serve(server))
+        return thumbnails
+    }
+
+    @Test("the sheet at t and the next, then a coarse wave over the whole timeline, then the sheets nearest t")
     func waves() async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
         let cache = try TemporaryDirectory()
         defer { cache.remove() }
-        var configuration = ThumbnailsConfiguration()
-        configuration.cacheDirectory = cache.url
-        configuration.loadingMode = .lazy
         // One download at a time, so the server sees the sheets in the order they are asked for.
-        configuration.prefetchConcurrency = 1
-        let thumbnails = TrackThumbnails(configuration: configuration)
-        try await thumbnails.load(track: try Self.serve(server))
+        let thumbnails = try await Self.engine(server, cache: cache, prefetchConcurrency: 1)
         #expect(thumbnails.availability(at: 100) == .remote)
         #expect(thumbnails.availability(at: 1000) == .none)
         server.throttle(prefix: "/p/sheet-", bytesPerSecond: 40_000)
@@ -52,12 +60,12 @@ struct PrefetchTests {
         let order = Self.sheetNumbers(server)
         #expect(order.count == 30, "each sheet once: \(order)")
         let coarse = Set(stride(from: 1, to: 30, by: 3))
-        #expect(Set(order.prefix(6)).isSubset(of: coarse), "\(order)")
-        // After the wave (16 is in it), nearest first: 17 (1), 15 and 18 (2), then 14 and 20 (4; behind counts
-        // double), the farthest behind last.
-        let fill = order.filter { !coarse.contains($0) }
-        #expect(fill.first == 17, "\(fill)")
-        #expect(Set(fill.prefix(5)) == [17, 15, 18, 14, 20], "\(fill)")
+        // The sheet under the pointer and the one ahead of it, then the rest of the wave (16 was in it).
+        #expect(Array(order.prefix(2)) == [16, 17], "\(order)")
+        #expect(Set(order[2..<11]) == coarse.subtracting([16]), "\(order)")
+        // Then nearest first: 15 and 18 (2), then 14 and 20 (4; behind counts double), the farthest behind last.
+        let fill = order.dropFirst(11)
+        #expect(Array(fill.prefix(4)) == [15, 18, 14, 20], "\(fill)")
         #expect(fill.suffix(4).contains(0), "\(fill)")
         #expect(thumbnails.availability(at: 100) == .onDisk)
         _ = thumbnails.getThumbnail(atTimestamp: 100)
@@ -70,12 +78,7 @@ struct PrefetchTests {
         defer { server.stop() }
         let cache = try TemporaryDirectory()
         defer { cache.remove() }
-        var configuration = ThumbnailsConfiguration()
-        configuration.cacheDirectory = cache.url
-        configuration.loadingMode = .lazy
-        configuration.prefetchConcurrency = 2
-        let thumbnails = TrackThumbnails(configuration: configuration)
-        try await thumbnails.load(track: try Self.serve(server))
+        let thumbnails = try await Self.engine(server, cache: cache, prefetchConcurrency: 2)
         server.throttle(prefix: "/p/sheet-", bytesPerSecond: 40_000)
         thumbnails.prefetch(around: 0, direction: .forward)
         thumbnails.prefetch(around: 359, direction: .backward)  // the last sheet
@@ -83,12 +86,32 @@ struct PrefetchTests {
         let order = Self.sheetNumbers(server)
         #expect(order.count == 30 && Set(order).count == 30, "\(order)")
         let coarse = Set(stride(from: 1, to: 30, by: 3))
-        let fill = order.filter { !coarse.contains($0) }
-        // Nearest the last sheet first: 29, 27, 26, 24 (28 and 25 are in the wave). Two downloads at a time may reach
-        // the server in either order when their slots free together, so the order is checked that loosely; the
-        // earlier call's queue (around sheet 0) is gone either way.
-        #expect(Set(fill.prefix(2)).isSubset(of: [29, 27, 26]), "\(fill)")
-        #expect(Set(fill.prefix(3)).isSubset(of: [29, 27, 26, 24]) && fill.prefix(3).contains(29), "\(fill)")
-        #expect(fill.suffix(2).contains(0), "\(fill)")
+        // The earlier call may have started sheet 0 (and 1, in the wave) before the later one replaced its queue.
+        let fill = order.filter { !coarse.contains($0) && $0 != 0 }
+        // The last sheet and the one behind it (28, in the wave), the rest of the wave, then nearest the last sheet
+        // first: 27, 26, 24 (25 is in the wave). Two downloads at a time may reach the server in either order when
+        // their slots free together, so the order is checked that loosely; the earlier call's queue (around sheet 0)
+        // is gone either way: 5, 3 and 2 (the farthest) come last.
+        #expect(fill.first == 29, "\(order)")
+        #expect(Set(fill.dropFirst().prefix(2)).isSubset(of: [27, 26, 24]), "\(fill)")
+        #expect(Set(fill.suffix(3)) == [2, 3, 5], "\(fill)")
+    }
+
+    @Test("misses fetch one sheet at a time, the latest waiting miss first, and every miss in the end")
+    func missesLatestFirst() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let cache = try TemporaryDirectory()
+        defer { cache.remove() }
+        let thumbnails = try await Self.engine(server, cache: cache)
+        server.throttle(prefix: "/p/sheet-", bytesPerSecond: 40_000)
+        // A scrub over sheets 0, 5, 10 and 15, then back to 5, while sheet 0 downloads.
+        for sheet in [0, 5, 10, 15, 5] { #expect(thumbnails.getThumbnail(atTimestamp: Double(sheet * 12) + 1) == nil) }
+        let done = await eventually {
+            [0, 5, 10, 15].allSatisfy { thumbnails.availability(at: Double($0 * 12) + 1) != .remote }
+        }
+        #expect(done, "every missed sheet is fetched")
+        #expect(Self.sheetNumbers(server) == [0, 5, 15, 10], "\(Self.sheetNumbers(server))")
+        #expect(thumbnails.getThumbnail(atTimestamp: 121) != nil)
     }
 }
