@@ -209,8 +209,14 @@ struct CatalogRunTests {
         async let first = bench.run(options)
         async let second = bench.run(options)
         let (a, b) = try await (first, second)
-        #expect(a.done + b.done == 12 && a.skipped + b.skipped == 12)
-        let done = CatalogJournal.records(in: bench.catalog).filter { $0.status == .done }
-        #expect(done.count == 12 && Set(done.compactMap(\.key)).count == 12, "\(done.map(\.input))")
+        let records = CatalogJournal.records(in: bench.catalog)
+        let done = records.filter { $0.status == .done }
+        // On a failure, every line of the items without a done line, to see what became of them.
+        let missing = Set(records.map(\.input)).subtracting(done.map(\.input))
+        let lines = records.filter { missing.contains($0.input) }.map { "\($0.input): \($0.status) \($0.error as Any)" }
+        #expect(
+            a.done + b.done == 12 && a.skipped + b.skipped == 12,
+            "done \(a.done)+\(b.done), skipped \(a.skipped)+\(b.skipped), failed \(a.failed)+\(b.failed); \(lines)")
+        #expect(done.count == 12 && Set(done.compactMap(\.key)).count == 12, "\(done.map(\.input)); \(lines)")
     }
 }

