@@ -132,4 +132,44 @@ extension TrackThumbnails {
         if hasInMemory(source, entry: entry) { return .inMemory }
         return isLocal(source, sheet: entry.sheet) ? .onDisk : .remote
     }
+
+    /// Fetches (and, without a disk cache, decodes) a sheet in the background after a synchronous miss. Repeated
+    /// misses for the same sheet while its fetch is under way start nothing new.
+    func startBackgroundFetch(_ url: URL, source: ThumbnailSource, sheet: Int) {
+        let key = source.sheetKey(sheet)
+        let start = state.withLock { s -> Bool in
+            guard !s.pendingFetches.contains(key) else { return false }
+            guard s.missFetches < Self.missConcurrency else {
+                s.waitingMisses.removeAll { $0.source.sheetKey($0.sheet) == key }
+                s.waitingMisses.append((url, source, sheet))
+                return false
+            }
+            s.missFetches += 1
+            s.pendingFetches.insert(key)
+            return true
+        }
+        guard start else { return }
+        Task.detached(priority: .utility) { [self] in
+            var next: (url: URL, source: ThumbnailSource, sheet: Int)? = (url, source, sheet)
+            while let (url, source, sheet) = next {
+                do {
+                    let data = try await fetchSheet(source, sheet: sheet)
+                    if loader.diskCache == nil || url.isFileURL || source.embedded != nil {
+                        _ = try decodedSheet(source: source, sheet: sheet, data: data)
+                    }
+                } catch {
+                    logger.warning("background fetch failed", metadata: ["url": "\(url)", "error": "\(error)"])
+                }
+                // The slot goes to the latest miss that waited (one whose fetch has not started meanwhile).
+                next = state.withLock { s in
+                    s.pendingFetches.remove(source.sheetKey(sheet))
+                    while let waiting = s.waitingMisses.popLast() {
+                        if s.pendingFetches.insert(waiting.source.sheetKey(waiting.sheet)).inserted { return waiting }
+                    }
+                    s.missFetches -= 1
+                    return nil
+                }
+            }
+        }
+    }
 }
