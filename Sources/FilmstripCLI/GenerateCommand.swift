@@ -27,6 +27,15 @@ struct GenerateCommand: AsyncParsableCommand {
             Examples:
               filmstrip generate movie.mp4 --output thumbs --interval 5 --formats vtt,hls,dash,bif,json --json
               filmstrip generate stream/manifest.mpd --output thumbs --interval 2 --attach
+
+            With --live (a live HLS playlist or dynamic MPD) the run follows the stream and publishes a rolling \
+            track until the stream ends: immutable sheets of --sheet-span seconds (default columns x rows x \
+            interval; the interval is 2 s), a live thumbnails.m3u8 (no EXT-X-ENDLIST), thumbnails.vtt and \
+            thumbnails.json listing the sheets in the --window (default: the source's DVR window). Each sheet is \
+            written before the tracks name it; sheets that leave the window are deleted a window later. Run it \
+            again on the same DIR to resume; SIGTERM stops it after what is complete is published. With --json, \
+            one line per publication. An input that is not live is refused (exit 2).
+              filmstrip generate https://origin/live/index.m3u8 --live --output thumbs --formats vtt,hls --sheet-span 10
             """
     )
 
@@ -46,7 +55,29 @@ struct GenerateCommand: AsyncParsableCommand {
 
     @OptionGroup var network: NetworkOptions
 
+    @Flag(help: "Follow a live HLS playlist or dynamic MPD and publish a rolling track until the stream ends.")
+    var live = false
+
+    @Option(help: "With --live: seconds of track kept behind the live edge (default: the source's DVR window).")
+    var window: Double?
+
+    @Option(
+        help:
+            "With --live: seconds of media per sheet, a whole number of intervals (default columns x rows x interval).")
+    var sheetSpan: Double?
+
+    @Flag(help: "With --live: start at the oldest time in the source's window instead of the sheet at the live edge.")
+    var fromStart = false
+
+    func validate() throws {
+        if !live, window != nil || sheetSpan != nil || fromStart {
+            throw ValidationError("--window, --sheet-span and --from-start go with --live")
+        }
+        if live, attach { throw ValidationError("--attach makes a VOD stream's manifest; it does not go with --live") }
+    }
+
     func run() async throws {
+        if live { return try await runLive() }
         var options = try generation.previewOptions()
         options.loading = network.applied(to: options.loading)
         options.attach = attach

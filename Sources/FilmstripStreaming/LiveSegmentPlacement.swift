@@ -14,7 +14,7 @@ public import FilmstripFormats
 /// let later = placement.place(try await client.segmentList(of: rendition, in: presentation, reload: true).references)
 /// // A segment in both lists has the same start in both.
 /// ```
-public struct LiveSegmentPlacement: Sendable, Hashable {
+public struct LiveSegmentPlacement: Sendable, Hashable, Codable {
     private var starts: [Int: Double] = [:]
 
     /// An empty placement: the first list placed keeps its own times.

@@ -135,8 +135,13 @@ public enum StreamFixtures {
 }
 
 /// A live HLS stream simulated over prepared segments: a sliding window that gains one segment per segment
-/// duration in real time, served by a ``LoopbackServer`` at `<prefix>/live.m3u8` with segments at
-/// `<prefix>/segment-N.ts` (N counts up for ever; the files repeat, with a discontinuity at each wrap).
+/// duration, served by a ``LoopbackServer`` at `<prefix>/live.m3u8` with segments at `<prefix>/segment-N.ts` (N
+/// counts up for ever; the files repeat, with a discontinuity at each wrap).
+///
+/// Time is the real monotonic clock unless `now` says otherwise (a test's ``TestClock`` offset holds the window
+/// still while the test works). Options: `EXT-X-PROGRAM-DATE-TIME` from `programDates` (segment N starts N seconds
+/// later), an end (`EXT-X-ENDLIST` once `endAfter` segments exist), segments listed as `EXT-X-GAP` (`gaps`) and
+/// segments listed but answered 404 (`unavailable`).
 public final class SimulatedLiveStream: Sendable {
     /// The playlist URL.
     public let url: URL
@@ -144,51 +149,62 @@ public final class SimulatedLiveStream: Sendable {
     public let windowSize: Int
     /// Seconds per segment.
     public let segmentDuration: Double
+    /// The segment files, in order: segment N is file N mod their count.
+    public let files: [URL]
     private let started: Double
     private let initialSegments: Int
-    private let fileCount: Int
+    private let now: @Sendable () -> Double
 
     /// Starts the stream: `initialSegments` exist at once (the last `windowSize` of them in the window), and one
     /// more appears every segment duration.
     public init(
-        server: LoopbackServer, prefix: String = "/live", windowSize: Int = 6, initialSegments: Int = 10
-    )
-        throws
-    {
+        server: LoopbackServer, prefix: String = "/live", windowSize: Int = 6, initialSegments: Int = 10,
+        programDates: Date? = nil, endAfter: Int? = nil, gaps: Set<Int> = [], unavailable: Set<Int> = [],
+        now: (@Sendable () -> Double)? = nil
+    ) throws {
         let files = try StreamFixtures.makeLiveSegments()
+        self.files = files
         self.windowSize = windowSize
         self.initialSegments = max(windowSize, initialSegments)
         segmentDuration = 1
-        fileCount = files.count
-        started = Self.now()
+        let now = now ?? { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+        self.now = now
+        started = now()
         url = server.url("\(prefix)/live.m3u8")
         // Segment N is file N mod count.
         let bodies = try files.map { Array(try Data(contentsOf: $0)) }
         let count = bodies.count
+        let total = endAfter ?? count * 4
         let available: @Sendable () -> Int = { [started, initialSegments = self.initialSegments] in
-            initialSegments + Int((Self.now() - started).rounded(.down))
+            min(total, initialSegments + Int((now() - started).rounded(.down)))
         }
-        for n in 0..<(count * 4) {
+        for n in 0..<total {
             let body = bodies[n % count]
             server.serve("\(prefix)/segment-\(n).ts", contentType: "video/mp2t") {
-                n < available() ? body : nil
+                n < available() && !unavailable.contains(n) && !gaps.contains(n) ? body : nil
             }
         }
         server.serve("\(prefix)/live.m3u8") { [windowSize] in
-            let end = min(available(), count * 4)
+            let dates = ISO8601DateFormatter()
+            dates.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            let end = available()
             let first = max(0, end - windowSize)
             var text = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:1\n#EXT-X-MEDIA-SEQUENCE:\(first)\n"
             text += "#EXT-X-DISCONTINUITY-SEQUENCE:\(first / count)\n"
             for n in first..<end {
                 if n % count == 0, n > first { text += "#EXT-X-DISCONTINUITY\n" }
+                if let programDates, n == first || n % count == 0 {
+                    let date = programDates.addingTimeInterval(Double(n))
+                    text += "#EXT-X-PROGRAM-DATE-TIME:\(dates.string(from: date))\n"
+                }
+                if gaps.contains(n) { text += "#EXT-X-GAP\n" }
                 text += "#EXTINF:1.000,\nsegment-\(n).ts\n"
             }
+            if end >= total { text += "#EXT-X-ENDLIST\n" }
             return Array(text.utf8)
         }
     }
 
     /// Media sequence number of the newest segment now.
-    public var newestSegment: Int { initialSegments + Int((Self.now() - started).rounded(.down)) - 1 }
-
-    private static func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+    public var newestSegment: Int { initialSegments + Int((now() - started).rounded(.down)) - 1 }
 }

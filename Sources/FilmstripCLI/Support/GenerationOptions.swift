@@ -3,8 +3,8 @@ import Filmstrip
 
 /// The options of `generate` that shape the outputs, shared with `catalog generate`.
 struct GenerationOptions: ParsableArguments {
-    @Option(help: "Seconds per thumbnail.")
-    var interval: Double = 10
+    @Option(help: "Seconds per thumbnail (default 10; 2 with --live).")
+    var interval: Double?
 
     @Option(help: "A fixed number of thumbnails over the video (instead of --interval).")
     var count: Int?
@@ -97,7 +97,7 @@ struct GenerationOptions: ParsableArguments {
     /// The library's options with these set.
     func previewOptions() throws -> PreviewTrackConfiguration {
         var options = PreviewTrackConfiguration()
-        options.interval = interval
+        options.interval = interval ?? 10
         options.count = count
         guard maxThumbnails > 0 else { throw ValidationError("--max-thumbnails must be positive") }
         options.maximumThumbnails = maxThumbnails

@@ -86,6 +86,8 @@ extension HLSMediaPlaylist {
                     initialization: segment.map.map { InitializationSection(url: $0.uri, byteRange: $0.byteRange) },
                     key: segment.key, discontinuitySequence: segment.discontinuitySequence,
                     number: segment.sequenceNumber, timing: .segmentStart))
+            out[out.count - 1].programDateTime = segment.programDateTime
+            out[out.count - 1].isGap = segment.gap
             time += segment.duration
         }
         return out

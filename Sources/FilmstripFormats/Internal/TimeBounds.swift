@@ -2,6 +2,9 @@
 /// media time, and a million such values still sum exactly in milliseconds.
 enum TimeBounds {
     static let maximumSeconds = 1e9
+    /// The latest start or end of a cue in a track whose times are program dates (seconds since 1970, as live
+    /// tracks of an HLS stream with `EXT-X-PROGRAM-DATE-TIME` carry): 10^10, the year 2286.
+    static let latestCueTime = 1e10
 }
 
 /// The largest count, sequence number, byte offset or byte length a parser accepts: 2^53, the largest integer every

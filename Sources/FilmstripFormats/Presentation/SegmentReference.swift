@@ -27,6 +27,10 @@ public struct SegmentReference: Sendable, Hashable {
     /// The duration the manifest gives the segment, when ``duration`` was cut short by its period's end (a DASH
     /// template's last segment); `nil` otherwise.
     public var fullDuration: Double?
+    /// The date of the segment's first sample (HLS `EXT-X-PROGRAM-DATE-TIME`), when the manifest gives it.
+    public var programDateTime: Date?
+    /// The segment is missing (HLS `EXT-X-GAP`) and must not be loaded.
+    public var isGap = false
 
     /// How a segment's media timestamps map onto the presentation timeline.
     public enum Timing: Sendable, Hashable {

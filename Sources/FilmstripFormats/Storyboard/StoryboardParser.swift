@@ -142,8 +142,8 @@ public struct StoryboardParser: Sendable {
         var cues: [ThumbnailCue] = []
         cues.reserveCapacity(sorted.count)
         for (k, (index, entry)) in sorted.enumerated() {
-            guard entry.startTime.isFinite, entry.startTime >= 0, entry.startTime <= TimeBounds.maximumSeconds else {
-                throw ParseError(message: "startTime must be a number from 0 to 10^9", entry: index)
+            guard entry.startTime.isFinite, entry.startTime >= 0, entry.startTime <= TimeBounds.latestCueTime else {
+                throw ParseError(message: "startTime must be a number from 0 to 10^10", entry: index)
             }
             var end = entry.endTime
             if end == nil {
@@ -155,7 +155,7 @@ public struct StoryboardParser: Sendable {
                     throw ParseError(message: "a single entry needs endTime", entry: index)
                 }
             }
-            guard let end, end.isFinite, end > entry.startTime, end <= TimeBounds.maximumSeconds else {
+            guard let end, end.isFinite, end > entry.startTime, end <= TimeBounds.latestCueTime else {
                 throw ParseError(message: "endTime must be after startTime", entry: index)
             }
             let slot = images.slot(for: try resolve(entry.url, against: url, entry: index))

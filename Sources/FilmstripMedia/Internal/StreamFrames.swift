@@ -83,6 +83,12 @@ final class StreamFrames: Sendable {
     /// The bytes a demuxer needs for `segment`: its initialisation section (or the program tables an MPEG-TS range
     /// lacks), then its media.
     func bytes(of segment: SegmentReference) async throws(MediaError) -> Data {
+        try await Self.bytes(of: segment, client: client, url: url)
+    }
+
+    /// The bytes a demuxer needs for `segment` of `client`'s presentation at `url`.
+    static func bytes(of segment: SegmentReference, client: StreamingClient, url: URL) async throws(MediaError) -> Data
+    {
         do {
             async let initialization = client.initialization(for: segment)
             let media = try await client.media(segment)
