@@ -8,7 +8,8 @@ public struct LivePreviewConfiguration: Sendable {
     /// `.vtt`, `.json`, `.hls` and `.dash`), loading and transport. The interval defaults to 2 s here.
     public var preview: PreviewTrackConfiguration
     /// Seconds of track kept behind the live edge; sheets that end before it are deleted. `nil` (the default): the
-    /// source's own DVR window (an HLS playlist's length when first read, a DASH `timeShiftBufferDepth`).
+    /// source's own DVR window (the longest an HLS playlist has been, a DASH `timeShiftBufferDepth`; four hours for
+    /// an MPD without one, whose window is unbounded).
     public var window: Double?
     /// Seconds of media time per sheet, a whole number of intervals; `nil` (the default): `columns × rows ×
     /// interval`. A smaller span publishes sooner (lower latency) on smaller sheets.

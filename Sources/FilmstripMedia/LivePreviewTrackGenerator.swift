@@ -98,9 +98,9 @@ public struct LivePreviewTrackGenerator: AsyncSequence, Sendable {
                 guard await maker.wait(reader.failed()) else { return }
                 continue
             }
-            if maker.state.window == nil {
-                maker.state.window = configuration.window ?? Swift.max(read.window, Double(span) / 1000)
-            }
+            // The source's DVR window, as large as it has been seen (a playlist that grows, grows it).
+            let window = configuration.window ?? Swift.max(read.window, Double(span) / 1000, maker.state.window ?? 0)
+            if window != maker.state.window { maker.state.window = window }
             first = false
             maker.state.timeBase = reader.timeBase
             maker.state.periodStart = read.periodStart ?? maker.state.periodStart

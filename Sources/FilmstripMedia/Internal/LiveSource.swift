@@ -32,6 +32,9 @@ final class LiveSource {
         var periodStart: Double?
     }
 
+    /// The window of a source that keeps everything (an MPD without `timeShiftBufferDepth`): four hours.
+    static let unboundedWindow: Double = 4 * 3600
+
     let url: URL
     let client: StreamingClient
     private(set) var timeBase: LiveTimeBase?
@@ -147,7 +150,7 @@ final class LiveSource {
         schedule = LiveRefreshSchedule(.manifest(minimumUpdatePeriod: period))
         return Read(
             segments: segments, ended: !presentation.isLive,
-            window: presentation.timeShiftBufferDepth ?? segments.reduce(0) { $0 + $1.duration },
+            window: presentation.timeShiftBufferDepth ?? Self.unboundedWindow,
             next: .seconds(min(period, max(0.5, length))), availabilityStart: presentation.availabilityStartTime,
             periodStart: presentation.periods.last?.start)
     }
