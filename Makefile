@@ -1,7 +1,8 @@
 # Filmstrip — `make demo` and `make test` work on a fresh Debian machine with Swift installed.
 SWIFT ?= swift
-# Suites that run thousands of child processes; `make test` runs them after the others.
-PROCESS_HEAVY = DamagedMediaTests|HostileTextTests|CacheKillTests|CatalogKillTests
+# Suites that run thousands of child processes (and the simulated 24-hour live run, which measures the test
+# process's memory); `make test` runs them after the others.
+PROCESS_HEAVY = DamagedMediaTests|HostileTextTests|CacheKillTests|CatalogKillTests|LiveKillTests|LiveSoakTests
 # The player's end-to-end tests play streams in real time: `make test` gives them the cores on their own.
 REAL_TIME = FilmstripPlayerTests
 # Warnings are errors for the package's own targets (see Package.swift).
@@ -97,7 +98,7 @@ asan: deps
 	$(SWIFT) test --skip-build --filter MediaFixtureTests
 	@# The kill -9 suites time their kills against the normal build's speed: not meaningful at ASan's.
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 FILMSTRIP_CLI="$(ASAN_CLI)" $(SWIFT) test --skip-build \
-		--filter "FilmstripCLITests" --skip "CacheKillTests|CatalogKillTests"
+		--filter "FilmstripCLITests" --skip "CacheKillTests|CatalogKillTests|LiveKillTests"
 
 # The long runs: 100 damaged files per container and kind (about 8,400 runs), 1,000 kills on the cache, and 200
 # runs of two catalog processes on one shard.

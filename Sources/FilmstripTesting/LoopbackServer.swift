@@ -234,6 +234,16 @@ public final class LoopbackServer: Sendable {
         startAccepting(fd)
     }
 
+    /// Empties the request log, the statuses and the byte counts (a long run's log is memory the code under test
+    /// did not use).
+    public func forgetRequests() {
+        state.withLock {
+            $0.requests = []
+            $0.statuses = []
+            $0.bytesSent = [:]
+        }
+    }
+
     /// Stops serving `path` (requests get 404).
     public func remove(_ path: String) {
         _ = state.withLock { $0.resources.removeValue(forKey: Self.normalize(path)) }

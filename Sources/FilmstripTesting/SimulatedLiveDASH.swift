@@ -21,12 +21,13 @@ public final class SimulatedLiveDASH: Sendable {
     /// The availability start, on the server's clock.
     public let availabilityStart: Date
 
-    /// Starts the presentation under `prefix` (`<prefix>/live.mpd`, `<prefix>/init.m4s`, `<prefix>/chunk-N.m4s`,
+    /// Starts the presentation (`count` segments long) under `prefix` (`<prefix>/live.mpd`, `<prefix>/init.m4s`, `<prefix>/chunk-N.m4s`,
     /// `<prefix>/time`). `now` is the real clock the server's is skewed from (a test's ``TestClock/wallClock(from:)``
     /// holds the live window still while the test works).
     public init(
         server: LoopbackServer, prefix: String = "/dash-live", clockSkew: Double = 0, utcTiming: Bool = false,
-        initialAge: Double = 60, timeShiftBufferDepth: Double = 30, now: @escaping @Sendable () -> Date = { Date() }
+        initialAge: Double = 60, timeShiftBufferDepth: Double = 30, segments count: Int = 600,
+        now: @escaping @Sendable () -> Date = { Date() }
     ) throws {
         let directory = try Self.makeSource()
         self.clockSkew = clockSkew
@@ -69,7 +70,7 @@ public final class SimulatedLiveDASH: Sendable {
             clock.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
             return Array(clock.string(from: serverNow()).utf8)
         }
-        for n in 1...600 {
+        for n in 1...max(1, count) {
             let body = segments[(n - 1) % segments.count]
             server.serve("\(prefix)/chunk-\(n).m4s", contentType: "video/mp4") { [timeShiftBufferDepth] in
                 let age = serverNow().timeIntervalSince(start)
