@@ -9,6 +9,7 @@ bin="$(swift build -c release --show-bin-path)"
 {
     "$bin/FilmstripBench"
     "$bin/FilmstripBench" media bench-output/media
+    "$bin/FilmstripBench" live bench-output/media
     echo
     Benchmarks/serve.sh "$bin"
     echo

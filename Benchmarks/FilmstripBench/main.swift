@@ -111,6 +111,14 @@ if arguments.first == "http-frame" {
     exit(0)
 }
 
+if arguments.first == "live" {
+    // Live production: latency from the origin to the published track, and CPU per channel-hour.
+    let directory = URL(fileURLWithPath: arguments.dropFirst().first ?? "bench-output/media", isDirectory: true)
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    try await LiveBenchmark.run(mediaDirectory: directory)
+    exit(0)
+}
+
 if arguments.first == "media" {
     // Media benchmarks: generation and frames against the ffmpeg CLI; inputs are kept in bench-output/media.
     let directory = URL(fileURLWithPath: arguments.dropFirst().first ?? "bench-output/media", isDirectory: true)

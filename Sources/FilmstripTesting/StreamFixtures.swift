@@ -160,13 +160,13 @@ public final class SimulatedLiveStream: Sendable {
     public init(
         server: LoopbackServer, prefix: String = "/live", windowSize: Int = 6, initialSegments: Int = 10,
         programDates: Date? = nil, endAfter: Int? = nil, gaps: Set<Int> = [], unavailable: Set<Int> = [],
-        now: (@Sendable () -> Double)? = nil
+        files given: [URL]? = nil, segmentDuration: Double = 1, now: (@Sendable () -> Double)? = nil
     ) throws {
-        let files = try StreamFixtures.makeLiveSegments()
+        let files = try given ?? StreamFixtures.makeLiveSegments()
         self.files = files
         self.windowSize = windowSize
         self.initialSegments = max(windowSize, initialSegments)
-        segmentDuration = 1
+        self.segmentDuration = segmentDuration
         let now = now ?? { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
         self.now = now
         started = now()
@@ -176,7 +176,7 @@ public final class SimulatedLiveStream: Sendable {
         let count = bodies.count
         let total = endAfter ?? count * 4
         let available: @Sendable () -> Int = { [started, initialSegments = self.initialSegments] in
-            min(total, initialSegments + Int((now() - started).rounded(.down)))
+            min(total, initialSegments + Int(((now() - started) / segmentDuration).rounded(.down)))
         }
         for n in 0..<total {
             let body = bodies[n % count]
@@ -189,16 +189,17 @@ public final class SimulatedLiveStream: Sendable {
             dates.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
             let end = available()
             let first = max(0, end - windowSize)
-            var text = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:1\n#EXT-X-MEDIA-SEQUENCE:\(first)\n"
+            let target = Int(segmentDuration.rounded(.up))
+            var text = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:\(target)\n#EXT-X-MEDIA-SEQUENCE:\(first)\n"
             text += "#EXT-X-DISCONTINUITY-SEQUENCE:\(first / count)\n"
             for n in first..<end {
                 if n % count == 0, n > first { text += "#EXT-X-DISCONTINUITY\n" }
                 if let programDates, n == first || n % count == 0 {
-                    let date = programDates.addingTimeInterval(Double(n))
+                    let date = programDates.addingTimeInterval(Double(n) * segmentDuration)
                     text += "#EXT-X-PROGRAM-DATE-TIME:\(dates.string(from: date))\n"
                 }
                 if gaps.contains(n) { text += "#EXT-X-GAP\n" }
-                text += "#EXTINF:1.000,\nsegment-\(n).ts\n"
+                text += "#EXTINF:\(String(format: "%.3f", segmentDuration)),\nsegment-\(n).ts\n"
             }
             if end >= total { text += "#EXT-X-ENDLIST\n" }
             return Array(text.utf8)
@@ -206,5 +207,10 @@ public final class SimulatedLiveStream: Sendable {
     }
 
     /// Media sequence number of the newest segment now.
-    public var newestSegment: Int { initialSegments + Int((now() - started).rounded(.down)) - 1 }
+    public var newestSegment: Int { initialSegments + Int(((now() - started) / segmentDuration).rounded(.down)) - 1 }
+
+    /// When segment `n` appeared at the origin, on the stream's clock (`now`).
+    public func availableSince(_ n: Int) -> Double {
+        started + Double(max(0, n - initialSegments + 1)) * segmentDuration
+    }
 }
