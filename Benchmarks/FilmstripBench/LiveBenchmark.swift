@@ -104,7 +104,8 @@ enum LiveBenchmark {
             "-f", "image2", frames.appendingPathComponent("%d.jpg").path,
         ])
         let scale = 60.0 / Double(minutes)
-        print("Live production CPU, 720p channel, one thumbnail every 2 s (\(minutes) min followed, scaled to an hour):")
+        print(
+            "Live production CPU, 720p channel, one thumbnail every 2 s (\(minutes) min followed, scaled to an hour):")
         print("  Filmstrip --live           \(format(ours * scale, 1)) CPU s per channel-hour")
         print("  ffmpeg -vf fps=1/2 image2  \(format(theirs * scale, 1)) CPU s per channel-hour")
         print(

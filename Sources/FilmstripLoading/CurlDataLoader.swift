@@ -130,7 +130,12 @@
 
         private func finish(_ result: Result<LoadResponse, LoadingError>) {
             let first = state.withLock { state -> Bool in
-                defer { state.finished = true }
+                defer {
+                    state.finished = true
+                    // The transfer's end handler holds this request: letting the transfer go breaks the cycle, or
+                    // every request (and what its completion holds) would stay in memory for good.
+                    state.transfer = nil
+                }
                 return !state.finished
             }
             guard first else { return }

@@ -60,7 +60,8 @@ struct LiveSoakTests {
         #expect(
             (after.map(\.bytes).max() ?? 0) <= 2 * (after.map(\.bytes).min() ?? 0) + 65536, "\(samples.map(\.bytes))")
         let rss = after.map(\.rssKiB)
-        #expect((rss.last ?? 0) - (rss.first ?? 0) < 96 * 1024, "RSS KiB by hour: \(samples.map(\.rssKiB))")
+        // Flat: before every HTTP request's memory was let go, this grew by about 0.5 MB a simulated hour.
+        #expect((rss.max() ?? 0) - (rss.first ?? 0) < 16 * 1024, "RSS KiB by hour: \(samples.map(\.rssKiB))")
     }
 
     /// The process's resident memory, KiB, once the allocator has returned what it holds free (so what is measured
