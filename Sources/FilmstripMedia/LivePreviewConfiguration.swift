@@ -27,6 +27,9 @@ public struct LivePreviewConfiguration: Sendable {
         preview.interval = 2
     }
 
+    /// The longest window: 30 days.
+    static let longestWindow: Double = 30 * 86_400
+
     /// The formats a live track can be written in.
     public static let formats: Set<PreviewTrackConfiguration.OutputFormat> = [.vtt, .json, .hls, .dash]
 
@@ -47,6 +50,9 @@ public struct LivePreviewConfiguration: Sendable {
         guard preview.additionalWidths.isEmpty else {
             throw MediaError(.invalidArgument, "a live track is made at one width")
         }
+        guard preview.interval <= 86_400 else {
+            throw MediaError(.invalidArgument, "the interval must be at most 86400 s (got \(preview.interval))")
+        }
         let interval = Int64((preview.interval * 1000).rounded())
         let perSheet = preview.columns * preview.rows
         var span = interval * Int64(perSheet)
@@ -55,7 +61,7 @@ public struct LivePreviewConfiguration: Sendable {
                 throw MediaError(.invalidArgument, "the sheet span must be between 0 and 86400 s (got \(sheetSpan))")
             }
             span = Int64((sheetSpan * 1000).rounded())
-            guard span % interval == 0, span / interval <= Int64(perSheet) else {
+            guard span >= interval, span % interval == 0, span / interval <= Int64(perSheet) else {
                 throw MediaError(
                     .invalidArgument,
                     "the sheet span must be a whole number of intervals, at most columns × rows of them "
@@ -63,7 +69,7 @@ public struct LivePreviewConfiguration: Sendable {
             }
         }
         if let window {
-            guard window.isFinite, window >= Double(span) / 1000, window <= 30 * 86_400 else {
+            guard window.isFinite, window >= Double(span) / 1000, window <= Self.longestWindow else {
                 throw MediaError(.invalidArgument, "the window must be at least one sheet span and at most 30 days")
             }
         }

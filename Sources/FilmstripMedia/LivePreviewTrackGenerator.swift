@@ -67,7 +67,8 @@ public struct LivePreviewTrackGenerator: AsyncSequence, Sendable {
             width: configuration.preview.width, columns: configuration.preview.columns,
             rows: configuration.preview.rows, interval: interval, span: span,
             format: configuration.preview.imageFormat.rawValue, quality: configuration.preview.quality,
-            mode: configuration.preview.mode.rawValue)
+            mode: configuration.preview.mode.rawValue, prefix: configuration.preview.sheetPrefix,
+            formats: configuration.preview.formats.map(\.rawValue).sorted())
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
@@ -81,12 +82,19 @@ public struct LivePreviewTrackGenerator: AsyncSequence, Sendable {
                 "\(directory.path) holds a live track of another source or made with other settings; "
                     + "use another folder, or remove it")
         }
-        if state.ended { return }
-        let reader = try await LiveSource(url: source, configuration: configuration, timeBase: state.timeBase)
         let maker = LiveTrackMaker(
             directory: directory, configuration: configuration, state: state, span: span, perSheet: perSheet,
             publish: publish)
-        var first = true
+        if state.ended {
+            // Ended: the track files are written again (a run killed between the state and them left them live).
+            try maker.rewriteTracks()
+            return
+        }
+        // A run that published before goes on whatever the source is now: it may have ended meanwhile.
+        let resuming = state.next != nil
+        let reader = try await LiveSource(
+            url: source, configuration: configuration, timeBase: state.timeBase, resuming: resuming)
+        var first = !resuming
         while !Task.isCancelled {
             let read: LiveSource.Read
             do {
@@ -99,7 +107,9 @@ public struct LivePreviewTrackGenerator: AsyncSequence, Sendable {
                 continue
             }
             // The source's DVR window, as large as it has been seen (a playlist that grows, grows it).
-            let window = configuration.window ?? Swift.max(read.window, Double(span) / 1000, maker.state.window ?? 0)
+            let window = Swift.min(
+                LivePreviewConfiguration.longestWindow,
+                configuration.window ?? Swift.max(read.window, Double(span) / 1000, maker.state.window ?? 0))
             if window != maker.state.window { maker.state.window = window }
             first = false
             maker.state.timeBase = reader.timeBase

@@ -147,6 +147,7 @@ struct LiveGenerationTests {
         defer { output.remove() }
         var configuration = Self.configuration(clock: clock)
         configuration.window = 60
+        configuration.preview.formats.insert(.dash)
         let generator = LivePreviewTrackGenerator(
             source: stream.url, directory: output.url, configuration: configuration)
         let updates = try await Self.drive(generator, clock: clock, seconds: 40)
@@ -216,6 +217,54 @@ struct LiveGenerationTests {
                 .run { _ in }
         }
         #expect(refused?.kind == .invalidArgument && refused?.message.contains("other settings") == true)
+    }
+
+    @Test("stopped, the stream ends meanwhile, started again: the rest and the end are published")
+    func endsWhileStopped() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let clock = TestClock()
+        let stream = try SimulatedLiveStream(
+            server: server, windowSize: 30, initialSegments: 30, endAfter: 40, now: { clock.now.offset.seconds })
+        let output = try TemporaryDirectory(prefix: "filmstrip-live")
+        defer { output.remove() }
+        var configuration = Self.configuration(clock: clock)
+        configuration.window = 60
+        let generator = LivePreviewTrackGenerator(
+            source: stream.url, directory: output.url, configuration: configuration)
+        let before = try await Self.drive(generator, clock: clock, seconds: 4, stop: true)
+        #expect(before.last?.ended == false)
+        await clock.advance(by: .seconds(20))
+        let after = try await Self.drive(generator, clock: clock, seconds: 10)
+        #expect(after.last?.ended == true)
+        let playlist = try String(contentsOf: output.file("thumbnails.m3u8"), encoding: .utf8)
+        #expect(playlist.hasSuffix("#EXT-X-ENDLIST\n"), "\(playlist)")
+        // Media time ends at 40 s (segment 39): every tile to there, none missing (the playlist kept them all).
+        let sheets = (before + after).flatMap(\.published)
+        #expect(sheets.allSatisfy { $0.missing.isEmpty }, "\(sheets)")
+        #expect(sheets.last.map { $0.start + Int64($0.tiles) * 2000 } == 40000, "\(sheets)")
+    }
+
+    @Test("settings out of range are refused before anything is fetched")
+    func hostileSettings() async throws {
+        let source = URL(string: "http://127.0.0.1:9/live.m3u8")!
+        let output = try TemporaryDirectory(prefix: "filmstrip-live")
+        defer { output.remove() }
+        var cases: [LivePreviewConfiguration] = []
+        for (span, interval, window) in [(0.0004, 2.0, nil), (3.0, 2.0, nil), (2.0, 1e16, nil), (4.0, 2.0, 1e300)] {
+            var configuration = LivePreviewConfiguration()
+            configuration.sheetSpan = span
+            configuration.preview.interval = interval
+            configuration.window = window
+            cases.append(configuration)
+        }
+        for configuration in cases {
+            let error = await mediaError {
+                try await LivePreviewTrackGenerator(source: source, directory: output.url, configuration: configuration)
+                    .run { _ in }
+            }
+            #expect(error?.kind == .invalidArgument, "\(String(describing: error))")
+        }
     }
 
     @Test("live DASH: sheets on the presentation's timeline, each tile the frame of its time")
@@ -292,9 +341,24 @@ struct LiveGenerationTests {
                 #expect(files.contains(sheet), "\(name) names \(sheet), which is not there")
             }
         }
+        // The MPD's $Number$ timeline names a file for every number in it (a gap sheet has a black placeholder).
+        if files.contains("thumbnails.mpd") {
+            let mpd = try String(contentsOf: directory.appendingPathComponent("thumbnails.mpd"), encoding: .utf8)
+            if let start = Self.attribute("startNumber", in: mpd).flatMap(Int.init) {
+                let count = 1 + (Self.attribute("r", in: mpd).flatMap(Int.init) ?? 0)
+                for n in start..<(start + count) {
+                    #expect(files.contains("sprite-\(n).jpg"), "the MPD names sprite-\(n).jpg, which is not there")
+                }
+            }
+        }
         // 4 s sheets: those of the window, and as many again (plus one) kept for players holding an older playlist.
         let bound = 2 * Int(window / 4) + 2
         #expect(files.filter { $0.hasPrefix("sprite-") }.count <= bound, "\(files.sorted())")
+    }
+
+    static func attribute(_ name: String, in text: String) -> String? {
+        guard let range = text.range(of: " \(name)=\"") else { return nil }
+        return String(text[range.upperBound...].prefix { $0 != "\"" })
     }
 
     static func sheetNames(in text: String) -> [String] {

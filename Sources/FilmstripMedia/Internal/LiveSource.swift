@@ -47,7 +47,10 @@ final class LiveSource {
     private let wallClock: @Sendable () -> Date
 
     /// Reads the manifest and checks the stream is live.
-    init(url: URL, configuration: LivePreviewConfiguration, timeBase: LiveTimeBase?) async throws(MediaError) {
+    /// With `resuming` (a run that published before), a source that is no longer live is read to its end.
+    init(
+        url: URL, configuration: LivePreviewConfiguration, timeBase: LiveTimeBase?, resuming: Bool
+    ) async throws(MediaError) {
         self.url = url
         self.timeBase = timeBase
         tileWidth = configuration.preview.width
@@ -63,7 +66,7 @@ final class LiveSource {
             throw StreamFrames.mediaError(error, url: url)
         }
         manifestRead = configuration.wallClock()
-        if presentation.streamingProtocol == .dash, !presentation.isLive { throw MediaError.notLive(url) }
+        if presentation.streamingProtocol == .dash, !presentation.isLive, !resuming { throw MediaError.notLive(url) }
     }
 
     /// The segments available now (the first read of an HLS playlist with `EXT-X-ENDLIST` is refused: not live).
@@ -128,7 +131,7 @@ final class LiveSource {
         let changed = (segments.last?.number ?? Int.min) > newest
         newest = max(newest, segments.last?.number ?? Int.min)
         if schedule == nil {
-            schedule = LiveRefreshSchedule(.playlist(targetDuration: list.targetDuration ?? 2))
+            schedule = LiveRefreshSchedule(.playlist(targetDuration: min(3600, list.targetDuration ?? 2)))
         }
         let next = schedule!.loaded(changed: changed)
         return Read(
@@ -137,7 +140,7 @@ final class LiveSource {
     }
 
     private func readMPD() async throws -> Read {
-        let period = max(0.5, presentation.minimumUpdatePeriod ?? 2)
+        let period = min(3600, max(0.5, presentation.minimumUpdatePeriod ?? 2))
         if wallClock().timeIntervalSince(manifestRead) >= period {
             presentation = try await client.refresh()
             manifestRead = wallClock()
@@ -150,8 +153,9 @@ final class LiveSource {
         schedule = LiveRefreshSchedule(.manifest(minimumUpdatePeriod: period))
         return Read(
             segments: segments, ended: !presentation.isLive,
-            window: presentation.timeShiftBufferDepth ?? Self.unboundedWindow,
+            window: min(
+                presentation.timeShiftBufferDepth ?? Self.unboundedWindow, LivePreviewConfiguration.longestWindow),
             next: .seconds(min(period, max(0.5, length))), availabilityStart: presentation.availabilityStartTime,
-            periodStart: presentation.periods.last?.start)
+            periodStart: presentation.periods.last.map { min(max(0, $0.start), 1e10) })
     }
 }

@@ -13,6 +13,9 @@ final class LiveTrackMaker {
     private let span: Int64
     private let interval: Int64
     private let perSheet: Int
+    /// Columns of a sheet: the largest divisor of a sheet's tiles that is at most the configured columns, so that
+    /// columns × rows is exactly a sheet's tiles (DASH players share a sheet's time out over its layout's cells).
+    private let columns: Int
     private let publish: @Sendable (LivePreviewUpdate) -> Void
     /// Start (ms) of the next tile to make.
     private var cursor: Int64?
@@ -22,6 +25,8 @@ final class LiveTrackMaker {
     /// Reads in a row in which a segment could not be fetched.
     private var failures: [SegmentKey: Int] = [:]
     private let converter = FrameConverter()
+    /// The encoded black sheet gap sheets get with DASH.
+    private var placeholder: [UInt8]?
     private let cancellation = CancellationFlag()
 
     private struct SegmentKey: Hashable {
@@ -45,6 +50,7 @@ final class LiveTrackMaker {
         self.state = state
         self.span = span
         self.perSheet = perSheet
+        columns = (1...max(1, min(state.settings.columns, perSheet))).last { perSheet % $0 == 0 } ?? 1
         interval = state.settings.interval
         self.publish = publish
         cursor = state.next
@@ -63,7 +69,8 @@ final class LiveTrackMaker {
     /// Makes every tile the read lets make, publishing each sheet as it completes; at the end of the stream, the
     /// last sheet and the VOD tracks.
     func advance(_ read: LiveSource.Read, client: StreamingClient) async throws(MediaError) {
-        let segments = read.segments
+        // Times before the timeline's 0 (a DASH Period's presentationTimeOffset past its first segment) are left out.
+        let segments = read.segments.filter { $0.start >= 0 }
         guard let last = segments.last else {
             if read.ended { try finish(edge: cursor ?? 0) }
             return
@@ -75,22 +82,34 @@ final class LiveTrackMaker {
             let from = configuration.fromStart ? try Self.milliseconds(segments[0].start) : edge
             cursor = max(Self.floor(from, span), oldest)
         }
-        if var next = cursor, next < oldest {
-            // Down for longer than the window: what the window no longer holds is skipped.
-            canvas = nil
-            next = oldest
-            cursor = next
+        // Down for longer than the window, or than the source keeps: what neither holds any more is skipped (its
+        // sheets become gaps at once, not tile by tile).
+        let held = max(oldest, Self.floor(try Self.milliseconds(segments[0].start), span))
+        if let next = cursor, next < held {
+            if let open = canvas, open.number == next / span + 1 {
+                // The open sheet keeps what it has; its other tiles are missing.
+                canvas = open
+            } else {
+                canvas = nil
+            }
+            cursor = held
+            if let open = canvas {
+                canvas!.missing += Array(open.filled..<perSheet)
+                canvas!.filled = perSheet
+                try commit(edge: edge)
+            }
         }
         while let t = cursor, t + interval <= edge || (read.ended && t < edge) {
             if Task.isCancelled { return }
             let tile = await self.tile(at: t, in: segments, client: client)
-            if case .wait = tile { break }
+            // A segment to fetch again: the next read decides (even at the end of the stream).
+            if case .wait = tile { return }
             let number = Self.floor(t, span) / span + 1
             let cell = Int((t - Self.floor(t, span)) / interval)
             if canvas?.number != number { canvas = newCanvas(number: number) }
             switch tile {
             case .picture(let image):
-                canvas!.draw(image, cell: cell, columns: state.settings.columns, rows: sheetRows)
+                canvas!.draw(image, cell: cell, columns: columns, rows: sheetRows)
             default:
                 canvas!.missing.append(cell)
             }
@@ -101,8 +120,8 @@ final class LiveTrackMaker {
         if read.ended { try finish(edge: edge) }
     }
 
-    private var sheetWidth: Int { state.settings.columns * (state.tileWidth ?? 0) }
-    private var sheetRows: Int { (perSheet + state.settings.columns - 1) / state.settings.columns }
+    private var sheetWidth: Int { columns * (state.tileWidth ?? 0) }
+    private var sheetRows: Int { (perSheet + columns - 1) / columns }
 
     private func newCanvas(number: Int64) -> LiveSheetCanvas {
         var made = LiveSheetCanvas(number: number, start: (number - 1) * span)
@@ -134,7 +153,7 @@ final class LiveTrackMaker {
         // DASH players divide a sheet by its layout: with `.dash` every sheet has the full layout's rows.
         let rows =
             configuration.preview.formats.contains(.dash)
-            ? sheetRows : (tiles + state.settings.columns - 1) / state.settings.columns
+            ? sheetRows : (tiles + columns - 1) / columns
         var published = LiveSheet(
             number: sheet.number, name: nil, start: sheet.start, tiles: tiles, missing: sheet.missing, rows: rows,
             bytes: 0)
@@ -155,25 +174,31 @@ final class LiveTrackMaker {
             published.name = name
             published.bytes = bytes.count
         }
-        // Sheets are consecutive: a sheet the run skipped (down for a while) is a gap between.
+        if published.name == nil { try writePlaceholder(for: published.number) }
+        // Sheets are consecutive: sheets the run skipped (down for a while) are gaps between, from the window's start
+        // on (older ones would leave the window at once).
+        let windowMs = Int64(((state.window ?? 0) * 1000).rounded())
+        let windowStart = Self.floor(edge - windowMs, span) / span + 1
         var sheets = state.sheets
+        var gaps: [LiveSheet] = []
         if let newest = sheets.last, newest.number + 1 < published.number {
-            for n in (newest.number + 1)..<published.number {
-                sheets.append(
+            for n in max(newest.number + 1, windowStart)..<max(published.number, windowStart) {
+                gaps.append(
                     LiveSheet(
                         number: n, name: nil, start: (n - 1) * span, tiles: perSheet, missing: Array(0..<perSheet),
                         rows: sheetRows, bytes: 0))
+                try writePlaceholder(for: n)
             }
         }
-        sheets.append(published)
-        let windowMs = Int64(((state.window ?? 0) * 1000).rounded())
+        sheets += gaps + [published]
         var removed: [String] = []
-        while let first = sheets.first, sheets.count > 1, first.start + span <= edge - windowMs {
-            sheets.removeFirst()
-            if let name = first.name {
+        let leaving = sheets.prefix { $0.start + span <= edge - windowMs }.prefix(sheets.count - 1)
+        for first in leaving {
+            if let name = fileName(of: first) {
                 state.retired.append(.init(name: name, after: edge + windowMs + span))
             }
         }
+        sheets.removeFirst(leaving.count)
         state.sheets = sheets
         state.next = published.start + Int64(published.tiles) * interval
         try state.write(in: directory)
@@ -189,13 +214,47 @@ final class LiveTrackMaker {
         let first = Double(state.sheets.first?.start ?? published.start) / 1000
         publish(
             LivePreviewUpdate(
-                published: [published], removed: removed, window: first...max(first, end),
+                published: gaps + [published], removed: removed, window: first...max(first, end),
                 lag: max(0, Double(edge) / 1000 - end), ended: state.ended))
     }
 
+    /// The file of a sheet: its image, or for a gap sheet with DASH its placeholder; `nil` for a gap without.
+    private func fileName(of sheet: LiveSheet) -> String? {
+        sheet.name ?? (writesDASH ? configuration.preview.sheetName(Int(clamping: sheet.number)) : nil)
+    }
+
+    private var writesDASH: Bool { configuration.preview.formats.contains(.dash) }
+
+    /// With DASH, a gap sheet still has a file (a `$Number$` timeline names every number in it): a black image of the
+    /// layout's size, no picture of any moment. HLS lists the sheet as `EXT-X-GAP` and the sidecars have no cue.
+    private func writePlaceholder(for number: Int64) throws(MediaError) {
+        guard writesDASH, let tileWidth = state.tileWidth, let tileHeight = state.tileHeight else { return }
+        if placeholder == nil {
+            let width = columns * tileWidth
+            let height = sheetRows * tileHeight
+            let black = [UInt8](repeating: 0, count: width * height * 3)
+            do {
+                placeholder = try black.withUnsafeBytes { pixels throws(ImagingError) in
+                    try configuration.preview.encodeSheet(pixels.baseAddress!, width: width, height: height)
+                }
+            } catch {
+                throw MediaError(.outputFailed, "cannot encode a placeholder sheet", underlying: error)
+            }
+        }
+        let url = directory.appendingPathComponent(configuration.preview.sheetName(Int(clamping: number)))
+        do {
+            try Data(placeholder ?? []).write(to: url, options: .atomic)
+        } catch {
+            throw MediaError(.outputFailed, "cannot write \(url.path)", underlying: error)
+        }
+    }
+
+    /// Writes the track files again (a run that ended, started again).
+    func rewriteTracks() throws(MediaError) { try writeTracks() }
+
     /// Writes every asked-for track file atomically, the WebVTT track last.
     private func writeTracks() throws(MediaError) {
-        let layout = state.layout(span: span, columns: state.settings.columns)
+        let layout = state.layout(span: span, columns: columns)
         let formats = configuration.preview.formats
         var files: [(String, String)] = []
         if formats.contains(.json) { files.append(("thumbnails.json", LivePreviewTrackWriter.jsonObjects(layout))) }
@@ -253,7 +312,7 @@ final class LiveTrackMaker {
                 choice = (here, key)
             } else if i + 1 < segments.count, segments[i + 1].start < end - 1e-6, !segments[i + 1].isGap,
                 segments[i + 1].discontinuitySequence == reference.discontinuitySequence,
-                case .success(let next) = await open(segments[i + 1], client: client),
+                case .success(let next) = await open(segments[i + 1], client: client, counting: false),
                 let key = next.firstKeyPacket, next.time(of: key) < end - 1e-6
             {
                 choice = (next, key)
@@ -290,7 +349,7 @@ final class LiveTrackMaker {
     /// The segment opened (fetched once); a segment that cannot be fetched is waited for over two more reads, then
     /// counted missing; one that does not demux is missing.
     private func open(
-        _ reference: SegmentReference, client: StreamingClient
+        _ reference: SegmentReference, client: StreamingClient, counting: Bool = true
     ) async -> Result<StreamSegment, TileFailure> {
         let key = SegmentKey(number: reference.number, discontinuity: reference.discontinuitySequence)
         if let found = opened.first(where: { $0.key == key }) { return .success(found.segment) }
@@ -298,6 +357,8 @@ final class LiveTrackMaker {
         do {
             data = try await StreamFrames.bytes(of: reference, client: client, url: reference.url)
         } catch {
+            // A look-ahead's failure is not the segment's: its own tile counts it.
+            guard counting else { return .failure(TileFailure(tile: .wait)) }
             failures[key, default: 0] += 1
             if failures.count > 64 { failures = failures.filter { $0.key == key } }
             return .failure(TileFailure(tile: failures[key]! < 3 ? .wait : .missing))
@@ -340,7 +401,7 @@ final class LiveTrackMaker {
     /// Seconds as milliseconds, refusing what no clock holds.
     static func milliseconds(_ seconds: Double) throws(MediaError) -> Int64 {
         let ms = (seconds * 1000).rounded()
-        guard ms.isFinite, abs(ms) < 9.0e15 else {
+        guard ms.isFinite, ms >= 0, ms < 9.0e15 else {
             throw MediaError(.invalidMedia, "a segment time of \(seconds) s is out of range")
         }
         return Int64(ms)

@@ -39,6 +39,10 @@ struct LiveTrackState: Codable, Hashable {
         var format: String
         var quality: Int
         var mode: String
+        /// The sheets' file-name prefix (the DASH template names the sheets by it).
+        var prefix: String
+        /// The formats written (with DASH, every sheet has the layout's full size, and gap sheets have a file).
+        var formats: [String]
     }
 
     struct Retired: Codable, Hashable {

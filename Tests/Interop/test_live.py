@@ -1,0 +1,111 @@
+"""Interop of live preview tracks: `filmstrip generate --live` follows a live DASH stream the ffmpeg CLI's own DASH
+muxer makes during the test (a grey ramp whose luma rises 7 per second, in real time), its image AdaptationSet is put
+into the stream's own dynamic MPD as an origin that builds its MPD per request would, and the real players (the Shaka
+Player and dash.js builds in `players/`) in headless Chromium are asked, while the stream is live, for the thumbnail
+of every published time. Each answer must be the cue of Filmstrip's own live WebVTT track and show its frame.
+
+Run: FILMSTRIP_BIN=.build/release/filmstrip python3 -m unittest discover -s Tests/Interop -p 'test_live.py' -v
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+import players  # noqa: E402
+from test_players import BIN, RATE, InteropCase, time_of_grey  # noqa: E402,F401
+
+SECONDS = 40
+
+
+def setUpModule():
+    global WORK, SITE, DRIVER, BUNDLES, ORIGIN, GENERATOR, MERGER, STOP
+    BUNDLES = players.bundles()
+    WORK = tempfile.mkdtemp(prefix="filmstrip-interop-live-")
+    live = os.path.join(WORK, "live")
+    os.makedirs(live)
+    SITE = players.Site(WORK)
+    DRIVER = players.chromium()
+    ORIGIN = subprocess.Popen(
+        ["ffmpeg", "-v", "error", "-nostdin", "-re", "-f", "lavfi", "-i",
+         f"color=c=black:s=320x180:r=25:d={SECONDS},format=yuv420p,geq=lum='16+{RATE}*T':cb=128:cr=128",
+         "-c:v", "libx264", "-g", "50", "-keyint_min", "50", "-sc_threshold", "0", "-pix_fmt", "yuv420p",
+         "-f", "dash", "-seg_duration", "2", "-use_template", "1", "-use_timeline", "1", "-window_size", "0",
+         "-streaming", "0", os.path.join(live, "live.mpd")])
+    deadline = time.time() + 30
+    while not os.path.exists(os.path.join(live, "live.mpd")) and time.time() < deadline:
+        time.sleep(0.1)
+    GENERATOR = subprocess.Popen(
+        [BIN, "generate", SITE.url + "live/live.mpd", "--live", "--output", os.path.join(live, "previews"),
+         "--interval", "2", "--columns", "5", "--rows", "2", "--sheet-span", "4", "--formats", "vtt,dash"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    STOP = threading.Event()
+    MERGER = threading.Thread(target=merge, args=(live,), daemon=True)
+    MERGER.start()
+
+
+def merge(live):
+    """The stream's MPD with the live image AdaptationSet added to its Period, rewritten as both change."""
+    while not STOP.is_set():
+        try:
+            with open(os.path.join(live, "live.mpd")) as f:
+                mpd = f.read()
+            with open(os.path.join(live, "previews", "thumbnails-adaptationset.xml")) as f:
+                images = f.read()
+        except OSError:
+            time.sleep(0.1)
+            continue
+        first, rest = images.split("\n", 1)
+        images = first + "\n  <BaseURL>previews/</BaseURL>\n" + rest
+        combined = mpd.replace("</Period>", images + "</Period>", 1)
+        with open(os.path.join(live, "combined.tmp"), "w") as f:
+            f.write(combined)
+        os.replace(os.path.join(live, "combined.tmp"), os.path.join(live, "combined.mpd"))
+        time.sleep(0.25)
+
+
+def tearDownModule():
+    STOP.set()
+    for process in (ORIGIN, GENERATOR):
+        if process.poll() is None:
+            process.terminate()
+        process.wait()
+    DRIVER.quit()
+    SITE.stop()
+    shutil.rmtree(WORK, ignore_errors=True)
+
+
+class LiveTracks(InteropCase):
+    def test_dash_live_image_adaptation_set_in_the_stream_mpd(self):
+        import test_players
+        test_players.WORK, test_players.SITE, test_players.DRIVER, test_players.BUNDLES = WORK, SITE, DRIVER, BUNDLES
+        # While the stream is live: wait for a few sheets, then ask each player about what is published.
+        vtt = os.path.join(WORK, "live", "previews", "thumbnails.vtt")
+        deadline = time.time() + 90
+        while time.time() < deadline:
+            if os.path.exists(vtt) and len(players.read_vtt(vtt, SITE.url)) >= 6:
+                break
+            time.sleep(0.5)
+        self.assertIsNone(ORIGIN.poll(), "the stream ended before the players were asked")
+        for kind, name, bundle in self.players_of("shaka", "dashjs"):
+            cues = self.cues("live/previews/thumbnails.vtt")
+            times = players.probe_times(cues)
+            with self.subTest(player=name):
+                result = players.ask(DRIVER, SITE, bundle, kind, self.url("live/combined.mpd"), times)
+                mismatches = [f"t={t}: {text}" for t, text in self.check(
+                    f"{name}: live DASH", result, cues, times, shaka=kind == "shaka")]
+                self.assertEqual(mismatches, [], f"{name}: live DASH")
+                print(f"  {name}: live DASH, {len(times)} times while live, 0 mismatches", file=sys.stderr)
+        # The stream ends; so does the run, with VOD tracks.
+        self.assertEqual(ORIGIN.wait(timeout=120), 0)
+        self.assertEqual(GENERATOR.wait(timeout=120), 0, GENERATOR.stderr.read())
+        with open(os.path.join(WORK, "live", "previews", "thumbnails.mpd")) as f:
+            self.assertIn('type="static"', f.read())
+
+
+if __name__ == "__main__":
+    unittest.main()
