@@ -11,14 +11,18 @@ import Testing
 @Suite("Live preview tracks")
 struct LiveGenerationTests {
     /// 2 s tiles, two to a sheet (a sheet every 4 s), a 12 s window, every live format.
-    static func configuration(clock: TestClock) -> LivePreviewConfiguration {
+    /// `wall`: the test's one wall clock (each `clock.wallClock()` call takes its own origin from the real clock, so
+    /// two made at different moments disagree by the real time between them).
+    static func configuration(
+        clock: TestClock, wall: (@Sendable () -> Date)? = nil
+    ) -> LivePreviewConfiguration {
         var configuration = LivePreviewConfiguration()
         configuration.preview.formats = [.vtt, .json, .hls]
         configuration.preview.columns = 2
         configuration.preview.rows = 1
         configuration.window = 12
         configuration.clock = clock
-        configuration.wallClock = clock.wallClock()
+        configuration.wallClock = wall ?? clock.wallClock()
         return configuration
     }
 
@@ -272,10 +276,11 @@ struct LiveGenerationTests {
         let server = try LoopbackServer()
         defer { server.stop() }
         let clock = TestClock()
-        let live = try SimulatedLiveDASH(server: server, now: clock.wallClock())
+        let wall = clock.wallClock()
+        let live = try SimulatedLiveDASH(server: server, now: wall)
         let output = try TemporaryDirectory(prefix: "filmstrip-live")
         defer { output.remove() }
-        var configuration = Self.configuration(clock: clock)
+        var configuration = Self.configuration(clock: clock, wall: wall)
         configuration.preview.formats.insert(.dash)
         let generator = LivePreviewTrackGenerator(source: live.url, directory: output.url, configuration: configuration)
         let updates = try await Self.drive(generator, clock: clock, seconds: 20, stop: true)
@@ -295,7 +300,7 @@ struct LiveGenerationTests {
         // The dynamic image MPD, read on the same clock, gives the same pictures at the same presentation times.
         var reading = Self.readerConfiguration()
         reading.clock = clock
-        reading.wallClock = clock.wallClock()
+        reading.wallClock = wall
         let mpd = TrackThumbnails(configuration: reading)
         try await mpd.load(track: output.file("thumbnails.mpd"))
         let newest = try #require(sheets.last)

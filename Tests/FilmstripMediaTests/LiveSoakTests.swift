@@ -17,12 +17,13 @@ struct LiveSoakTests {
         let server = try LoopbackServer()
         defer { server.stop() }
         let clock = TestClock()
+        let wall = clock.wallClock()
         let hours = Int(ProcessInfo.processInfo.environment["FILMSTRIP_SOAK_HOURS"] ?? "") ?? 24
         let live = try SimulatedLiveDASH(
-            server: server, timeShiftBufferDepth: 120, segments: hours * 3600 + 200, now: clock.wallClock())
+            server: server, timeShiftBufferDepth: 120, segments: hours * 3600 + 200, now: wall)
         let output = try TemporaryDirectory(prefix: "filmstrip-live-soak")
         defer { output.remove() }
-        var configuration = LiveGenerationTests.configuration(clock: clock)
+        var configuration = LiveGenerationTests.configuration(clock: clock, wall: wall)
         configuration.preview.interval = 30
         configuration.preview.columns = 4
         configuration.preview.formats = [.vtt, .json, .hls, .dash]
