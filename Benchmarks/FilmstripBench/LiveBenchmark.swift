@@ -13,34 +13,15 @@ enum LiveBenchmark {
 
     /// A live HLS stream of 1 s segments in real time (the simulated origin over loopback), followed with one
     /// thumbnail a second and a sheet per segment (`--sheet-span 1`): from the moment segment n is listed at the
-    /// origin to the moment the track that shows it is written.
+    /// origin to the moment the track that shows it is written. The run starts at four phases of the origin's second
+    /// (0, 0.25, 0.5 and 0.75 s after a segment appears), as a run started at any moment meets an origin.
     static func latency() async throws {
-        let server = try LoopbackServer()
-        defer { server.stop() }
-        let seconds = 40
-        let stream = try SimulatedLiveStream(server: server, windowSize: 6, initialSegments: 10, endAfter: 10 + seconds)
-        let output = try TemporaryDirectory(prefix: "filmstrip-bench-live")
-        defer { output.remove() }
-        var configuration = LivePreviewConfiguration()
-        configuration.preview.interval = 1
-        configuration.preview.columns = 1
-        configuration.preview.rows = 1
-        configuration.preview.formats = [.vtt, .hls]
-        configuration.sheetSpan = 1
-        let latencies = Mutex<[Double]>([])
-        // Media time 0 is the first segment of the first playlist read (segment 4).
-        let first = 10 - 6
-        try await LivePreviewTrackGenerator(source: stream.url, directory: output.url, configuration: configuration)
-            .run { update in
-                let published = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
-                for sheet in update.published where !sheet.isGap {
-                    let segment = first + Int(sheet.start / 1000)
-                    latencies.withLock { $0.append(published - stream.availableSince(segment)) }
-                }
-            }
-        let measured = latencies.withLock { $0 }.filter { $0 >= 0 }.sorted()
+        var measured: [Double] = []
+        for phase in [0.0, 0.25, 0.5, 0.75] { measured += try await latency(phase: phase, seconds: 20) }
+        measured.sort()
         print("Live production: segment at the origin to its thumbnail in the published track")
-        print("  (simulated live HLS over loopback, 1 s segments, \(measured.count) sheets, real time)")
+        print(
+            "  (simulated live HLS over loopback, 1 s segments, \(measured.count) sheets over four phases, real time)")
         print(
             "  --sheet-span 1 (one segment): median \(format(percentile(measured, 50), 2)) s, "
                 + "p95 \(format(percentile(measured, 95), 2)) s, max \(format(measured.last ?? 0, 2)) s "
@@ -51,6 +32,35 @@ enum LiveBenchmark {
         print(
             "  default sheets (10x10 at 2 s, 200 s a sheet): median about \(format(100 + processing, 0)) s, "
                 + "p95 about \(format(190 + processing, 0)) s (the sheet's own span, derived, not measured)")
+    }
+
+    /// The latencies of one run started `phase` seconds after a segment appeared.
+    static func latency(phase: Double, seconds: Int) async throws -> [Double] {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let stream = try SimulatedLiveStream(server: server, windowSize: 6, initialSegments: 10, endAfter: 10 + seconds)
+        try await Task.sleep(for: .seconds(phase))
+        let output = try TemporaryDirectory(prefix: "filmstrip-bench-live")
+        defer { output.remove() }
+        var configuration = LivePreviewConfiguration()
+        configuration.preview.interval = 1
+        configuration.preview.columns = 1
+        configuration.preview.rows = 1
+        configuration.preview.formats = [.vtt, .hls]
+        configuration.sheetSpan = 1
+        let latencies = Mutex<[(segment: Int, seconds: Double)]>([])
+        // Media time 0 is the first segment of the first playlist read (segment 4).
+        let first = 10 - 6
+        try await LivePreviewTrackGenerator(source: stream.url, directory: output.url, configuration: configuration)
+            .run { update in
+                let published = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+                for sheet in update.published where !sheet.isGap {
+                    let segment = first + Int(sheet.start / 1000)
+                    latencies.withLock { $0.append((segment, published - stream.availableSince(segment))) }
+                }
+            }
+        // Sheets of segments that were there before the run began (0–9) say nothing of the latency: left out.
+        return latencies.withLock { $0 }.filter { $0.segment >= 10 }.map(\.seconds)
     }
 
     /// CPU seconds per channel-hour: 2 minutes of a 720p live channel (2 s segments, 2 s GOP) followed as fast as
