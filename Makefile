@@ -62,6 +62,9 @@ test: deps lint
 	FILMSTRIP_CLI="$(RELEASE_CLI)" $(SWIFT) test --skip-build --filter "$(PROCESS_HEAVY)"
 	@# `filmstrip serve` and `filmstrip page` over raw HTTP and in headless Chromium.
 	FILMSTRIP_BIN="$(RELEASE_CLI)" python3 -m unittest discover -s Tests/Browser -v
+	@# `play --window` on a virtual screen and sound card (Xvfb, Openbox, a PulseAudio null sink): picture, keys,
+	@# resizing, HDR and the seek bar's scrub previews.
+	FILMSTRIP_BIN="$(RELEASE_CLI)" python3 -m unittest discover -s Tests/Window -v
 	@# The tracks Filmstrip writes, read by real Shaka Player and dash.js builds in headless Chromium.
 	FILMSTRIP_BIN="$(RELEASE_CLI)" python3 -m unittest discover -s Tests/Interop -v
 	@# Streams other packagers write (Shaka Packager at test time, ffmpeg layouts besides): pictures against ffmpeg's

@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "FilmstripServer", targets: ["FilmstripServer"]),
         .library(name: "FilmstripCatalog", targets: ["FilmstripCatalog"]),
         .library(name: "FilmstripTesting", targets: ["FilmstripTesting"]),
+        .library(name: "FilmstripWindow", targets: ["FilmstripWindow"]),
         .executable(name: "filmstrip", targets: ["FilmstripCLI"]),
     ],
     dependencies: [
@@ -68,6 +69,8 @@ let package = Package(
                 ]), .brew(["ffmpeg"]),
             ]
         ),
+        // SDL2's headers; the library itself is loaded with dlopen when a window opens (see CSDL.h).
+        .target(name: "CSDL", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         .target(name: "FilmstripFormats"),
         .target(
             name: "FilmstripImaging",
@@ -135,6 +138,11 @@ let package = Package(
                 "FilmstripMedia", "FilmstripPlayer",
             ]
         ),
+        // `filmstrip play --window`: the player on a screen (SDL2 video and audio, keys, a seek bar with previews).
+        .target(
+            name: "FilmstripWindow",
+            dependencies: ["CSDL", "FilmstripSync", "Filmstrip"]
+        ),
         .target(
             name: "FilmstripServer",
             dependencies: [
@@ -154,7 +162,7 @@ let package = Package(
             name: "FilmstripCLI",
             dependencies: [
                 "FilmstripSync",
-                "Filmstrip", "FilmstripCatalog", "FilmstripServer",
+                "Filmstrip", "FilmstripCatalog", "FilmstripServer", "FilmstripWindow",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what Filmstrip needs and is missing: pkg-config, libjpeg-turbo (TurboJPEG API), libpng, libwebp, libcurl and FFmpeg
+# Installs what Filmstrip needs and is missing: pkg-config, libjpeg-turbo (TurboJPEG API), libpng, libwebp, libcurl, SDL2 and FFmpeg
 # (libavformat, libavcodec, libswscale, libswresample, libavfilter, libavutil) headers, the ffmpeg CLI, Chromium with
 # its driver (page tests), and Slurm with munge (the catalog's job-array test). On Linux it then builds the static
 # FFmpeg Filmstrip links (Scripts/build-ffmpeg.sh; cached) unless FILMSTRIP_SYSTEM_FFMPEG=1.
@@ -33,6 +33,16 @@ Linux)
     # A one-node Slurm cluster (munged, slurmctld, slurmd) runs the catalog's job-array test.
     [ -x /usr/sbin/slurmctld ] || command -v slurmctld >/dev/null 2>&1 || missing+=(slurm-wlm)
     [ -x /usr/sbin/munged ] || command -v munged >/dev/null 2>&1 || missing+=(munge)
+    # SDL2's headers build `play --window` (the library itself is loaded when a window opens); Xvfb, xdotool, the
+    # X11 tools, a window manager (Openbox) and PulseAudio (a null sink) run the window tests on a virtual screen and
+    # sound card.
+    pkg-config --exists sdl2 2>/dev/null || missing+=(libsdl2-dev)
+    command -v Xvfb >/dev/null 2>&1 || missing+=(xvfb)
+    command -v xdotool >/dev/null 2>&1 || missing+=(xdotool)
+    command -v openbox >/dev/null 2>&1 || missing+=(openbox)
+    command -v xwininfo >/dev/null 2>&1 || missing+=(x11-utils)
+    command -v pulseaudio >/dev/null 2>&1 || missing+=(pulseaudio)
+    command -v pactl >/dev/null 2>&1 || missing+=(pulseaudio-utils)
     # wrk loads the server in the benchmarks.
     if [ "${1:-}" = "--bench" ] && ! command -v wrk >/dev/null 2>&1; then missing+=(wrk); fi
     # ffmpegthumbnailer is the reference for one frame of a local file.
@@ -54,7 +64,7 @@ Linux)
     if [ "${FILMSTRIP_SYSTEM_FFMPEG:-0}" != 1 ]; then "$(dirname "$0")/build-ffmpeg.sh"; fi
     ;;
 Darwin)
-    for formula in pkg-config jpeg-turbo libpng webp ffmpeg chromedriver; do
+    for formula in pkg-config jpeg-turbo libpng webp ffmpeg sdl2 chromedriver; do
         brew list --versions "$formula" >/dev/null 2>&1 || missing+=("$formula")
     done
     if ((${#missing[@]})); then

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Filmstrip
 import FilmstripSync
+import FilmstripWindow
 import Foundation
 
 struct PlayCommand: AsyncParsableCommand {
@@ -17,6 +18,13 @@ struct PlayCommand: AsyncParsableCommand {
             Examples:
               filmstrip play movie.mp4 --autoplay --rate 2 --seek 30@1 --duration 5 --json
               filmstrip play movie.mp4 --autoplay --rate 1.5 --audio-out played.wav
+              filmstrip play https://example.com/master.m3u8 --window --autoplay
+
+            With --window the video plays in a window with its sound on the audio device. Keys: space \
+            play/pause, left/right 5 s, up/down volume, m mute, [ and ] rate, a next audio track, i statistics, \
+            f fullscreen (or a double click), q quit. The pointer at the bottom shows the seek bar; hovering shows \
+            the preview for that time (the stream's image track, --thumbnails, else its keyframes); a click or a \
+            drag seeks. Closing the window exits 0.
               filmstrip play https://example.com/live/master.m3u8 --autoplay --cmcd query --session-id s1 \
                 --header "Authorization: Bearer t" --live-edge-delay 6 --chase speedup --duration 60
             """
@@ -101,6 +109,20 @@ struct PlayCommand: AsyncParsableCommand {
     )
     var audioLanguage: String?
 
+    @Flag(help: "Show the video in a window and play its sound on the audio device (needs a display).")
+    var window = false
+
+    @Option(
+        help:
+            "With --window: the preview track the seek bar shows (WebVTT, HLS image playlist, MPD tiles, BIF, storyboard JSON); by default the stream's own image track, else its keyframes."
+    )
+    var thumbnails: String?
+
+    func validate() throws {
+        if thumbnails != nil, !window { throw ValidationError("--thumbnails needs --window") }
+        if audioOut != nil, window { throw ValidationError("--audio-out and --window cannot be used together") }
+    }
+
     enum CmcdMode: String, ExpressibleByArgument, CaseIterable {
         case headers, query
     }
@@ -156,6 +178,8 @@ struct PlayCommand: AsyncParsableCommand {
         let audio = try audioOut.map { try WAVFileOutput(url: URL(fileURLWithPath: $0)) }
         defer { audio?.close() }
         if let audio { player.attach(audio: audio) }
+        let screen = try window ? openWindow(for: player, events: output) : nil
+        defer { screen?.close() }
         player.onAudioTracks = { tracks in
             guard !tracks.isEmpty else { return }
             output.emit(
@@ -198,7 +222,7 @@ struct PlayCommand: AsyncParsableCommand {
                 text: "\(error.severity.rawValue) \(error.type.rawValue): \(error.message)")
         }
         let finalStats = Mutex(false)
-        player.onStats = { stats in
+        player.onStats = { [weak player] stats in
             defer { if stats.state == .ended || stats.state == .paused { finalStats.withLock { $0 = true } } }
             output.emit(
                 "stats",
@@ -218,6 +242,7 @@ struct PlayCommand: AsyncParsableCommand {
                     ("audio_played", .double(round3(stats.audioPlayed))),
                     ("audio_silence", .double(round3(stats.audioSilence))),
                     ("av_drift", stats.avDrift.map { .double(round3($0)) } ?? .null),
+                    ("muted", .bool(stats.audioMuted)), ("volume", .double(round3(player?.volume ?? 1))),
                 ],
                 text: String(
                     format: "position %.3f / %.3f s, rate %g, ", stats.position, stats.duration, stats.playbackRate)
@@ -236,6 +261,7 @@ struct PlayCommand: AsyncParsableCommand {
         if let rate, !reverseAfterSeek { player.playbackRate = rate }
         player.load(config: try configuration())
         player.open(autoplay: autoplay)
+        if let screen { loadPreviews(into: screen, for: player, events: output) }
         for request in initial { player.seek(request.target) }
         if let rate, reverseAfterSeek { player.playbackRate = rate }
         while true {
@@ -243,6 +269,10 @@ struct PlayCommand: AsyncParsableCommand {
             while let next = seeks.first, next.at <= elapsed {
                 seeks.removeFirst()
                 player.seek(next.target)
+            }
+            if let screen, screen.isClosed {
+                try await stop(player)
+                return
             }
             if fatal.withLock({ $0 }) || player.state.kind == .error {
                 try await stop(player)

@@ -29,6 +29,18 @@ public final class DecodedVideoFrame {
     public func image(maximumSize: PixelSize? = nil) throws -> PixelBuffer {
         try geometry.image(frame, fittingIn: maximumSize)
     }
+
+    /// The frame's own planes as 8-bit Y′CbCr 4:2:0, for outputs that draw YUV; nil when the frame needs a
+    /// conversion first (10-bit or HDR, which ``image(maximumSize:)`` tone-maps; other chroma layouts; a display
+    /// matrix that turns it).
+    public func planarYUV() -> PlanarYUVFrame? {
+        geometry.planar(frame)
+    }
+
+    /// The display size (sample aspect ratio applied, turned upright).
+    public var displaySize: PixelSize {
+        PixelSize(width: geometry.displayWidth, height: geometry.displayHeight)
+    }
 }
 
 /// Sequential decoding for playback, the one decoder for a file, an http(s) video or a forward-only byte stream:

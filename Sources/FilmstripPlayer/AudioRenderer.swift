@@ -20,6 +20,8 @@ struct AudioRenderer {
     private(set) var played = 0.0
     private(set) var silence = 0.0
     private var tempo: AudioTempo?
+    /// The gain applied to what is handed over (``Player/volume``).
+    var volume = 1.0
     /// Audio taken from the decoder and not yet due.
     private var held: [AudioBuffer] = []
     /// How often the engine hands audio over while playing (seconds): the audio clock's granularity.
@@ -129,7 +131,14 @@ struct AudioRenderer {
     /// Plays `buffer` on the output and counts it.
     private mutating func hand(_ buffer: AudioBuffer, silence counted: Bool = false) {
         guard buffer.frameCount > 0 else { return }
-        output.play(buffer)
+        if volume < 1, !counted {
+            var scaled = buffer
+            let gain = Float(volume)
+            for i in scaled.samples.indices { scaled.samples[i] *= gain }
+            output.play(scaled)
+        } else {
+            output.play(buffer)
+        }
         played += buffer.duration
         if counted { silence += buffer.duration }
     }

@@ -15,6 +15,8 @@ extension PlaybackEngine {
                     .audioUnavailable, severity: .warning, "the audio cannot be played: \(problem.message)",
                     underlying: problem))
         }
+        renderer.volume = player.shared.withLock { $0.volume }
+        audio = renderer
         let rate = machine.clock.rate
         if machine.state.kind == .ended, rate > 0 {
             // The audio up to the end, once.
@@ -32,7 +34,9 @@ extension PlaybackEngine {
             feeder.takeAudio(before: $0)
         }
         audio = renderer
-        if rate > 0, renderer.output.latency > 0, let cursor = renderer.cursor, cursor >= time + lead - 0.002,
+        // Content without audio runs on the system clock (the silence that keeps an output's time is not a clock).
+        if rate > 0, feeder.expectsAudio, renderer.output.latency > 0, let cursor = renderer.cursor,
+            cursor >= time + lead - 0.002,
             let heard = renderer.heard(rate: rate)
         {
             execute(machine.follow(audioClock: heard, at: now), player)

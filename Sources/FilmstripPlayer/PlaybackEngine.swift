@@ -236,13 +236,17 @@ struct PlaybackEngine {
         pending = nil
         // Audio-only content: the frame marks decoded audio; there is no picture to show or to measure drift by.
         guard let picture = frame.picture else { return }
-        if let heard = audio?.heard(rate: machine.clock.rate) {
+        if feeder?.expectsAudio == true, let heard = audio?.heard(rate: machine.clock.rate) {
             let distance = frame.time - heard
             drift.last = distance
             if abs(distance) > abs(drift.largest ?? 0) { drift.largest = distance }
         }
         guard let output = player.shared.withLock({ $0.callbacks.output }) else { return }
-        if let image = try? picture.image() { output.display(image, at: frame.time) }
+        if output.acceptsPlanarYUV, let planar = picture.planarYUV() {
+            output.display(planar, at: frame.time)
+        } else if let image = try? picture.image(maximumSize: output.preferredMaximumSize) {
+            output.display(image, at: frame.time)
+        }
     }
 
     mutating func release() {

@@ -49,6 +49,7 @@ public final class Player: Sendable {
         var stats: PlayerStats?
         var rate: Double = 1
         var muted = false
+        var volume = 1.0
         /// Settings set on the player itself; they win over each configuration's.
         var overrides = PlayerOverrides()
         var seekable: [ClosedRange<Double>] = []
@@ -158,6 +159,9 @@ public final class Player: Sendable {
         set { send(.rate(newValue)) }
     }
 
+    /// The rates ``playbackRate`` may take (the engine's range, or the one the player was made with).
+    public var playbackRateRange: ClosedRange<Double> { ratePolicy.range }
+
     /// Whether the player's audio is muted (set here, or by an autoplay under ``AutoplayPolicy/mutedOnly``);
     /// reported in statistics as `audioMuted`. Muted, the audio output gets silence as long as the time played.
     public var isMuted: Bool {
@@ -165,6 +169,16 @@ public final class Player: Sendable {
         set {
             shared.withLock { $0.muted = newValue }
             send(.mute(newValue))
+        }
+    }
+
+    /// The audio's gain, 0 (silent) to 1 (as decoded, the default); values outside are clamped. It applies to what
+    /// is handed to the audio output from now on (a device's queue, a WAV file), on top of ``isMuted``.
+    public var volume: Double {
+        get { shared.withLock { $0.volume } }
+        set {
+            let volume = newValue.isFinite ? min(max(newValue, 0), 1) : 1
+            shared.withLock { $0.volume = volume }
         }
     }
 

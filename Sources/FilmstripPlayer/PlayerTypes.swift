@@ -1,9 +1,28 @@
+public import FilmstripFormats
 public import FilmstripImaging
+public import FilmstripMedia
 
 /// Receives decoded frames from a player, at their presentation times (on the player's engine thread).
+///
+/// Frames come as RGB ``PixelBuffer``s, or, to an output that ``acceptsPlanarYUV``, as the decoder's own
+/// ``PlanarYUVFrame`` planes whenever the picture allows it (8-bit 4:2:0 SDR); the others (10-bit, HDR, turned
+/// pictures) still come as RGB, tone-mapped, at most ``preferredMaximumSize``.
 public protocol VideoOutput: AnyObject, Sendable {
     /// A frame to show now. `time` is its presentation time in seconds.
     func display(_ image: PixelBuffer, at time: Double)
+    /// Whether the output takes planar Y′CbCr frames (``display(_:at:)-(PlanarYUVFrame,_)``); false by default.
+    var acceptsPlanarYUV: Bool { get }
+    /// A frame to show now, as Y′CbCr planes (only when ``acceptsPlanarYUV``).
+    func display(_ frame: PlanarYUVFrame, at time: Double)
+    /// The largest size the output shows pictures at: RGB frames are scaled (and HDR tone-mapped) to fit it. `nil`
+    /// (the default): the picture's display size.
+    var preferredMaximumSize: PixelSize? { get }
+}
+
+extension VideoOutput {
+    public var acceptsPlanarYUV: Bool { false }
+    public func display(_ frame: PlanarYUVFrame, at time: Double) {}
+    public var preferredMaximumSize: PixelSize? { nil }
 }
 
 /// Playback statistics (``Player/getStats()`` and ``Player/onStats``).

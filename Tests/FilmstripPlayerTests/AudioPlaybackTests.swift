@@ -25,7 +25,8 @@ private struct Played {
 
 /// Plays `url` from `start` to its end at `rate` with a WAV output, and reads the WAV.
 private func playToEnd(
-    _ url: URL, from start: Double = 0, rate: Double = 1, muted: Bool = false, duration: Double = 10
+    _ url: URL, from start: Double = 0, rate: Double = 1, muted: Bool = false, volume: Double = 1,
+    duration: Double = 10
 ) async throws -> Played {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
@@ -34,6 +35,7 @@ private func playToEnd(
     player.attach(audio: wav)
     player.playbackRate = rate
     if muted { player.isMuted = true }
+    player.volume = volume
     player.load(config: PlayerConfiguration(with: url))
     if start > 0 {
         player.seek(start)
@@ -94,6 +96,20 @@ struct AudioPlaybackTests {
         let played = try await playToEnd(try AudioFixtures.toneCounter(), from: 8, muted: true)
         #expect(abs(played.track.duration - 2) < 0.1)
         #expect(played.track.samples.allSatisfy { $0 == 0 })
+    }
+
+    @Test("volume 0.3 scales every sample: the same tone at 0.3 of the level; volume is clamped to 0...1")
+    func volumeScales() async throws {
+        let full = try await playToEnd(try AudioFixtures.toneCounter(), from: 8)
+        let quiet = try await playToEnd(try AudioFixtures.toneCounter(), from: 8, volume: 0.3)
+        let ratio = quiet.levels.reduce(0, +) / max(1e-9, full.levels.reduce(0, +))
+        #expect(abs(ratio - 0.3) < 0.02, "level ratio \(ratio)")
+        #expect(abs(quiet.frequency - AudioFixtures.english) < 3, "\(quiet.frequency) Hz")
+        let player = Player()
+        player.volume = 7
+        #expect(player.volume == 1)
+        player.volume = -1
+        #expect(player.volume == 0)
     }
 
     @Test(
@@ -201,6 +217,22 @@ struct AudioSyncTests {
         // Any frame is shown within the lateness the machine tolerates before it drops one (a loaded machine can
         // present a frame that late); the flashes above are the sync measure.
         #expect(abs(try #require(stats.maxAVDrift)) <= PlaybackMachine.lateness + 0.01, "\(stats)")
+    }
+
+    @Test("content without audio runs on the system clock, not on the silence a slow device plays")
+    func videoOnlyIgnoresTheDevice() async throws {
+        // At half speed, the 2 s of silence that keep the device's time would take 4 s.
+        let recorder = SyncRecorder(deviceSpeed: 0.5)
+        let player = Player()
+        player.attach(to: recorder)
+        player.attach(audio: recorder)
+        let started = ContinuousClock.now
+        player.open(config: PlayerConfiguration(with: try MediaFixtures.shortCounter()))
+        #expect(await eventually { player.state == .ended })
+        let elapsed = (ContinuousClock.now - started) / .seconds(1)
+        player.stop()
+        #expect(elapsed < 3.2, "2 s of video took \(elapsed) s")
+        #expect(player.getStats()?.avDrift == nil)
     }
 
     @Test("an output that plays slower than the clock holds the audio back, and the picture follows the sound")

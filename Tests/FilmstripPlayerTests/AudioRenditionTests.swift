@@ -146,3 +146,37 @@ struct AudioRenditionTests {
         #expect(abs(played.track.duration - 3) < 0.35 && played.track.samples.allSatisfy { $0 == 0 })
     }
 }
+
+@Suite("Seeks back to back")
+struct BackToBackSeekTests {
+    @Test(
+        "two seeks at once (a click's press and release), over and over, while paused: each lands, none fails the stream",
+        arguments: [TwoLanguageStream.hlsMaster, .dashTemplate, .dashOnDemand])
+    func doubleSeeks(_ stream: TwoLanguageStream) async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let (url, _) = try stream.serve(on: server)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let wav = try WAVFileOutput(url: directory.url.appendingPathComponent("played.wav"))
+        let (player, recorder) = observedPlayer()
+        player.attach(audio: wav)
+        player.load(config: PlayerConfiguration(with: url))
+        player.open(autoplay: false)
+        #expect(await eventually { player.state == .paused })
+        for step in 0..<24 {
+            let target = Double((step * 7) % 9) + 0.5
+            player.seek(target)
+            // The release comes a moment after the press: while the first seek is being carried out.
+            try await Task.sleep(nanoseconds: UInt64(step % 8) * 2_000_000)
+            player.seek(target)
+            let landed = await eventually {
+                player.state.kind == .error || (player.state == .paused && abs(player.currentTime - target) < 0.1)
+            }
+            #expect(landed && player.state == .paused, "\(player.state) at \(player.currentTime) for \(target)")
+            guard player.state == .paused else { break }
+        }
+        player.stop()
+        #expect(recorder.errors.filter { $0.severity == .fatal }.isEmpty, "\(recorder.errors)")
+    }
+}

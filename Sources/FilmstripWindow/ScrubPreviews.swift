@@ -1,0 +1,86 @@
+public import Filmstrip
+public import Foundation
+
+/// The previews a seek bar shows, from the same thumbnails API an app uses: the player's own image track (an HLS
+/// image playlist or DASH thumbnail tiles its manifest lists) or a sidecar track given by URL, through
+/// `Filmstrip.thumbnails(for:)`; else the `.frames` engine over the stream's I-frame playlist or the file's keyframe
+/// index, through `Filmstrip.thumbnails(for:engine: .frames)`.
+///
+/// ```swift
+/// player.open(config: PlayerConfiguration(with: streamURL))
+/// let previews = try await ScrubPreviews.load(for: player)
+/// let preview = await previews.thumbnail(at: 754)       // the image and its cue
+/// previews.prefetch(around: 754, direction: .forward)   // while the pointer is over the bar
+/// ```
+public final class ScrubPreviews: Sendable {
+    /// Where the previews come from.
+    public enum Source: String, Sendable, Hashable {
+        /// A track given by URL (WebVTT, HLS image playlist, MPD tiles, BIF, storyboard JSON).
+        case sidecar
+        /// The image track the player's HLS master or MPD lists.
+        case imageTrack = "image-track"
+        /// Keyframes of the stream or file, decoded on demand (the `.frames` engine).
+        case frames
+    }
+
+    /// Where the previews come from.
+    public let source: Source
+    private let track: TrackThumbnails?
+    private let frames: FrameThumbnails?
+
+    private init(_ source: Source, track: TrackThumbnails? = nil, frames: FrameThumbnails? = nil) {
+        self.source = source
+        self.track = track
+        self.frames = frames
+    }
+
+    /// The previews for `player`'s content (load or open it first): `sidecar` when given, else the image track its
+    /// manifest lists, else its keyframes. Tracks load lazily: sheets are fetched as previews are asked for and
+    /// prefetched.
+    ///
+    /// - Throws: the track's load error for a sidecar; the `.frames` engine's load error when the content has no
+    ///   image track and its keyframes cannot be found.
+    public static func load(
+        for player: Player, sidecar: URL? = nil, sdk: Filmstrip = .shared
+    ) async throws
+        -> ScrubPreviews
+    {
+        var configuration = sdk.thumbnailsConfiguration
+        configuration.loadingMode = .lazy
+        if let sidecar {
+            let engine = sdk.thumbnails(for: player, configuration: configuration)
+            try await engine.load(track: sidecar)
+            return ScrubPreviews(.sidecar, track: engine)
+        }
+        if let content = player.contentURL, ["m3u8", "m3u", "mpd"].contains(content.pathExtension.lowercased()) {
+            let engine = sdk.thumbnails(for: player, configuration: configuration)
+            do {
+                try await engine.load(track: content)
+                return ScrubPreviews(.imageTrack, track: engine)
+            } catch let error as ThumbnailsError where error.kind == .unsupported || error.kind == .parse {
+                // No image track: the keyframes below.
+            }
+        }
+        return ScrubPreviews(.frames, frames: try await sdk.thumbnails(for: player, engine: .frames))
+    }
+
+    /// The preview for time `t` (seconds on the player's timeline), decoded, with the cue it belongs to; nil when
+    /// there is none or it cannot be had.
+    public func thumbnail(at t: Double) async -> (image: PixelBuffer, cue: ClosedRange<Double>)? {
+        let found: Thumbnail?
+        if let track {
+            found = try? await track.thumbnail(at: t)
+        } else {
+            found = try? await frames?.thumbnail(at: t)
+        }
+        guard let found, let (image, _) = try? ImageCodec.decode(found.imageData) else { return nil }
+        let end = max(found.timeStampStart, found.timeStampEnd)
+        return (image, found.timeStampStart...end)
+    }
+
+    /// Fetches the sheets around `t` and then the rest in waves (track sources; the `.frames` engine decodes on
+    /// demand).
+    public func prefetch(around t: Double, direction: ScrubDirection) {
+        track?.prefetch(around: t, direction: direction)
+    }
+}

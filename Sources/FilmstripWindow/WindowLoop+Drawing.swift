@@ -1,0 +1,223 @@
+import CSDL
+import Filmstrip
+import Foundation
+
+/// Drawing: the picture aspect-fitted, then the seek bar with its preview, then the statistics.
+extension WindowLoop {
+    /// Draws when a new picture came, something on screen changed, or (bar or statistics shown) every 250 ms.
+    func drawIfNeeded() {
+        let (serial, previewSerial) = shared.withLock { ($0.serial, $0.previewSerial) }
+        let live = (overlay || barVisible) && now - lastDraw >= 0.25
+        guard serial != drawnSerial || dirty || live || previewSerial != preview?.serial else { return }
+        draw()
+    }
+
+    private func draw() {
+        let (picture, serial) = shared.withLock { ($0.picture, $0.serial) }
+        if serial != drawnSerial, let picture {
+            upload(picture)
+            shared.withLock { $0.drawn += 1 }
+        }
+        drawnSerial = serial
+        dirty = false
+        lastDraw = now
+        _ = api.SDL_SetRenderDrawColor(renderer, 0, 0, 0, 255)
+        _ = api.SDL_RenderClear(renderer)
+        if let video {
+            var target = fitted()
+            _ = api.SDL_RenderCopy(renderer, video.texture, nil, &target)
+        }
+        _ = api.SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_BLEND)
+        if barVisible { drawBar() }
+        if overlay { drawStatistics() }
+        api.SDL_RenderPresent(renderer)
+    }
+
+    /// The picture's rectangle: its display aspect ratio fitted into the drawable, centred.
+    func fitted() -> SDL_Rect {
+        let size = drawable
+        let aspect = Double(pictureSize.width) / Double(max(1, pictureSize.height))
+        var width = size.width
+        var height = Int((Double(width) / aspect).rounded())
+        if height > size.height {
+            height = size.height
+            width = Int((Double(height) * aspect).rounded())
+        }
+        return SDL_Rect(
+            x: Int32((size.width - width) / 2), y: Int32((size.height - height) / 2), w: Int32(width),
+            h: Int32(height))
+    }
+
+    private func upload(_ picture: WindowState.Picture) {
+        switch picture {
+        case .planar(let frame):
+            pictureSize = frame.displaySize
+            let current = video
+            if current == nil || current?.width != frame.width || current?.height != frame.height
+                || current?.planar != frame.matrix || current?.full != frame.fullRange
+            {
+                let mode =
+                    frame.fullRange
+                    ? SDL_YUV_CONVERSION_JPEG
+                    : frame.matrix == .bt709 ? SDL_YUV_CONVERSION_BT709 : SDL_YUV_CONVERSION_BT601
+                // The conversion is chosen when the texture is made.
+                api.SDL_SetYUVConversionMode(mode)
+                replaceVideo(
+                    format: SDL_PIXELFORMAT_IYUV.rawValue, width: frame.width, height: frame.height,
+                    planar: frame.matrix, full: frame.fullRange)
+            }
+            guard let texture = video?.texture else { return }
+            frame.planes[0].withUnsafeBufferPointer { y in
+                frame.planes[1].withUnsafeBufferPointer { u in
+                    frame.planes[2].withUnsafeBufferPointer { v in
+                        _ = api.SDL_UpdateYUVTexture(
+                            texture, nil, y.baseAddress, Int32(frame.strides[0]), u.baseAddress,
+                            Int32(frame.strides[1]), v.baseAddress, Int32(frame.strides[2]))
+                    }
+                }
+            }
+        case .rgb(let image):
+            pictureSize = image.size
+            let rgb = image
+            // RGBA is the 32-bit format whose bytes are R, G, B, A in memory on little-endian machines.
+            let rgba = image.layout == .rgba
+            if video == nil || video?.width != rgb.width || video?.height != rgb.height || video?.planar != nil
+                || video?.full != !rgba
+            {
+                replaceVideo(
+                    format: Self.pixelFormat(image), width: rgb.width, height: rgb.height, planar: nil, full: !rgba)
+            }
+            guard let texture = video?.texture else { return }
+            rgb.bytes.withUnsafeBytes { raw in
+                _ = api.SDL_UpdateTexture(texture, nil, raw.baseAddress, Int32(rgb.bytesPerRow))
+            }
+        }
+    }
+
+    /// The SDL format of a pixel buffer's bytes.
+    static func pixelFormat(_ image: PixelBuffer) -> UInt32 {
+        image.layout == .rgb ? SDL_PIXELFORMAT_RGB24.rawValue : SDL_PIXELFORMAT_ABGR8888.rawValue
+    }
+
+    private func replaceVideo(format: UInt32, width: Int, height: Int, planar: PlanarYUVFrame.Matrix?, full: Bool) {
+        if let video { api.SDL_DestroyTexture(video.texture) }
+        video = nil
+        guard
+            let texture = api.SDL_CreateTexture(
+                renderer, format, Int32(SDL_TEXTUREACCESS_STREAMING.rawValue), Int32(width), Int32(height))
+        else { return }
+        video = (texture, width, height, planar, full)
+    }
+
+    // MARK: Bar and preview
+
+    private func fill(_ x: Int, _ y: Int, _ width: Int, _ height: Int, _ color: (UInt8, UInt8, UInt8, UInt8)) {
+        _ = api.SDL_SetRenderDrawColor(renderer, color.0, color.1, color.2, color.3)
+        var rect = SDL_Rect(x: Int32(x), y: Int32(y), w: Int32(max(0, width)), h: Int32(max(0, height)))
+        _ = api.SDL_RenderFillRect(renderer, &rect)
+    }
+
+    /// Draws `text` with its top left at (`x`, `y`).
+    func text(_ text: String, x: Int, y: Int, scale: Int, color: (UInt8, UInt8, UInt8, UInt8)) {
+        var rects = BitmapFont.pixels(text, scale: scale).map {
+            SDL_Rect(x: Int32(x + $0.x), y: Int32(y + $0.y), w: Int32(scale), h: Int32(scale))
+        }
+        guard !rects.isEmpty else { return }
+        _ = api.SDL_SetRenderDrawColor(renderer, color.0, color.1, color.2, color.3)
+        _ = api.SDL_RenderFillRects(renderer, &rects, Int32(rects.count))
+    }
+
+    private func drawBar() {
+        guard let timeline, let player else { return }
+        let size = drawable
+        let bar = barRect
+        let span = timeline.upperBound - timeline.lowerBound
+        fill(0, size.height - Self.barZone, size.width, Self.barZone, (0, 0, 0, 150))
+        fill(bar.x, bar.y, bar.width, bar.height, (110, 110, 110, 255))
+        let played = min(1, max(0, (player.currentTime - timeline.lowerBound) / span))
+        fill(bar.x, bar.y, Int(Double(bar.width) * played), bar.height, (235, 235, 235, 255))
+        let scale = size.height >= 600 ? 2 : 1
+        let clock = "\(Self.clockText(player.currentTime)) / \(Self.clockText(timeline.upperBound))"
+        text(clock, x: bar.x, y: bar.y - 10 - 7 * scale, scale: scale, color: (235, 235, 235, 255))
+        guard let pointer, let hovered = barTime() else { return }
+        // The pointer's place on the bar.
+        fill(pointer.x - 1, bar.y - 4, 3, bar.height + 8, (255, 255, 255, 255))
+        drawPreview(for: hovered, at: pointer.x, above: bar.y - 12 - 7 * scale - 8, scale: scale)
+    }
+
+    private func drawPreview(for time: Double, at x: Int, above bottom: Int, scale: Int) {
+        let shown = shared.withLock { state in state.preview.map { ($0, state.previewSerial) } }
+        guard let ((asked, image, cue), serial) = shown else { return }
+        if preview?.serial != serial {
+            if let preview { api.SDL_DestroyTexture(preview.texture) }
+            preview = nil
+            let rgb = image
+            if let texture = api.SDL_CreateTexture(
+                renderer, Self.pixelFormat(image), Int32(SDL_TEXTUREACCESS_STATIC.rawValue),
+                Int32(rgb.width), Int32(rgb.height))
+            {
+                rgb.bytes.withUnsafeBytes { raw in
+                    _ = api.SDL_UpdateTexture(texture, nil, raw.baseAddress, Int32(rgb.bytesPerRow))
+                }
+                preview = (texture, serial, rgb.width, rgb.height)
+            }
+        }
+        guard let preview else { return }
+        // A fifth of the window's width (160 to 320 px), at the thumbnail's aspect ratio.
+        let size = drawable
+        let width = min(320, max(160, size.width / 5))
+        let height = width * preview.height / max(1, preview.width)
+        let left = min(max(4, x - width / 2), size.width - width - 4)
+        let top = max(4, bottom - height)
+        fill(left - 2, top - 2, width + 4, height + 4, (255, 255, 255, 255))
+        var target = SDL_Rect(x: Int32(left), y: Int32(top), w: Int32(width), h: Int32(height))
+        _ = api.SDL_RenderCopy(renderer, preview.texture, nil, &target)
+        let label = Self.clockText(time)
+        let labelWidth = BitmapFont.measure(label, scale: scale)
+        fill(
+            left + (width - labelWidth) / 2 - 3, top + height - 7 * scale - 6, labelWidth + 6, 7 * scale + 6,
+            (0, 0, 0, 190))
+        text(
+            label, x: left + (width - labelWidth) / 2, y: top + height - 7 * scale - 3, scale: scale,
+            color: (255, 255, 255, 255))
+        if reportedPreview != serial {
+            reportedPreview = serial
+            report(.preview(time: asked, cue: cue.lowerBound))
+        }
+    }
+
+    /// `m:ss` or `h:mm:ss`.
+    static func clockText(_ seconds: Double) -> String {
+        let total = Int(max(0, seconds.isFinite ? seconds : 0))
+        let (h, m, s) = (total / 3600, total / 60 % 60, total % 60)
+        return h > 0 ? String(format: "%d:%02d:%02d", h, m, s) : String(format: "%d:%02d", m, s)
+    }
+
+    // MARK: Statistics
+
+    private func drawStatistics() {
+        guard let player else { return }
+        let stats = player.getStats()
+        let counts = shared.withLock { ($0.received, $0.drawn) }
+        var lines = [
+            "STATE \(player.state.kind.rawValue)",
+            String(format: "POSITION %.2f / %.2f S", player.currentTime, stats?.duration ?? 0),
+            String(
+                format: "RATE %g  VOLUME %d%%%@", player.playbackRate, Int((player.volume * 100).rounded()),
+                player.isMuted ? "  MUTED" : ""),
+            String(format: "BUFFER %.1f S", stats?.bufferLength ?? 0),
+        ]
+        if let bitrate = stats?.bitrate { lines.append("BITRATE \(bitrate / 1000) KBPS") }
+        lines.append(
+            "FRAMES \(stats?.presentedFrames ?? 0) SHOWN, \(stats?.droppedFrames ?? 0) DROPPED, \(counts.1)/\(counts.0) DRAWN"
+        )
+        if let drift = stats?.avDrift { lines.append(String(format: "A/V %+.0f MS", drift * 1000)) }
+        let scale = drawable.height >= 600 ? 2 : 1
+        let lineHeight = 10 * scale
+        let width = (lines.map { BitmapFont.measure($0, scale: scale) }.max() ?? 0) + 16
+        fill(8, 8, width, lines.count * lineHeight + 12, (0, 0, 0, 170))
+        for (index, line) in lines.enumerated() {
+            text(line, x: 16, y: 14 + index * lineHeight, scale: scale, color: (255, 255, 255, 255))
+        }
+    }
+}
