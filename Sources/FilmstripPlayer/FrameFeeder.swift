@@ -23,7 +23,7 @@ final class FrameFeeder: @unchecked Sendable {
     private var audioSeen = false
     private var ended = false
     private var failure: (any Error)?
-    private var seekRequest: Double?
+    private var seekRequest: (time: Double, token: StreamSession.ReadToken?)?
     private var generation = 0
     private var stopped = false
     /// Whether the thread has left its loop (it touches the decoder no more).
@@ -136,8 +136,9 @@ final class FrameFeeder: @unchecked Sendable {
         }
     }
 
-    /// Drops the queue and continues from `time` (the first frame at or after it).
-    func seek(to time: Double) {
+    /// Drops the queue and continues from `time` (the first frame at or after it); `token` is what the stream's
+    /// seek returned, when the stream was sought first.
+    func seek(to time: Double, after token: StreamSession.ReadToken? = nil) {
         condition.withLock {
             queue.removeAll()
             audio.removeAll()
@@ -147,7 +148,7 @@ final class FrameFeeder: @unchecked Sendable {
             // Wake a read blocked on data before the thread can see the request, so the interruption is over
             // (cleared by the source's seek) when the seek is carried out.
             decoder.interrupt()
-            seekRequest = time
+            seekRequest = (time, token)
             condition.broadcast()
         }
     }
@@ -204,7 +205,7 @@ final class FrameFeeder: @unchecked Sendable {
                 let generation = self.generation
                 condition.unlock()
                 var error: (any Error)?
-                do { try decoder.seek(to: target) } catch let failure { error = failure }
+                do { try decoder.seek(to: target.time, after: target.token) } catch let failure { error = failure }
                 condition.lock()
                 if let error, generation == self.generation { failure = error }
                 continue

@@ -29,6 +29,9 @@ struct PlayerFrame {
 protocol FrameSource: AnyObject {
     /// The next frame is the first at or after `time`.
     func seek(to time: Double) throws
+    /// A seek that follows the stream reset `token` (``StreamSession/seek(to:)``): reads resume only if no later
+    /// reset came. Sources that read no stream ignore it.
+    func seek(to time: Double, after token: StreamSession.ReadToken?) throws
     /// The next frame in presentation order; `nil` at the end.
     func next() throws -> PlayerFrame?
     /// Wakes a read blocked on data because a seek is coming (any thread).
@@ -51,6 +54,10 @@ protocol FrameSource: AnyObject {
     func setKeyframesOnly(_ on: Bool)
     /// Why the source's audio is not decoded, when it has audio FFmpeg cannot decode (any thread).
     var audioProblem: MediaError? { get }
+}
+
+extension FrameSource {
+    func seek(to time: Double, after token: StreamSession.ReadToken?) throws { try seek(to: time) }
 }
 
 extension VideoDecoder: FrameSource {

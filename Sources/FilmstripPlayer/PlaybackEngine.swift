@@ -223,12 +223,13 @@ struct PlaybackEngine {
     /// Positions the source at `time`: a stream's fetch restarts at the segment holding it (trick play fetches on
     /// its own), then the feeder's decoder follows. The decoder thread only carries out its own part.
     mutating func seekSource(to time: Double) {
+        var token: StreamSession.ReadToken?
         if trick == nil, let stream {
             // The audio lane drops the runs queued so far before the fetch restarts (runs queued after are kept).
             feeder?.restartAudio()
-            stream.seek(to: time)
+            token = stream.seek(to: time)
         }
-        feeder?.seek(to: time)
+        feeder?.seek(to: time, after: token)
     }
 
     private mutating func present(_ player: Player) {

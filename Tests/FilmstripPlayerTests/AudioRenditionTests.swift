@@ -173,7 +173,9 @@ struct BackToBackSeekTests {
             let landed = await eventually {
                 player.state.kind == .error || (player.state == .paused && abs(player.currentTime - target) < 0.1)
             }
-            #expect(landed && player.state == .paused, "\(player.state) at \(player.currentTime) for \(target)")
+            #expect(
+                landed && player.state == .paused,
+                "\(player.state) at \(player.currentTime) for \(target): \(recorder.errors)")
             guard player.state == .paused else { break }
         }
         player.stop()

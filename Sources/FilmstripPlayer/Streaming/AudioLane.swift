@@ -76,8 +76,8 @@ extension StreamSession {
     func selectAudio(_ track: Int) {
         guard let plan = opened.withLock({ $0?.audio }), plan.tracks.indices.contains(track) else { return }
         let playhead = shared.withLock { $0.playhead }
-        audioQueue.reset()
         audioState.withLock {
+            audioQueue.reset()
             $0.selection = track
             $0.seekRequest = playhead
             $0.generation += 1
@@ -127,13 +127,20 @@ extension StreamSession {
             case .fetch(let segment, let newRun):
                 let result = await segmentBytes(
                     segment, of: plan.rendition(selection, for: segment), newRun: newRun, lane: .audio)
-                guard audioState.withLock({ $0.generation == generation }), !isStopped else { continue }
+                guard !isStopped else { continue }
                 switch result {
                 case .success(let data):
+                    // Queued only if no seek or track change came meanwhile (checked under the lock they reset under).
+                    let current = audioState.withLock { state in
+                        guard state.generation == generation else { return false }
+                        audioQueue.append(data, newRun: newRun, segment: segment)
+                        return true
+                    }
+                    guard current else { continue }
                     scheduler.fetched(segment, rendition: "audio")
-                    audioQueue.append(data, newRun: newRun, segment: segment)
                     shared.withLock { $0.statistics.bytesLoaded += data.count }
                 case .failure(let error):
+                    guard audioState.withLock({ $0.generation == generation }) else { continue }
                     report(
                         PlayerError(
                             .segmentSkipped, severity: .warning,
@@ -149,8 +156,11 @@ extension StreamSession {
                 segments = []
             case .finished:
                 if !finished {
-                    finished = true
-                    audioQueue.markComplete()
+                    finished = audioState.withLock { state in
+                        guard state.generation == generation else { return false }
+                        audioQueue.markComplete()
+                        return true
+                    }
                 }
                 await audioWake.wait(for: .seconds(60), on: clock)
             }

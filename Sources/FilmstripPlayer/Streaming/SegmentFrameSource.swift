@@ -75,12 +75,14 @@ final class SegmentFrameSource: FrameSource, @unchecked Sendable {
     /// A track switch: the audio decoded so far is dropped.
     func restartAudio() { lane?.restart() }
 
-    func seek(to time: Double) throws {
+    func seek(to time: Double) throws { try seek(to: time, after: nil) }
+
+    func seek(to time: Double, after token: StreamSession.ReadToken?) throws {
         closeDecoder()
         audioLeft.removeAll()
         // The engine has restarted the audio lane and the fetch at the target (StreamSession.seek); the old run's
-        // decoder is closed, so reads may go on.
-        session.resumeReading()
+        // decoder is closed, so reads may go on (unless a later seek reset the queues again: its own comes next).
+        session.resumeReading(after: token)
         skipBefore = time
     }
 

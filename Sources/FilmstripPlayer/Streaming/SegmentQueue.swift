@@ -41,6 +41,8 @@ final class SegmentQueue: @unchecked Sendable {
     private var interrupted = false
     private var stopped = false
     private var failure: PlayerError?
+    /// Counts resets: a reader resumes only for the reset it carried a seek out for (see ``resume(epoch:)``).
+    private var epoch = 0
     /// The chunks of a run read so far, kept while the decoder may read that run again from its start.
     private var kept: (run: Int, chunks: [Chunk])?
 
@@ -66,8 +68,10 @@ final class SegmentQueue: @unchecked Sendable {
     /// Forgets what is queued: the decoder's next run is the next one appended. A seek's reset is `interrupting`:
     /// the decoder's reads fail from now until it has carried the seek out and calls ``resume()``, so it never
     /// reads the new position's bytes into the decoder of the old one.
-    func reset(interrupting: Bool = false) {
+    @discardableResult
+    func reset(interrupting: Bool = false) -> Int {
         condition.withLock {
+            epoch += 1
             chunks.removeAll()
             kept = nil
             finishedRun = runCounter
@@ -75,14 +79,17 @@ final class SegmentQueue: @unchecked Sendable {
             interrupted = interrupting
             failure = nil
             condition.broadcast()
+            return epoch
         }
     }
 
     /// The decoder has carried out a seek (its decoder is closed): its reads go on (the reader's side of an
-    /// interrupting ``reset(interrupting:)``).
-    func resume() {
+    /// interrupting ``reset(interrupting:)``). With `epoch` (what that reset returned), only if no reset came since:
+    /// a decoder carrying out a seek that a later one replaced must not read the later position's bytes (the
+    /// decoder of the later seek would then start that run part-way through).
+    func resume(epoch expected: Int? = nil) {
         condition.withLock {
-            if !stopped { interrupted = false }
+            if !stopped, expected == nil || expected == epoch { interrupted = false }
         }
     }
 

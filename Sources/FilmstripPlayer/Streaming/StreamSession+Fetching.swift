@@ -87,9 +87,13 @@ extension StreamSession {
             }
         case .finished:
             if !loop.finished {
-                loop.finished = true
-                shared.withLock { $0.complete = true }
-                queue.markComplete()
+                // Only for the position this loop fetches for (a seek may have come since it looked).
+                loop.finished = shared.withLock { shared in
+                    guard shared.generation == loop.generation else { return false }
+                    shared.complete = true
+                    queue.markComplete()
+                    return true
+                }
             }
             await wake.wait(for: .seconds(60), on: clock)
         }
@@ -153,7 +157,14 @@ extension StreamSession {
                 loop.opened.level = level
                 publish(committed, loop)
             }
-            queue.append(data, newRun: newRun, segment: segment)
+            // Queued only if no seek came since the check above: checked again under the lock a seek resets the
+            // queue under.
+            let queued = shared.withLock { shared in
+                guard shared.generation == loop.generation, !shared.stopped else { return false }
+                queue.append(data, newRun: newRun, segment: segment)
+                return true
+            }
+            guard queued else { return }
             let bandwidth = loop.opened.ladder.bandwidths[level]
             let estimate = loop.estimator.bitsPerSecond
             let end = segment.end

@@ -162,7 +162,7 @@ final class StreamSession: Sendable {
     /// Starts fetching at the segment holding `time`; returns that segment's start (where playback begins).
     @discardableResult
     func start(at time: Double) -> Double {
-        let begin = restart(at: time)
+        let begin = restart(at: time).begin
         fetching.withLock { task in
             guard task == nil else { return }
             task = Task { [self] in await run() }
@@ -176,21 +176,36 @@ final class StreamSession: Sendable {
         return begin
     }
 
-    /// Drops what is queued and fetches from the segment holding `time` (called by the engine thread, with the
-    /// feeder's seek). The decoder's reads fail until its seek is carried out (``resumeReading()``).
-    func seek(to time: Double) { restart(at: time, interrupting: true) }
+    /// Which reset of the queues a seek follows: the decoder resumes reading only for it.
+    struct ReadToken: Sendable, Hashable {
+        var video: Int
+        var audio: Int
+    }
 
-    /// The decoder thread has closed its decoder for a seek: its reads of the new position's bytes may begin.
-    func resumeReading() {
-        queue.resume()
-        audioQueue.resume()
+    /// Drops what is queued and fetches from the segment holding `time` (called by the engine thread, with the
+    /// feeder's seek). The decoder's reads fail until its seek is carried out (``resumeReading(after:)``) with the
+    /// token returned.
+    @discardableResult
+    func seek(to time: Double) -> ReadToken {
+        restart(at: time, interrupting: true).token
+    }
+
+    /// The decoder thread has closed its decoder for a seek: its reads of the new position's bytes may begin, unless
+    /// the queues were reset again after the seek's `token` (another seek is coming; until it is carried out, reads
+    /// fail). No token: they resume whatever came.
+    func resumeReading(after token: ReadToken? = nil) {
+        queue.resume(epoch: token?.video)
+        audioQueue.resume(epoch: token?.audio)
     }
 
     @discardableResult
-    private func restart(at time: Double, interrupting: Bool = false) -> Double {
-        queue.reset(interrupting: interrupting)
-        audioQueue.reset(interrupting: interrupting)
+    private func restart(at time: Double, interrupting: Bool = false) -> (begin: Double, token: ReadToken) {
+        var token = ReadToken(video: 0, audio: 0)
+        // Each queue is reset under the lock that holds its generation: a fetch for the previous position checks its
+        // generation and queues its bytes (or the end) under that same lock, so nothing of it lands in the queue of
+        // the new position (a decoder would read it as the new run's data).
         let begin = shared.withLock { shared -> Double in
+            token.video = queue.reset(interrupting: interrupting)
             shared.generation += 1
             shared.seekRequest = time
             shared.complete = false
@@ -200,12 +215,13 @@ final class StreamSession: Sendable {
             return shared.bufferEnd
         }
         audioState.withLock {
+            token.audio = audioQueue.reset(interrupting: interrupting)
             $0.seekRequest = begin
             $0.generation += 1
         }
         wake.signal()
         audioWake.signal()
-        return begin
+        return (begin, token)
     }
 
     func interrupt() {
