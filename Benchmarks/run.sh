@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make bench`: the thumbnails-engine benchmarks, then the media benchmarks against the ffmpeg CLI (whose 10-minute
-# inputs are made once and kept in bench-output/media), then `filmstrip serve` under wrk. The report is kept in
+# inputs are made once and kept in bench-output/media), then `filmstrip serve` under wrk, the catalog, and the
+# window's A/V offset and smoothness through a capture rig (against ffplay). The report is kept in
 # bench-output/report.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,4 +15,6 @@ bin="$(swift build -c release --show-bin-path)"
     Benchmarks/serve.sh "$bin"
     echo
     Benchmarks/catalog.sh "$bin"
+    echo
+    python3 Benchmarks/window_sync.py "$bin/filmstrip" bench-output/window
 } | tee bench-output/report.txt
