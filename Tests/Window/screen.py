@@ -129,8 +129,10 @@ class WindowedPlayer:
         self.process = subprocess.Popen([binary, "play", source, "--window", "--json", *arguments],
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=screen.env)
         self.stderr = []
-        threading.Thread(target=self._read, daemon=True).start()
-        threading.Thread(target=lambda: self.stderr.extend(self.process.stderr), daemon=True).start()
+        self.readers = [threading.Thread(target=self._read, daemon=True),
+                        threading.Thread(target=lambda: self.stderr.extend(self.process.stderr), daemon=True)]
+        for reader in self.readers:
+            reader.start()
         self.window = None
         deadline = time.time() + 30
         while not self.window:
@@ -220,3 +222,8 @@ class WindowedPlayer:
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait()
+        # The readers end at the pipes' end; then the pipes are closed.
+        for reader in self.readers:
+            reader.join(timeout=10)
+        for stream in (self.process.stdout, self.process.stderr):
+            stream.close()
