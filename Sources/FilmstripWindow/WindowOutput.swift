@@ -127,14 +127,13 @@ public final class WindowOutput: VideoOutput, AudioOutput, @unchecked Sendable {
     /// The window's drawable size: RGB pictures (10-bit, HDR) are converted at it.
     public var preferredMaximumSize: PixelSize? { shared.withLock { $0.drawable } }
 
-    public func display(_ frame: PlanarYUVFrame, at time: Double) { show(.planar(frame), at: time) }
+    public func display(_ frame: PlanarYUVFrame, at time: Double) { show(.planar(frame)) }
 
-    public func display(_ image: PixelBuffer, at time: Double) { show(.rgb(image), at: time) }
+    public func display(_ image: PixelBuffer, at time: Double) { show(.rgb(image)) }
 
-    private func show(_ picture: WindowState.Picture, at time: Double) {
+    private func show(_ picture: WindowState.Picture) {
         let wake = shared.withLock { state in
             state.picture = picture
-            state.pictureTime = time
             state.serial += 1
             state.received += 1
             defer { state.wakePending = true }
@@ -172,7 +171,6 @@ struct WindowState {
     }
 
     var picture: Picture?
-    var pictureTime = 0.0
     /// Counts pictures handed over; the window draws when it moved.
     var serial = 0
     var received = 0

@@ -163,14 +163,12 @@ class WindowedPlayer:
                     if predicate(event):
                         return event
                 left = deadline - time.time()
-                if left <= 0 or self.process.poll() is not None and not self._pending():
+                # A player that exited has said everything once its output is read to the end.
+                if left <= 0 or self.process.poll() is not None and not self.readers[0].is_alive():
                     shown = [{k: v for k, v in e.items() if k in ("t", "event", "action", "from", "to", "state", "position",
                                                                 "time")} for e in self.events[after:][-16:]]
                     raise AssertionError(f"timed out; the last events: {shown}; {''.join(self.stderr)}")
                 self.condition.wait(min(left, 0.2))
-
-    def _pending(self):
-        return False
 
     def mark(self):
         with self.condition:

@@ -115,8 +115,7 @@ def time_of(colour, near):
             return None
         digits.append(k)
     n = digits[0] + digits[1] * 6 + digits[2] * 36
-    return min((n + 252 * k) / FPS for k in range(4)) if near is None else min(
-        ((n + 252 * k) / FPS for k in range(4)), key=lambda t: abs(t - near))
+    return min(((n + 252 * k) / FPS for k in range(4)), key=lambda t: abs(t - near))
 
 
 class WindowCase(unittest.TestCase):
