@@ -1,13 +1,17 @@
 """`make bench`: `filmstrip play --window` as a person sees and hears it, measured by a capture rig: one ffmpeg
-process grabs a patch of the window (x11grab, 60 fps) and the PulseAudio null sink's monitor on the same clock, on the
+process grabs a patch of the window (x11grab) and the PulseAudio null sink's monitor on the same clock, on the
 virtual screen and sound card the window tests use (Tests/Window/screen.py).
 
 - A/V offset: a clip with a white flash and a 1 kHz beep at the same instant every 2 s; each flash is paired with its
-  beep and the offset is beep minus flash (positive: the sound is late). At rate 1, at rate 1.5, and after seeks;
-  ffplay is measured through the same rig at rate 1, which calibrates it (the grab sees a flash up to one capture
-  interval, 17 ms, after it is drawn).
-- Smoothness: 60 s of 720p60 whose frames carry their number in their colour; the rig counts the frames it saw, the
-  player's statistics the frames presented and dropped. ffplay through the same rig again calibrates it.
+  beep and the offset is beep minus flash (positive: the sound is late). At rates 1 (three runs), 0.5, 1.5 and 2, and
+  after seeks; ffplay is measured through the same rig at rate 1. The grab runs at 59.94 fps so its phase moves from
+  flash to flash; a flash is grabbed on average half an interval (8.3 ms) after it is on screen, and the median is
+  also given without that. The window's timing trace (FILMSTRIP_WINDOW_TRACE) splits each offset into its parts: the sound
+  (heard against the device latency estimate), the player's schedule, the window's draw and the screen-to-grab time.
+  The device latency the rig measured is then given to the window (FILMSTRIP_AUDIO_LATENCY_MS) for a calibrated run.
+- Smoothness: 60 s of 720p60 whose frames carry their number in their colour, grabbed at 120 fps; the rig counts the
+  frames it saw and the frames skipped between them, the player's statistics the frames presented and dropped, the
+  trace the intervals between the window's presents. ffplay through the same rig again.
 
 Timing verdicts do not belong in a suite that must pass on a loaded machine: run this on an idle one.
 Usage: python3 Benchmarks/window_sync.py FILMSTRIP_BINARY [WORK_DIR]
@@ -28,6 +32,13 @@ BIN = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build", "releas
 WORK = sys.argv[2] if len(sys.argv) > 2 else tempfile.mkdtemp(prefix="filmstrip-window-bench-")
 PATCH = 32
 RATE = 48000
+# The A/V grab runs at 59.94 fps: 2 s between flashes is then no whole number of grab intervals, so the grab's phase
+# moves from flash to flash (at 60 fps every flash of a run would be seen the same time after it is drawn). The
+# smoothness grab runs at 120 fps: at 60 it would sample a 60 fps picture in phase with it and miss frames whose
+# change falls on a grab.
+SYNC_GRAB = "60000/1001"
+SYNC_GRAB_INTERVAL = 1001 / 60
+SMOOTH_GRAB = "120"
 
 
 def ffmpeg(*arguments):
@@ -54,12 +65,12 @@ def media():
     return flash, smooth
 
 
-def capture(screen, area, seconds, path):
-    """Grabs `area` at 60 fps and the sink's monitor for `seconds`, both on the wall clock of one process."""
+def capture(screen, area, seconds, path, framerate="60"):
+    """Grabs `area` at `framerate` and the sink's monitor for `seconds`, both on the wall clock of one process."""
     x, y = area
     # The timestamps are kept as the inputs give them (-copyts: both on the wall clock); each input reads `seconds`.
     subprocess.run(["ffmpeg", "-v", "error", "-y", "-nostdin", "-thread_queue_size", "1024", "-f", "x11grab",
-                    "-framerate", "60", "-video_size", f"{PATCH}x{PATCH}", "-t", str(seconds), "-i",
+                    "-framerate", framerate, "-video_size", f"{PATCH}x{PATCH}", "-t", str(seconds), "-i",
                     f"{screen.display}+{x},{y}", "-thread_queue_size", "1024", "-f", "pulse", "-fragment_size", "1920",
                     "-t", str(seconds), "-i", "filmstrip.monitor", "-copyts", "-c:v", "rawvideo", "-pix_fmt", "rgb24",
                     "-c:a", "pcm_s16le", path], env=screen.env, check=True)
@@ -82,15 +93,36 @@ def frames(path):
 
 
 def audio(path):
-    start = float(subprocess.run(["ffprobe", "-v", "error", "-select_streams", "a", "-show_entries",
-                                  "packet=pts_time", "-read_intervals", "%+#1", "-of", "csv=p=0", path],
-                                 capture_output=True, text=True, check=True).stdout.split()[0])
+    """The monitor's samples (mono) and the wall time of the first. The `pulse` input stamps each packet with the
+    time it was captured less the stream's latency, smoothed by a filter that takes a while to settle (its first
+    stamps can be 60 ms off the rest): the start is the median over every packet of its stamp less the samples
+    before it, not the first packet's stamp."""
+    packets = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "a", "-show_entries",
+                              "packet=pts_time,duration_time", "-of", "csv=p=0", path],
+                             capture_output=True, text=True, check=True).stdout.split()
+    starts, before = [], 0.0
+    for packet in packets:
+        stamp, length = (float(v) for v in packet.split(",")[:2])
+        starts.append(stamp - before)
+        before += length
+    start = statistics.median(starts)
     raw = subprocess.run(["ffmpeg", "-v", "error", "-copyts", "-i", path, "-map", "0:a", "-f", "s16le", "-ac", "1",
                           "-ar", str(RATE), "-"], capture_output=True, check=True).stdout
     return start, memoryview(raw).cast("h")
 
 
 def offsets(path):
+    flashes, beeps = beeps_and_flashes(path)
+    pairs = []
+    for flash in flashes:
+        beep = min(beeps, key=lambda b: abs(b - flash), default=None)
+        if beep is not None and abs(beep - flash) < 0.5:
+            pairs.append((beep - flash) * 1000)
+    return pairs
+
+
+def beeps_and_flashes(path):
+    """The rig's flash times (the grab's first bright frame) and beep onsets (the monitor's first loud sample)."""
     video = frames(path)
     flashes = [t for (t, c), (_, p) in zip(video[1:], video) if sum(c) / 3 > 128 >= sum(p) / 3]
     start, samples = audio(path)
@@ -100,44 +132,121 @@ def offsets(path):
             if i > quiet_until:
                 beeps.append(start + i / RATE)
             quiet_until = i + RATE // 2
-    pairs = []
-    for flash in flashes:
-        beep = min(beeps, key=lambda b: abs(b - flash), default=None)
-        if beep is not None and abs(beep - flash) < 0.5:
-            pairs.append((beep - flash) * 1000)
-    return pairs
+    return flashes, beeps
 
 
-def summary(label, values):
+def read_trace(path, rate=1.0):
+    """The window's timing trace (FILMSTRIP_WINDOW_TRACE): the device's estimated latency; when each media time was
+    pulled by the audio device (the pull's wall time plus the sample's place in it; at `rate`, a second of sound holds
+    `rate` seconds of media); when each picture was handed over and presented."""
+    pulls, presented, handed, fifo, device = [], [], [], [], None
+    with open(path) as f:
+        for line in f:
+            fields = line.split()
+            stamp, kind = float(fields[0]), fields[1]
+            if kind == "device":
+                device = float(fields[5])
+            elif kind == "presented":
+                presented.append((float(fields[2]), stamp))
+            elif kind == "handed":
+                handed.append((float(fields[2]), stamp))
+            elif kind == "queued":
+                fifo.append([float(fields[2]), float(fields[3])])
+            elif kind == "cleared":
+                fifo = []
+            elif kind == "pulled":
+                length, short = float(fields[2]), float(fields[3])
+                need, place = length - short, 0.0
+                while need > 1e-9 and fifo:
+                    media, seconds = fifo[0]
+                    take = min(need, seconds)
+                    pulls.append((media, media + take * rate, stamp, place, length))
+                    place += take
+                    need -= take
+                    if take >= seconds - 1e-9:
+                        fifo.pop(0)
+                    else:
+                        fifo[0] = [media + take * rate, seconds - take]
+    return device, pulls, presented, handed
+
+
+def decompose(trace, path, rate=1.0):
+    """Splits each flash-to-beep offset into its parts, from the window's trace and the rig's capture. For the flash
+    and beep at media time T: the sound's error (when the rig heard the beep, against when the window's latency
+    estimate said it would be heard: the device pulled it at a known time, and plays it the estimated latency later,
+    less the pull's own length), the player's schedule (that estimate against when the frame of T was handed to the
+    window), the window's own time (handed to presented) and the display's (presented to seen by the rig, which
+    includes the grab's interval). Returns the estimated device latency and the four lists (ms)."""
+    device, pulls, presented, handed = read_trace(trace, rate)
+    flashes, beeps = beeps_and_flashes(path)
+    sound, schedule, window, display = [], [], [], []
+    for k in range(1, 200):
+        media = 2.0 * k
+        pulled = [p for p in pulls if p[0] <= media < p[1]]
+        shown = [s for t, s in presented if abs(t - media) < 0.005]
+        given = [s for t, s in handed if abs(t - media) < 0.005]
+        if not pulled or not shown or not given or device is None:
+            continue
+        start, _, stamp, place, length = pulled[-1]
+        at = stamp + place + (media - start) / rate
+        model = at + device - length
+        beep = min(beeps, key=lambda b: abs(b - at), default=None)
+        flash = min(flashes, key=lambda f: abs(f - shown[-1]), default=None)
+        if beep is None or flash is None or abs(beep - at) > 0.5 or abs(flash - shown[-1]) > 0.5:
+            continue
+        sound.append((beep - model) * 1000)
+        schedule.append((model - given[-1]) * 1000)
+        window.append((shown[-1] - given[-1]) * 1000)
+        display.append((flash - shown[-1]) * 1000)
+    return device, (sound, schedule, window, display)
+
+
+def parts(device, lists):
+    """One line: the median of each part of the offset, and the device latency the rig measured."""
+    sound, schedule, window, display = lists
+    if not sound:
+        return "    (no events in the trace)"
+    med = statistics.median
+    return (f"    parts (medians): sound heard {med(sound):+.1f} ms against the estimate; frame handed {med(schedule):+.1f} "
+            f"ms before it; window draw {med(window):.1f} ms; on screen to grabbed {med(display):.1f} ms. Device "
+            f"latency estimated {device * 1000:.1f} ms, measured {device * 1000 + med(sound):.1f} ms")
+
+
+def summary(label, values, grab=SYNC_GRAB_INTERVAL):
+    """The offsets as grabbed, and their median with the grab's own mean delay (half its interval) taken off: a
+    flash is grabbed from 0 to one interval after it is on screen, which makes the beep look that much early."""
     if not values:
         return f"{label:44s} no events"
     return (f"{label:44s} {len(values):3d} events  median {statistics.median(values):+6.1f} ms  "
             f"min {min(values):+6.1f}  max {max(values):+6.1f}  within ±40 ms: "
-            f"{sum(1 for v in values if abs(v) <= 40)}/{len(values)}")
+            f"{sum(1 for v in values if abs(v) <= 40)}/{len(values)}  (median {statistics.median(values) + grab / 2:+.1f} "
+            f"ms without the grab's mean delay)")
 
 
-def run_filmstrip(screen, source, seconds, *arguments, patch=(100, 100)):
-    player = screens.WindowedPlayer(screen, BIN, source, "--autoplay", *arguments)
+def run_filmstrip(screen, source, seconds, *arguments, patch=(100, 100), framerate="60", trace=None, env=None):
+    """Plays `source` in a window and captures it; with `trace`, the window writes its timing trace there."""
+    env = {**(env or {}), **({"FILMSTRIP_WINDOW_TRACE": trace} if trace else {})}
+    player = screens.WindowedPlayer(screen, BIN, source, "--autoplay", *arguments, env=env)
     try:
         player.stats(lambda e: e["state"] == "playing")
         left, top, _, _ = player.geometry()
         screen.xdotool("mousemove", str(screens.WIDTH - 1), str(screens.HEIGHT - 1))
         path = os.path.join(WORK, f"capture-{time.time():.0f}.nut")
-        capture(screen, (left + patch[0], top + patch[1]), seconds, path)
+        capture(screen, (left + patch[0], top + patch[1]), seconds, path, framerate)
         stats = [e for e in player.events if e.get("event") == "stats"][-1]
         return path, stats
     finally:
         player.finish()
 
 
-def run_ffplay(screen, source, seconds, size):
+def run_ffplay(screen, source, seconds, size, framerate="60"):
     process = subprocess.Popen(["ffplay", "-v", "error", "-autoexit", "-noborder", "-left", "0", "-top", "0", "-x",
                                 str(size[0]), "-y", str(size[1]), source], env=screen.env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         time.sleep(1.5)
         path = os.path.join(WORK, f"ffplay-{time.time():.0f}.nut")
-        capture(screen, (100, 100), seconds, path)
+        capture(screen, (100, 100), seconds, path, framerate)
         return path
     finally:
         process.terminate()
@@ -145,8 +254,9 @@ def run_ffplay(screen, source, seconds, size):
 
 
 def counter_frames(path):
-    """How many distinct frames of the 60 fps counter the rig saw, and the intervals between changes (ms)."""
-    seen, changes, previous = set(), [], None
+    """What the rig saw of the 60 fps counter: the frame changes, the frames skipped between them (a change by more
+    than one, counted by the number of the counter, which wraps at 252), and the intervals between changes (ms)."""
+    changes, skipped, previous = [], 0, None
     for t, (r, g, b) in frames(path):
         digits = []
         for value, step, count in zip((r, g, b), (40, 40, 33), (6, 6, 7)):
@@ -156,37 +266,70 @@ def counter_frames(path):
             continue
         n = digits[0] + digits[1] * 6 + digits[2] * 36
         if n != previous:
-            seen.add((n, len(changes) // 252))
+            step = (n - previous) % 252 if previous is not None else 1
+            if step <= 30:
+                # A jump further (or back) is a colour read wrong, not 30 frames skipped in half a second.
+                skipped += step - 1
             changes.append(t)
             previous = n
     intervals = [(b - a) * 1000 for a, b in zip(changes, changes[1:])]
-    return len(changes), intervals
+    return len(changes), skipped, intervals
 
 
 def main():
     flash, smooth = media()
     screen = screens.Screen()
-    report = []
+    report, measured = [], None
     try:
-        for label, arguments, seconds in (
-                ("filmstrip, rate 1", [], 44),
-                ("filmstrip, rate 1.5", ["--rate", "1.5"], 30),
+        # The offset of one run moves with where the display's path puts its pictures (about ±10 ms from run to run
+        # on Xvfb): three runs at rate 1, and their events together.
+        pooled = []
+        for label, arguments, seconds, rate in (
+                ("filmstrip, rate 1 (1 of 3)", [], 44, 1.0),
+                ("filmstrip, rate 1 (2 of 3)", [], 44, 1.0),
+                ("filmstrip, rate 1 (3 of 3)", [], 44, 1.0),
+                ("filmstrip, rate 0.5", ["--rate", "0.5"], 42, 0.5),
+                ("filmstrip, rate 1.5", ["--rate", "1.5"], 30, 1.5),
+                ("filmstrip, rate 2", ["--rate", "2"], 30, 2.0),
                 ("filmstrip, rate 1, a seek every 6 s", [f"--seek {t}@{at}".split()
                                                          for t, at in ((30, 6), (8, 12), (60, 18), (20, 24), (70, 30),
-                                                                       (40, 36))], 42)):
+                                                                       (40, 36))], 42, 1.0)):
             flat = [a for pair in arguments for a in (pair if isinstance(pair, list) else [pair])]
-            path, _ = run_filmstrip(screen, flash, seconds, *flat)
-            report.append(summary(label, offsets(path)))
-        report.append(summary("ffplay, rate 1 (the rig's calibration)", offsets(run_ffplay(screen, flash, 44,
-                                                                                             (960, 540)))))
-        path, stats = run_filmstrip(screen, smooth, 60)
-        seen, intervals = counter_frames(path)
-        report.append(f"filmstrip, 720p60 for 60 s: the rig saw {seen} frame changes of 3600; the player presented "
+            trace = os.path.join(WORK, f"trace-{len(report)}.txt")
+            path, _ = run_filmstrip(screen, flash, seconds, *flat, framerate=SYNC_GRAB, trace=trace)
+            values = offsets(path)
+            report.append(summary(label, values))
+            if rate == 1:
+                # (At other rates the tempo filter holds sound the trace does not place.)
+                device, lists = decompose(trace, path)
+                report.append(parts(device, lists))
+                measured = measured or (device * 1000 + statistics.median(lists[0]) if lists[0] else None)
+            if "of 3" in label:
+                pooled += values
+                if label.endswith("(3 of 3)"):
+                    report.append(summary("filmstrip, rate 1, the three runs", pooled))
+        if measured:
+            # The device latency the rig measured, given to the window: the calibrated offset.
+            path, _ = run_filmstrip(screen, flash, 44, framerate=SYNC_GRAB,
+                                    env={"FILMSTRIP_AUDIO_LATENCY_MS": f"{measured:.1f}"})
+            report.append(summary(f"filmstrip, rate 1, FILMSTRIP_AUDIO_LATENCY_MS={measured:.1f}", offsets(path)))
+        report.append(summary("ffplay, rate 1 (the rig's calibration)",
+                              offsets(run_ffplay(screen, flash, 44, (960, 540), SYNC_GRAB))))
+        trace = os.path.join(WORK, "trace-smooth.txt")
+        path, stats = run_filmstrip(screen, smooth, 60, framerate=SMOOTH_GRAB, trace=trace)
+        seen, skipped, intervals = counter_frames(path)
+        presents = [s for _, s in read_trace(trace)[2]]
+        shown = [(b - a) * 1000 for a, b in zip(presents, presents[1:])]
+        report.append(f"filmstrip, 720p60 for 60 s: the rig saw {seen} frame changes, {skipped} frames skipped "
+                      f"({100 * skipped / max(1, seen + skipped):.2f} %); the player presented "
                       f"{stats['presented_frames']} of {stats['decoded_frames']} decoded, dropped "
                       f"{stats['dropped_frames']}; change interval {statistics.mean(intervals):.1f} ms mean, "
-                      f"{statistics.pstdev(intervals):.1f} ms deviation")
-        seen, intervals = counter_frames(run_ffplay(screen, smooth, 60, (960, 540)))
-        report.append(f"ffplay, 720p60 for 60 s: the rig saw {seen} frame changes of 3600; change interval "
+                      f"{statistics.pstdev(intervals):.1f} ms deviation; the window's presents "
+                      f"{statistics.mean(shown):.1f} ms apart, {statistics.pstdev(shown):.1f} ms deviation, "
+                      f"{sum(1 for v in shown if v > 25)} more than 25 ms apart")
+        seen, skipped, intervals = counter_frames(run_ffplay(screen, smooth, 60, (960, 540), SMOOTH_GRAB))
+        report.append(f"ffplay, 720p60 for 60 s: the rig saw {seen} frame changes, {skipped} frames skipped "
+                      f"({100 * skipped / max(1, seen + skipped):.2f} %); change interval "
                       f"{statistics.mean(intervals):.1f} ms mean, {statistics.pstdev(intervals):.1f} ms deviation")
     finally:
         screen.stop()

@@ -40,6 +40,8 @@ struct PlaybackMachine: Sendable {
     private(set) var wantsPlay = false
     /// Whether audio is muted by the player (a muted-only autoplay, or ``setMuted(_:)``).
     var muted = false
+    /// Seconds the video output takes to put a frame on screen: frames are handed over that much early.
+    var presentationDelay = 0.0
     private var timeouts: StateTimeoutController
     /// The buffer the first start waits for, when shorter than `minPrebufferTime` (cleared once playing).
     private(set) var startupBuffer: Double?
@@ -252,7 +254,7 @@ struct PlaybackMachine: Sendable {
 
     private mutating func playing(_ buffer: Buffer, at now: Double) -> [Action] {
         guard playhead.clock.rate != 0 else { return [.wait(until: now + 0.1)] }
-        switch playhead.next(frame: buffer.frame, ended: buffer.ended, at: now) {
+        switch playhead.next(frame: buffer.frame, ended: buffer.ended, at: now, lead: presentationDelay) {
         case .wait(let until): return [.wait(until: until)]
         case .present(let frame): return present(frame, at: now)
         case .drop: return [.drop]

@@ -17,12 +17,16 @@ public protocol VideoOutput: AnyObject, Sendable {
     /// The largest size the output shows pictures at: RGB frames are scaled (and HDR tone-mapped) to fit it. `nil`
     /// (the default): the picture's display size.
     var preferredMaximumSize: PixelSize? { get }
+    /// Seconds from a frame's being handed over to its being on screen (an upload and a present, say): the player
+    /// hands each frame over that much before its time, at most 0.1 s. 0 by default.
+    var presentationDelay: Double { get }
 }
 
 extension VideoOutput {
     public var acceptsPlanarYUV: Bool { false }
     public func display(_ frame: PlanarYUVFrame, at time: Double) {}
     public var preferredMaximumSize: PixelSize? { nil }
+    public var presentationDelay: Double { 0 }
 }
 
 /// Playback statistics (``Player/getStats()`` and ``Player/onStats``).

@@ -95,16 +95,28 @@ struct Playhead: Sendable {
         clock.running = true
     }
 
-    /// While playing, a clock more than `tolerance` from `audioTime` (the media time being heard) is re-anchored to
-    /// it, so the picture follows the sound; returns whether it was.
+    /// While playing, the clock follows `audioTime` (the media time being heard), so the picture follows the sound:
+    /// further than `tolerance` from it, the clock is re-anchored to it at once; nearer, it moves a tenth of the way
+    /// on each call (an estimate of what is heard jitters by a millisecond or two: a clock that took each estimate
+    /// would make the picture judder, one that waited for the tolerance would stay up to that far off). Returns
+    /// whether the clock moved.
     mutating func follow(audioTime: Double, at now: Double, tolerance: Double) -> Bool {
-        guard clock.running, abs(clock.time(at: now) - audioTime) > tolerance else { return false }
-        anchor(at: audioTime, now: now)
+        guard clock.running else { return false }
+        let drift = clock.time(at: now) - audioTime
+        if abs(drift) > tolerance {
+            anchor(at: audioTime, now: now)
+            return true
+        }
+        guard abs(drift) > 0.0005 else { return false }
+        // A slew, not a new anchor: a late frame is still dropped.
+        clock.wall = now
+        clock.media = audioTime + drift * 0.9
         return true
     }
 
-    /// While playing: what the next decoded `frame` (if any) and the source's end mean at `now`.
-    mutating func next(frame: Double?, ended: Bool, at now: Double) -> Next {
+    /// While playing: what the next decoded `frame` (if any) and the source's end mean at `now`. A frame is due
+    /// `lead` seconds before its time on the clock (the output's ``VideoOutput/presentationDelay``).
+    mutating func next(frame: Double?, ended: Bool, at now: Double, lead: Double = 0) -> Next {
         guard let frame else {
             if ended, clock.rate < 0 {
                 // Backwards, the start pauses playback (when the clock gets there; the first frame may be later).
@@ -122,7 +134,7 @@ struct Playhead: Sendable {
             counters.stallStarted = now
             return .starved
         }
-        let due = clock.due(frame)
+        let due = clock.due(frame) - lead
         if due - now > 0.002 { return .wait(until: min(due, now + 0.1)) }
         if now - due > Self.lateness, presentedSinceAnchor {
             counters.dropped += 1

@@ -13,8 +13,11 @@ extension WindowLoop {
     }
 
     private func draw() {
-        let (picture, serial) = shared.withLock { ($0.picture, $0.serial) }
-        if serial != drawnSerial, let picture {
+        let (picture, serial, time, handed) = shared.withLock {
+            ($0.picture, $0.serial, $0.pictureTime, $0.pictureHanded)
+        }
+        let uploaded = serial != drawnSerial && picture != nil
+        if uploaded, let picture {
             upload(picture)
             shared.withLock { $0.drawn += 1 }
         }
@@ -31,6 +34,14 @@ extension WindowLoop {
         if barVisible { drawBar() }
         if overlay { drawStatistics() }
         api.SDL_RenderPresent(renderer)
+        if uploaded {
+            let taken = min(max(monotonicSeconds() - handed, 0), 0.1)
+            shared.withLock { state in
+                state.presentationDelay =
+                    state.drawn <= 1 ? taken : state.presentationDelay * 0.9 + taken * 0.1
+            }
+            trace?.record(.presented(time: time))
+        }
     }
 
     /// The picture's rectangle: its display aspect ratio fitted into the drawable, centred.

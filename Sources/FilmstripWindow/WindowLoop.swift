@@ -13,6 +13,10 @@ final class WindowLoop: @unchecked Sendable {
     var renderer: OpaquePointer?
     var wakeEvent: UInt32 = 0
     var audioDevice: SDL_AudioDeviceID = 0
+    /// The PCM the audio device pulls from (kept until the device is closed: it is the callback's `userdata`).
+    var ring: AudioRing?
+    /// The timing trace `FILMSTRIP_WINDOW_TRACE` asks for.
+    let trace = WindowTrace.fromEnvironment()
     /// The picture's texture, its size and how it was made.
     var video: (texture: OpaquePointer, width: Int, height: Int, planar: PlanarYUVFrame.Matrix?, full: Bool)?
     /// The size to show the picture at (sample aspect ratio applied).
@@ -124,6 +128,9 @@ final class WindowLoop: @unchecked Sendable {
         desired.format = SDL_AudioFormat(AUDIO_F32LSB)
         desired.channels = 2
         desired.samples = 1024
+        let ring = AudioRing(trace: trace)
+        desired.callback = AudioRing.callback
+        desired.userdata = Unmanaged.passUnretained(ring).toOpaque()
         var obtained = SDL_AudioSpec()
         let changes = Int32(SDL_AUDIO_ALLOW_FREQUENCY_CHANGE | SDL_AUDIO_ALLOW_CHANNELS_CHANGE)
         let device = api.SDL_OpenAudioDevice(nil, 0, &desired, &obtained, changes)
@@ -133,9 +140,15 @@ final class WindowLoop: @unchecked Sendable {
             return .failure(WindowError("no audio device (\(reason)): video runs on the system clock"))
         }
         audioDevice = device
-        api.SDL_PauseAudioDevice(device, 0)
+        self.ring = ring
         let format = AudioFormat(sampleRate: Int(obtained.freq), channels: Int(obtained.channels))
-        return .success(WindowAudio(api: api, device: device, format: format, bufferFrames: Int(obtained.samples)))
+        let output = WindowAudio(ring: ring, format: format, bufferFrames: Int(obtained.samples))
+        trace?.record(
+            .device(
+                sampleRate: format.sampleRate, channels: format.channels, periodFrames: Int(obtained.samples),
+                latency: output.deviceLatency))
+        api.SDL_PauseAudioDevice(device, 0)
+        return .success(output)
     }
 
     /// Wakes the loop (from any thread).
@@ -173,6 +186,8 @@ final class WindowLoop: @unchecked Sendable {
         // Reported before the window counts as closed: whoever waits for the close sees the action first.
         report(.quit)
         if audioDevice != 0 { api.SDL_CloseAudioDevice(audioDevice) }
+        ring = nil
+        trace?.write()
         if let video { api.SDL_DestroyTexture(video.texture) }
         if let preview { api.SDL_DestroyTexture(preview.texture) }
         video = nil

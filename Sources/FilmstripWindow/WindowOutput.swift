@@ -127,13 +127,20 @@ public final class WindowOutput: VideoOutput, AudioOutput, @unchecked Sendable {
     /// The window's drawable size: RGB pictures (10-bit, HDR) are converted at it.
     public var preferredMaximumSize: PixelSize? { shared.withLock { $0.drawable } }
 
-    public func display(_ frame: PlanarYUVFrame, at time: Double) { show(.planar(frame)) }
+    /// How long the window takes to show a picture it is handed (its upload and present), measured as it draws; the
+    /// player hands pictures over that much early.
+    public var presentationDelay: Double { shared.withLock { $0.presentationDelay } }
 
-    public func display(_ image: PixelBuffer, at time: Double) { show(.rgb(image)) }
+    public func display(_ frame: PlanarYUVFrame, at time: Double) { show(.planar(frame), at: time) }
 
-    private func show(_ picture: WindowState.Picture) {
+    public func display(_ image: PixelBuffer, at time: Double) { show(.rgb(image), at: time) }
+
+    private func show(_ picture: WindowState.Picture, at time: Double) {
+        loop.trace?.record(.handed(time: time))
         let wake = shared.withLock { state in
             state.picture = picture
+            state.pictureTime = time
+            state.pictureHanded = monotonicSeconds()
             state.serial += 1
             state.received += 1
             defer { state.wakePending = true }
@@ -171,6 +178,11 @@ struct WindowState {
     }
 
     var picture: Picture?
+    /// The media time of `picture` (for the timing trace), and when it was handed over (monotonic seconds).
+    var pictureTime = 0.0
+    var pictureHanded = 0.0
+    /// The time from a picture's being handed over to its present, smoothed over the pictures drawn.
+    var presentationDelay = 0.0
     /// Counts pictures handed over; the window draws when it moved.
     var serial = 0
     var received = 0
@@ -189,57 +201,4 @@ struct WindowState {
     /// The time the pointer asks a preview for, and whether a fetch is under way.
     var previewWanted: Double?
     var previewBusy = false
-}
-
-/// Sound through SDL's audio queue: PCM in the device's format, queued as it is handed over.
-final class WindowAudio: Sendable {
-    let format: AudioFormat
-    /// Seconds the player keeps handed over ahead of what is heard.
-    let lead: Double
-    /// What the device and the sound server hold beyond SDL's queue (estimated from the buffer size; see
-    /// ``init(api:device:format:bufferFrames:)``).
-    let deviceLatency: Double
-    private let device: SDL_AudioDeviceID
-    private let queueBytes: @Sendable (SDL_AudioDeviceID) -> UInt32
-    private let queueAudio: @Sendable (SDL_AudioDeviceID, UnsafeRawPointer, UInt32) -> Int32
-    private let clearAudio: @Sendable (SDL_AudioDeviceID) -> Void
-
-    /// SDL reports what is queued and not yet taken by the device, not when it is heard: the device's buffer (one
-    /// period of `bufferFrames`) and the sound server's (about as much again) come on top. The estimate is two
-    /// periods; `FILMSTRIP_AUDIO_LATENCY_MS` replaces it with a measured figure.
-    init(api: FSSDLFunctions, device: SDL_AudioDeviceID, format: AudioFormat, bufferFrames: Int) {
-        self.device = device
-        self.format = format
-        let period = Double(bufferFrames) / Double(format.sampleRate)
-        if let text = ProcessInfo.processInfo.environment["FILMSTRIP_AUDIO_LATENCY_MS"], let ms = Double(text),
-            ms.isFinite, ms >= 0, ms < 2000
-        {
-            deviceLatency = ms / 1000
-        } else {
-            deviceLatency = 2 * period
-        }
-        // The player keeps `lead` handed over ahead of what is heard: the device's part, plus SDL's queue kept at
-        // three periods or 50 ms at least, so the device never takes a period the queue cannot fill.
-        lead = deviceLatency + max(0.05, 3 * period)
-        let size = api.SDL_GetQueuedAudioSize
-        let put = api.SDL_QueueAudio
-        let clear = api.SDL_ClearQueuedAudio
-        queueBytes = { size($0) }
-        queueAudio = { put($0, $1, $2) }
-        clearAudio = { clear($0) }
-    }
-
-    var bytesPerSecond: Double { Double(format.sampleRate * format.channels * MemoryLayout<Float>.size) }
-
-    /// Seconds handed over and not yet heard.
-    var latency: Double { Double(queueBytes(device)) / bytesPerSecond + deviceLatency }
-
-    func queue(_ buffer: AudioBuffer) {
-        guard buffer.format == format, !buffer.samples.isEmpty else { return }
-        buffer.samples.withUnsafeBytes { raw in
-            _ = queueAudio(device, raw.baseAddress!, UInt32(raw.count))
-        }
-    }
-
-    func clear() { clearAudio(device) }
 }

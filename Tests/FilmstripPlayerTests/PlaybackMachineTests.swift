@@ -279,4 +279,45 @@ struct PlaybackMachineTests {
         #expect(abs(driver.machine.currentTime(at: driver.now) - 21) < 1e-9)
         #expect(driver.machine.publishedClock.rate == 1.1)
     }
+
+    @Test("the audio clock: far off, the clock jumps to it; near, it moves a tenth of the way per observation")
+    func followsTheAudioClock() async {
+        var driver = Driver()
+        driver.startPlaying()
+        await driver.advance(1)
+        // 50 ms behind the sound (beyond the 20 ms tolerance): re-anchored at once.
+        #expect(driver.machine.follow(audioClock: 1.05, at: driver.now) == [.clockChanged])
+        #expect(abs(driver.machine.currentTime(at: driver.now) - 1.05) < 1e-9)
+        // 10 ms ahead of it: each observation takes a tenth of the distance off, no jump.
+        var drift = 0.01
+        for _ in 0..<25 {
+            await driver.advance(0.01)
+            let heard = driver.machine.currentTime(at: driver.now) - drift
+            #expect(driver.machine.follow(audioClock: heard, at: driver.now) == [.clockChanged])
+            let next = driver.machine.currentTime(at: driver.now) - heard
+            #expect(abs(next - drift * 0.9) < 1e-9)
+            drift = next
+        }
+        #expect(drift < 0.001)
+        // Within half a millisecond: left alone.
+        #expect(
+            driver.machine.follow(audioClock: driver.machine.currentTime(at: driver.now) - 0.0004, at: driver.now)
+                .isEmpty)
+        // A slew is not a new anchor: a frame late after it is still dropped.
+        #expect(driver.step(frame: driver.machine.currentTime(at: driver.now)).contains(.present))
+        await driver.advance(0.3)
+        _ = driver.machine.follow(audioClock: driver.machine.currentTime(at: driver.now) - 0.005, at: driver.now)
+        #expect(driver.step(frame: driver.machine.currentTime(at: driver.now) - 0.25) == [.drop])
+    }
+
+    @Test("an output's presentation delay: each frame is handed over that much before its time")
+    func presentationDelay() async {
+        var driver = Driver()
+        driver.startPlaying()
+        driver.machine.presentationDelay = 0.008
+        #expect(driver.step(frame: 0).contains(.present))
+        #expect(driver.step(frame: 0.04) == [.wait(until: driver.now + 0.032)])
+        await driver.advance(0.032)
+        #expect(driver.step(frame: 0.04).contains(.present))
+    }
 }

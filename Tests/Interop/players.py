@@ -128,7 +128,7 @@ async function grey(uri, x, y, w, h) {
   if (!images.has(uri)) {
     const img = new Image();
     img.src = uri;
-    images.set(uri, img.decode().then(() => img));
+    images.set(uri, img.decode().then(() => img, e => { throw new Error(uri + ': ' + e.message); }));
   }
   const img = await images.get(uri);
   const canvas = document.createElement('canvas');
@@ -202,7 +202,11 @@ async function dashjs_() {
     const th = await new Promise(resolve => player.provideThumbnail(t, resolve));
     if (!th) { answers.push(null); continue; }
     const a = {uri: th.url, x: th.x, y: th.y, w: th.width, h: th.height};
-    a.pixels = await grey(a.uri, a.x, a.y, a.w, a.h);
+    try {
+      a.pixels = await grey(a.uri, a.x, a.y, a.w, a.h);
+    } catch (e) {
+      throw new Error('t=' + t + ': ' + e.message);
+    }
     answers.push(a);
   }
   const played = await playALittle();

@@ -122,12 +122,13 @@ class Pixels:
 class WindowedPlayer:
     """`filmstrip play SOURCE --window --json` on `screen`; events are kept as they come."""
 
-    def __init__(self, screen, binary, source, *arguments):
+    def __init__(self, screen, binary, source, *arguments, env=None):
         self.screen = screen
         self.events = []
         self.condition = threading.Condition()
         self.process = subprocess.Popen([binary, "play", source, "--window", "--json", *arguments],
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=screen.env)
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                        env={**screen.env, **(env or {})})
         self.stderr = []
         self.readers = [threading.Thread(target=self._read, daemon=True),
                         threading.Thread(target=lambda: self.stderr.extend(self.process.stderr), daemon=True)]

@@ -46,10 +46,7 @@
     X(SDL_RegisterEvents)                                                                                              \
     X(SDL_OpenAudioDevice)                                                                                             \
     X(SDL_CloseAudioDevice)                                                                                            \
-    X(SDL_PauseAudioDevice)                                                                                            \
-    X(SDL_QueueAudio)                                                                                                  \
-    X(SDL_GetQueuedAudioSize)                                                                                          \
-    X(SDL_ClearQueuedAudio)
+    X(SDL_PauseAudioDevice)
 
 #define FS_SDL_FIELD(name) __typeof__(name) *_Nonnull name;
 /// The SDL2 functions Filmstrip calls, resolved from the library loaded at run time.
