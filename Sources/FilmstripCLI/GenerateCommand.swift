@@ -74,6 +74,10 @@ struct GenerateCommand: AsyncParsableCommand {
             throw ValidationError("--window, --sheet-span and --from-start go with --live")
         }
         if live, attach { throw ValidationError("--attach makes a VOD stream's manifest; it does not go with --live") }
+        if live, generation.skipBlank || generation.workers != nil {
+            // A live run reads each segment as it comes, one at a time, and takes the tile's own keyframe.
+            throw ValidationError("--skip-blank and --workers do not go with --live")
+        }
     }
 
     func run() async throws {

@@ -50,6 +50,9 @@ public struct LivePreviewConfiguration: Sendable {
         guard preview.additionalWidths.isEmpty else {
             throw MediaError(.invalidArgument, "a live track is made at one width")
         }
+        guard !preview.skipBlank else {
+            throw MediaError(.invalidArgument, "a live track takes each tile's own keyframe: skipBlank does not apply")
+        }
         guard preview.interval <= 86_400 else {
             throw MediaError(.invalidArgument, "the interval must be at most 86400 s (got \(preview.interval))")
         }

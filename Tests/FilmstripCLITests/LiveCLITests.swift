@@ -87,5 +87,11 @@ struct LiveCLITests {
         let misuse = try await filmstrip(
             "generate", try MediaFixtures.counter().path, "--sheet-span", "4", "--output", output.url.path)
         #expect(misuse.status != 0 && misuse.stderr.contains("--live"), "\(misuse.stderr)")
+        // Options a live run would not read are refused, not ignored.
+        for option in [["--skip-blank"], ["--workers", "2"]] {
+            let ignored = try await filmstripArguments(
+                ["generate", "http://127.0.0.1:9/live.m3u8", "--live", "--output", output.url.path] + option)
+            #expect(ignored.status != 0 && ignored.stderr.contains("do not go with --live"), "\(ignored.stderr)")
+        }
     }
 }

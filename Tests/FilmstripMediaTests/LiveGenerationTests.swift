@@ -262,6 +262,10 @@ struct LiveGenerationTests {
             configuration.window = window
             cases.append(configuration)
         }
+        // A setting a live run would not read (it takes each tile's own keyframe) is refused, not ignored.
+        var skipBlank = LivePreviewConfiguration()
+        skipBlank.preview.skipBlank = true
+        cases.append(skipBlank)
         for configuration in cases {
             let error = await mediaError {
                 try await LivePreviewTrackGenerator(source: source, directory: output.url, configuration: configuration)
