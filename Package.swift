@@ -199,7 +199,7 @@ let package = Package(
             dependencies: [
                 "FilmstripSync",
                 "Filmstrip", "FilmstripFormats", "FilmstripImaging", "FilmstripLoading", "FilmstripMedia",
-                "FilmstripPlayer",
+                "FilmstripPlayer", "FilmstripWindow",
                 "FilmstripStreaming",
                 "FilmstripTesting",
                 "ReferenceUsage",

@@ -267,9 +267,11 @@ def counter_frames(path):
         n = digits[0] + digits[1] * 6 + digits[2] * 36
         if n != previous:
             step = (n - previous) % 252 if previous is not None else 1
-            if step <= 30:
-                # A jump further (or back) is a colour read wrong, not 30 frames skipped in half a second.
-                skipped += step - 1
+            if step > 30:
+                # A jump further (or back) is a colour read wrong, not 30 frames skipped in half a second: the
+                # frame is not counted, and the next one is compared with the last one read right.
+                continue
+            skipped += step - 1
             changes.append(t)
             previous = n
     intervals = [(b - a) * 1000 for a, b in zip(changes, changes[1:])]
@@ -283,7 +285,7 @@ def main():
     try:
         # The offset of one run moves with where the display's path puts its pictures (about ±10 ms from run to run
         # on Xvfb): three runs at rate 1, and their events together.
-        pooled = []
+        pooled, pooled_parts = [], ([], [], [], [])
         for label, arguments, seconds, rate in (
                 ("filmstrip, rate 1 (1 of 3)", [], 44, 1.0),
                 ("filmstrip, rate 1 (2 of 3)", [], 44, 1.0),
@@ -303,11 +305,15 @@ def main():
                 # (At other rates the tempo filter holds sound the trace does not place.)
                 device, lists = decompose(trace, path)
                 report.append(parts(device, lists))
-                measured = measured or (device * 1000 + statistics.median(lists[0]) if lists[0] else None)
             if "of 3" in label:
                 pooled += values
+                for whole, part in zip(pooled_parts, lists):
+                    whole += part
                 if label.endswith("(3 of 3)"):
                     report.append(summary("filmstrip, rate 1, the three runs", pooled))
+                    report.append(parts(device, pooled_parts))
+                    if pooled_parts[0]:
+                        measured = device * 1000 + statistics.median(pooled_parts[0])
         if measured:
             # The device latency the rig measured, given to the window: the calibrated offset.
             path, _ = run_filmstrip(screen, flash, 44, framerate=SYNC_GRAB,

@@ -1,7 +1,7 @@
 /// The playback clock as a value: media time = `media + (now - wall) * rate` while it runs, `media` while it does
 /// not. `now` is in seconds on the player's injected clock.
 public struct PlaybackClock: Sendable, Hashable {
-    /// The clock time at which the clock was last anchored.
+    /// The clock time at which the clock was last anchored (or slewed onto the audio clock).
     public var wall = 0.0
     /// The media time at `wall` (while stopped: the media time).
     public var media = 0.0

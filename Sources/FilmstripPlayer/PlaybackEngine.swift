@@ -131,7 +131,9 @@ struct PlaybackEngine {
         if stream != nil { followStream(player) }
         renderAudio(player)
         guard let buffer = observe(player) else { return }
-        let delay = player.shared.withLock { $0.callbacks.output?.presentationDelay } ?? 0
+        // Read outside the player's lock: an output's delay may take its own lock, or read the player.
+        let output = player.shared.withLock { $0.callbacks.output }
+        let delay = output?.presentationDelay ?? 0
         machine.presentationDelay = delay.isFinite ? min(max(delay, 0), 0.1) : 0
         execute(machine.step(buffer, at: now), player)
     }

@@ -163,7 +163,8 @@ extension PlaybackMachine {
     mutating func setMuted(_ muted: Bool) { self.muted = muted }
 
     /// With audio, the audio clock is the master: while playing, a playback clock more than `tolerance` from
-    /// `audioTime` (the media time being heard) is re-anchored to it, so the picture follows the sound.
+    /// `audioTime` (the media time being heard) is re-anchored to it, a nearer one slewed a tenth of the way, so
+    /// the picture follows the sound (see ``Playhead/follow(audioTime:at:tolerance:)``).
     mutating func follow(audioClock audioTime: Double, at now: Double, tolerance: Double = 0.02) -> [Action] {
         guard state.kind == .playing, playhead.follow(audioTime: audioTime, at: now, tolerance: tolerance) else {
             return []

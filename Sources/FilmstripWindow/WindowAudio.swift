@@ -36,9 +36,10 @@ final class WindowAudio: Sendable {
     }
 
     /// Seconds handed over and not yet heard: the ring, and what the device holds from its last pull, less the time
-    /// it has played since.
+    /// it has played since; 0 once the device is closed.
     var latency: Double {
-        let (queued, pulled) = ring.state()
+        // A closed device holds nothing: the player goes on on the system clock.
+        guard let (queued, pulled) = ring.state() else { return 0 }
         guard let pulled else { return queued + deviceLatency }
         return queued + max(0, deviceLatency - max(0, monotonicSeconds() - pulled))
     }
@@ -63,6 +64,8 @@ final class AudioRing: Sendable {
         var pulled: Double?
         /// Samples (all channels) per second: the device's format, known once it is open.
         var floatsPerSecond = 96_000.0
+        /// The device was closed: nothing is kept, nothing is held.
+        var closed = false
     }
 
     private let mutex = Mutex(State())
@@ -76,18 +79,20 @@ final class AudioRing: Sendable {
         set { mutex.withLock { $0.floatsPerSecond = newValue } }
     }
 
-    /// Seconds queued, and the monotonic time of the last pull.
-    func state() -> (queued: Double, pulled: Double?) {
-        mutex.withLock { (Double($0.queued) / $0.floatsPerSecond, $0.pulled) }
+    /// Seconds queued, and the monotonic time of the last pull; `nil` once the device is closed.
+    func state() -> (queued: Double, pulled: Double?)? {
+        mutex.withLock { $0.closed ? nil : (Double($0.queued) / $0.floatsPerSecond, $0.pulled) }
     }
 
+    // The trace is written under the ring's lock, so its lines come in the order the ring saw them.
+
     func append(_ samples: [Float], time: Double) {
-        let seconds = mutex.withLock { state in
+        mutex.withLock { state in
+            guard !state.closed else { return }
             state.chunks.append(samples)
             state.queued += samples.count
-            return Double(samples.count) / state.floatsPerSecond
+            trace?.record(.queued(time: time, seconds: Double(samples.count) / state.floatsPerSecond))
         }
-        trace?.record(.queued(time: time, seconds: seconds))
     }
 
     func clear() {
@@ -96,14 +101,20 @@ final class AudioRing: Sendable {
             state.head = 0
             state.offset = 0
             state.queued = 0
+            trace?.record(.cleared)
         }
-        trace?.record(.cleared)
+    }
+
+    /// The device is closed (no more pulls): what is queued is dropped, and so is what comes later.
+    func close() {
+        clear()
+        mutex.withLock { $0.closed = true }
     }
 
     /// Fills `count` floats at `output` (the device's pull, on SDL's audio thread); silence where the ring is short.
     func pull(into output: UnsafeMutablePointer<Float>, count: Int) {
         let stamp = monotonicSeconds()
-        let (filled, perSecond) = mutex.withLock { state in
+        let filled = mutex.withLock { state in
             var filled = 0
             while filled < count, state.head < state.chunks.count {
                 let chunk = state.chunks[state.head]
@@ -124,10 +135,13 @@ final class AudioRing: Sendable {
                 state.head = 0
             }
             state.pulled = stamp
-            return (filled, state.floatsPerSecond)
+            trace?.record(
+                .pulled(
+                    seconds: Double(count) / state.floatsPerSecond,
+                    short: Double(count - filled) / state.floatsPerSecond))
+            return filled
         }
         if filled < count { (output + filled).update(repeating: 0, count: count - filled) }
-        trace?.record(.pulled(seconds: Double(count) / perSecond, short: Double(count - filled) / perSecond))
     }
 
     /// SDL's callback: `userdata` is the ring.

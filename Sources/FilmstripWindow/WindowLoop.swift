@@ -186,6 +186,7 @@ final class WindowLoop: @unchecked Sendable {
         // Reported before the window counts as closed: whoever waits for the close sees the action first.
         report(.quit)
         if audioDevice != 0 { api.SDL_CloseAudioDevice(audioDevice) }
+        ring?.close()
         ring = nil
         trace?.write()
         if let video { api.SDL_DestroyTexture(video.texture) }

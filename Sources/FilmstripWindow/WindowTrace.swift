@@ -2,15 +2,16 @@ import FilmstripSync
 import Foundation
 
 /// The window's timing, for measuring it against a capture of the screen and the sound server: each picture handed
-/// over and drawn,
-/// each PCM buffer queued, each pull of the audio device, on the wall clock (the clock an `x11grab` and `pulse`
-/// capture stamp their frames with). Kept in memory and written when the window closes, to the file
-/// `FILMSTRIP_WINDOW_TRACE` names; `make bench` reads it to tell the sound's part of an A/V offset from the
-/// picture's.
+/// over and drawn, each PCM buffer queued, each pull of the audio device, on the wall clock (the clock an `x11grab`
+/// and `pulse` capture stamp their frames with). Kept in memory (it grows with every pull, about 50 lines a second,
+/// so it is meant for measuring runs) and written when the window closes, to the file `FILMSTRIP_WINDOW_TRACE`
+/// names; `make bench` reads it to tell the sound's part of an A/V offset from the picture's.
 ///
-/// One line per event: `SECONDS device RATE CHANNELS PERIOD_FRAMES LATENCY` (the audio device opened, with the
-/// latency it is estimated at), `SECONDS handed MEDIA_TIME` (the player's display call), `SECONDS presented MEDIA_TIME`, `SECONDS queued MEDIA_TIME DURATION`,
-/// `SECONDS pulled DURATION SHORT` (seconds of silence for an empty ring), `SECONDS cleared`.
+/// One line per event:
+/// - `SECONDS device RATE CHANNELS PERIOD_FRAMES LATENCY`: the audio device opened, with its estimated latency;
+/// - `SECONDS handed MEDIA_TIME`: the player's display call; `SECONDS presented MEDIA_TIME`: its picture drawn;
+/// - `SECONDS queued MEDIA_TIME DURATION`, `SECONDS cleared`: PCM put in the device's ring, and the ring emptied;
+/// - `SECONDS pulled DURATION SHORT`: a pull of the device (`SHORT`: seconds of it the ring could not fill).
 final class WindowTrace: Sendable {
     enum Event {
         case device(sampleRate: Int, channels: Int, periodFrames: Int, latency: Double)
@@ -34,7 +35,7 @@ final class WindowTrace: Sendable {
 
     init(path: String) {
         self.path = path
-        events.withLock { $0.reserveCapacity(1 << 16) }
+        events.withLock { $0.reserveCapacity(1 << 18) }
     }
 
     func record(_ event: Event) {
