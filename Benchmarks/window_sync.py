@@ -68,11 +68,14 @@ def media():
 def capture(screen, area, seconds, path, framerate="60"):
     """Grabs `area` at `framerate` and the sink's monitor for `seconds`, both on the wall clock of one process."""
     x, y = area
-    # The timestamps are kept as the inputs give them (-copyts: both on the wall clock); each input reads `seconds`.
+    # The timestamps are kept as the inputs give them: -copyts (both on the wall clock), -fps_mode passthrough and a
+    # microsecond time base (each grab keeps its own time; the CLI would otherwise round them onto the grid of the
+    # frame rate it guesses from the first grabs, 60 fps in some runs); each input reads `seconds`.
     subprocess.run(["ffmpeg", "-v", "error", "-y", "-nostdin", "-thread_queue_size", "1024", "-f", "x11grab",
                     "-framerate", framerate, "-video_size", f"{PATCH}x{PATCH}", "-t", str(seconds), "-i",
                     f"{screen.display}+{x},{y}", "-thread_queue_size", "1024", "-f", "pulse", "-fragment_size", "1920",
-                    "-t", str(seconds), "-i", "filmstrip.monitor", "-copyts", "-c:v", "rawvideo", "-pix_fmt", "rgb24",
+                    "-t", str(seconds), "-i", "filmstrip.monitor", "-copyts", "-fps_mode", "passthrough",
+                    "-enc_time_base:v", "1:1000000", "-c:v", "rawvideo", "-pix_fmt", "rgb24",
                     "-c:a", "pcm_s16le", path], env=screen.env, check=True)
 
 

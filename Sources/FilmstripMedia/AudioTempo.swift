@@ -40,6 +40,10 @@ public final class AudioTempo {
         return pull()
     }
 
+    /// The media time of the first sample not yet given out, on a linear mapping of the output from the first input
+    /// (`nil` before any input): what was fed beyond it is held in the filter.
+    public var emittedUntil: Double? { outputMedia }
+
     /// Feeds `buffer` and returns the audio ready so far at the new tempo (possibly empty). The result's time is the
     /// media time its first sample came from.
     public func process(_ buffer: AudioBuffer) -> AudioBuffer? {

@@ -28,8 +28,10 @@ extension PlaybackEngine {
         }
         guard machine.state.kind == .playing, machine.clock.running else { return }
         let time = machine.currentTime(at: now)
-        // Ahead of the clock in the direction of play.
-        let lead = max(0, min(1, renderer.output.preferredLead)) * (rate < 0 ? -1 : 1)
+        // Ahead of the clock in the direction of play: the output's lead (wall seconds; at rates above 1 they hold
+        // more media), and what a tempo filter holds besides (it gives out only what it was fed beyond that).
+        let outputLead = max(0, min(1, renderer.output.preferredLead)) * max(1, abs(rate))
+        let lead = (outputLead + renderer.heldInTempo) * (rate < 0 ? -1 : 1)
         renderer.render(until: time + lead, start: machine.clock.media, rate: rate, muted: machine.muted) {
             feeder.takeAudio(before: $0)
         }

@@ -65,4 +65,33 @@ struct AudioRendererTests {
         tempo.finish(at: 4, rate: 2, muted: false) { _ in [] }
         #expect(abs(fast.seconds - 2) < 0.05 && tempo.silence == 0, "\(fast.seconds)")
     }
+
+    @Test("through a tempo filter, half of what the filter holds counts as not yet heard")
+    func heardThroughTheTempoFilter() {
+        let output = CollectingOutput()
+        var renderer = AudioRenderer(output: output)
+        var queue = [tone(output.format, from: 0, seconds: 2)]
+        var held: [Double] = []
+        for step in 1...10 {
+            renderer.render(until: Double(step) * 0.1, start: 0, rate: 0.5, muted: false) { _ in
+                defer { queue = [] }; return queue
+            }
+            // Fed up to the cursor; given out: `seconds` of sound, each second half a second of media.
+            let cursor = Double(step) * 0.1
+            let hold = max(0, cursor - output.seconds * 0.5)
+            held.append(hold)
+            let heard = renderer.heard(rate: 0.5) ?? -1
+            #expect(abs(heard - (cursor - hold / 2)) < 1e-9, "step \(step): heard \(heard), held \(hold)")
+            #expect(abs(renderer.heldInTempo - hold) < 1e-9)
+        }
+        #expect(held.last! > 0.005, "the filter holds some: \(held)")
+        // At rate 1 there is no filter: what was handed over is what is heard.
+        let plain = CollectingOutput()
+        var direct = AudioRenderer(output: plain)
+        var more = [tone(plain.format, from: 0, seconds: 1)]
+        direct.render(until: 0.5, start: 0, rate: 1, muted: false) { _ in
+            defer { more = [] }; return more
+        }
+        #expect(direct.heard(rate: 1) == 0.5 && direct.heldInTempo == 0)
+    }
 }
