@@ -5,8 +5,7 @@ virtual screen and sound card the window tests use (Tests/Window/screen.py).
 - A/V offset: a clip with a white flash and a 1 kHz beep at the same instant every 2 s; each flash is paired with its
   beep and the offset is beep minus flash (positive: the sound is late). At rates 1 (three runs), 0.5, 1.5 and 2, and
   after seeks; ffplay is measured through the same rig at rate 1. The grab runs at 59.94 fps so its phase moves from
-  flash to flash; a flash is grabbed on average half an interval (8.3 ms) after it is on screen, and the median is
-  also given without that. The window's timing trace (FILMSTRIP_WINDOW_TRACE) splits each offset into its parts: the sound
+  flash to flash (a flash is grabbed up to one interval, 16.7 ms, after it is on screen). The window's timing trace (FILMSTRIP_WINDOW_TRACE) splits each offset into its parts: the sound
   (heard against the device latency estimate), the player's schedule, the window's draw and the screen-to-grab time.
   The device latency the rig measured is then given to the window (FILMSTRIP_AUDIO_LATENCY_MS) for a calibrated run.
 - Smoothness: 60 s of 720p60 whose frames carry their number in their colour, grabbed at 120 fps; the rig counts the
@@ -37,7 +36,6 @@ RATE = 48000
 # smoothness grab runs at 120 fps: at 60 it would sample a 60 fps picture in phase with it and miss frames whose
 # change falls on a grab.
 SYNC_GRAB = "60000/1001"
-SYNC_GRAB_INTERVAL = 1001 / 60
 SMOOTH_GRAB = "120"
 
 
@@ -215,15 +213,12 @@ def parts(device, lists):
             f"latency estimated {device * 1000:.1f} ms, measured {device * 1000 + med(sound):.1f} ms")
 
 
-def summary(label, values, grab=SYNC_GRAB_INTERVAL):
-    """The offsets as grabbed, and their median with the grab's own mean delay (half its interval) taken off: a
-    flash is grabbed from 0 to one interval after it is on screen, which makes the beep look that much early."""
+def summary(label, values):
     if not values:
         return f"{label:44s} no events"
     return (f"{label:44s} {len(values):3d} events  median {statistics.median(values):+6.1f} ms  "
             f"min {min(values):+6.1f}  max {max(values):+6.1f}  within ±40 ms: "
-            f"{sum(1 for v in values if abs(v) <= 40)}/{len(values)}  (median {statistics.median(values) + grab / 2:+.1f} "
-            f"ms without the grab's mean delay)")
+            f"{sum(1 for v in values if abs(v) <= 40)}/{len(values)}")
 
 
 def run_filmstrip(screen, source, seconds, *arguments, patch=(100, 100), framerate="60", trace=None, env=None):
