@@ -41,7 +41,7 @@ final class WindowAudio: Sendable {
         // A closed device holds nothing: the player goes on on the system clock.
         guard let (queued, pulled) = ring.state() else { return 0 }
         guard let pulled else { return queued + deviceLatency }
-        return queued + max(0, deviceLatency - max(0, monotonicSeconds() - pulled))
+        return queued + max(0, deviceLatency - max(0, ring.clock() - pulled))
     }
 
     func queue(_ buffer: AudioBuffer) {
@@ -71,7 +71,13 @@ final class AudioRing: Sendable {
     private let mutex = Mutex(State())
     let trace: WindowTrace?
 
-    init(trace: WindowTrace?) { self.trace = trace }
+    /// Seconds on the clock pulls are stamped with (monotonic; tests pass their own).
+    let clock: @Sendable () -> Double
+
+    init(trace: WindowTrace?, clock: @escaping @Sendable () -> Double = monotonicSeconds) {
+        self.trace = trace
+        self.clock = clock
+    }
 
     /// Samples (all channels) per second.
     var floatsPerSecond: Double {
@@ -79,7 +85,7 @@ final class AudioRing: Sendable {
         set { mutex.withLock { $0.floatsPerSecond = newValue } }
     }
 
-    /// Seconds queued, and the monotonic time of the last pull; `nil` once the device is closed.
+    /// Seconds queued, and the time of the last pull on ``clock``; `nil` once the device is closed.
     func state() -> (queued: Double, pulled: Double?)? {
         mutex.withLock { $0.closed ? nil : (Double($0.queued) / $0.floatsPerSecond, $0.pulled) }
     }
@@ -113,7 +119,7 @@ final class AudioRing: Sendable {
 
     /// Fills `count` floats at `output` (the device's pull, on SDL's audio thread); silence where the ring is short.
     func pull(into output: UnsafeMutablePointer<Float>, count: Int) {
-        let stamp = monotonicSeconds()
+        let stamp = clock()
         let filled = mutex.withLock { state in
             var filled = 0
             while filled < count, state.head < state.chunks.count {

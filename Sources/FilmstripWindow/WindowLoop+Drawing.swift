@@ -17,10 +17,7 @@ extension WindowLoop {
             ($0.picture, $0.serial, $0.pictureTime, $0.pictureHanded)
         }
         let uploaded = serial != drawnSerial && picture != nil
-        if uploaded, let picture {
-            upload(picture)
-            shared.withLock { $0.drawn += 1 }
-        }
+        if uploaded, let picture { upload(picture) }
         drawnSerial = serial
         dirty = false
         lastDraw = now
@@ -37,8 +34,9 @@ extension WindowLoop {
         if uploaded {
             let taken = min(max(monotonicSeconds() - handed, 0), 0.1)
             shared.withLock { state in
+                state.drawn += 1
                 state.presentationDelay =
-                    state.drawn <= 1 ? taken : state.presentationDelay * 0.9 + taken * 0.1
+                    state.drawn == 1 ? taken : state.presentationDelay * 0.9 + taken * 0.1
             }
             trace?.record(.presented(time: time))
         }

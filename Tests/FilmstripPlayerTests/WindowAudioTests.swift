@@ -1,4 +1,5 @@
 import FilmstripMedia
+import FilmstripSync
 import Foundation
 import Testing
 
@@ -9,7 +10,9 @@ struct WindowAudioTests {
     @Test("latency: the ring plus two periods at a pull, less the time since; 0 once the device is closed")
     func latencyBetweenPulls() throws {
         let format = AudioFormat(sampleRate: 48_000, channels: 2)
-        let ring = AudioRing(trace: nil)
+        // The ring's clock is the test's: time passes only when the test says.
+        let now = Mutex(100.0)
+        let ring = AudioRing(trace: nil, clock: { now.withLock { $0 } })
         let audio = WindowAudio(ring: ring, format: format, bufferFrames: 1024)
         let period = 1024.0 / 48_000
         #expect(abs(audio.deviceLatency - 2 * period) < 1e-9)
@@ -21,10 +24,13 @@ struct WindowAudioTests {
         device.withUnsafeMutableBufferPointer { ring.pull(into: $0.baseAddress!, count: $0.count) }
         #expect(device.allSatisfy { $0 == 0.25 })
         let after = audio.latency
-        #expect(after <= 0.1 - period + 2 * period + 1e-6 && after > 0.1 - period + 2 * period - 0.005, "\(after)")
+        #expect(abs(after - (0.1 - period + 2 * period)) < 1e-9, "\(after)")
         // Time passes and the device plays: the estimate goes down with it, not in steps of a period.
-        Thread.sleep(forTimeInterval: 0.01)
-        #expect(audio.latency < after - 0.009, "\(audio.latency) after \(after)")
+        now.withLock { $0 += 0.01 }
+        #expect(abs(audio.latency - (after - 0.01)) < 1e-9, "\(audio.latency) after \(after)")
+        // Past the device's two periods without a pull, only the ring is left.
+        now.withLock { $0 += 0.1 }
+        #expect(abs(audio.latency - (0.1 - period)) < 1e-9)
         // A pull of more than the ring holds is filled with silence, and the ring is empty.
         var long = [Float](repeating: 1, count: 48_000 * 2)
         long.withUnsafeMutableBufferPointer { ring.pull(into: $0.baseAddress!, count: $0.count) }
