@@ -1,8 +1,10 @@
 # Filmstrip — `make demo` and `make test` work on a fresh Debian machine with Swift installed.
 SWIFT ?= swift
-# Suites that run thousands of child processes (and the simulated 24-hour live run, which measures the test
-# process's memory); `make test` runs them after the others.
-PROCESS_HEAVY = DamagedMediaTests|HostileTextTests|CacheKillTests|CatalogKillTests|LiveKillTests|LiveSoakTests
+# Suites that run thousands of child processes; `make test` runs them after the others.
+PROCESS_HEAVY = DamagedMediaTests|HostileTextTests|CacheKillTests|CatalogKillTests|LiveKillTests
+# The simulated 24-hour live run measures the test process's memory: it runs alone in its process (suites beside it
+# in the same process move the figure it checks).
+MEMORY = LiveSoakTests
 # The player's end-to-end tests play streams in real time: `make test` gives them the cores on their own.
 REAL_TIME = FilmstripPlayerTests
 # Warnings are errors for the package's own targets (see Package.swift).
@@ -56,10 +58,11 @@ test: deps lint
 	$(SWIFT) build $(RELEASE) --product filmstrip
 	@# Test media first (made once with the ffmpeg CLI and cached), so the parallel run never waits on ffmpeg.
 	$(SWIFT) test --skip-build --filter MediaFixtureTests
-	FILMSTRIP_CLI="$(RELEASE_CLI)" $(SWIFT) test --skip-build --skip "$(PROCESS_HEAVY)|$(REAL_TIME)"
+	FILMSTRIP_CLI="$(RELEASE_CLI)" $(SWIFT) test --skip-build --skip "$(PROCESS_HEAVY)|$(REAL_TIME)|$(MEMORY)"
 	$(SWIFT) test --skip-build --filter "$(REAL_TIME)"
 	@# Thousands of short-lived processes (damaged media, kill -9 on the cache): on their own, after the rest.
 	FILMSTRIP_CLI="$(RELEASE_CLI)" $(SWIFT) test --skip-build --filter "$(PROCESS_HEAVY)"
+	$(SWIFT) test --skip-build --filter "$(MEMORY)"
 	@# `filmstrip serve` and `filmstrip page` over raw HTTP and in headless Chromium.
 	FILMSTRIP_BIN="$(RELEASE_CLI)" python3 -m unittest discover -s Tests/Browser -v
 	@# `play --window` on a virtual screen and sound card (Xvfb, Openbox, a PulseAudio null sink): picture, keys,
@@ -110,6 +113,7 @@ soak: deps
 	$(SWIFT) test --skip-build --filter MediaFixtureTests
 	FILMSTRIP_DAMAGE_CASES=100 FILMSTRIP_DAMAGE_REPORT=soak-damaged-media.md FILMSTRIP_KILL_ITERATIONS=1000 \
 		$(SWIFT) test --skip-build --filter "$(PROCESS_HEAVY)"
+	$(SWIFT) test --skip-build --filter "$(MEMORY)"
 	@# Two runs of one shard at once, 200 times: each item made once, one done line each.
 	@for i in $$(seq 1 200); do $(SWIFT) test --skip-build --filter sameShardTwice > /dev/null 2>&1 \
 		|| { echo "sameShardTwice failed on run $$i"; exit 1; }; done; echo "sameShardTwice: 200 runs passed"
