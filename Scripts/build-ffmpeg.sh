@@ -75,12 +75,18 @@ echo "ffmpeg: configuring and building (a few minutes on two cores)"
     --enable-zlib --enable-libdav1d \
     --enable-protocol=file,pipe,data,crypto \
     --enable-demuxer=mov,mpegts,mpegtsraw,matroska,avi,ogg,flv,mpegps,hls,wav,aac,mp3,ac3,eac3,flac,loas \
+    --enable-demuxer=asf,mxf,dv,rm,gxf,nut,yuv4mpegpipe,h263,h261,vc1,vc1t,aiff,au,caf,w64,amr,dts,truehd,mlp,wv,ape \
     --enable-demuxer=h264,hevc,m4v,mpegvideo,ivf,obu,mjpeg,image2 \
-    --enable-parser=h264,hevc,vp8,vp9,av1,mpegvideo,mpeg4video,h263,mjpeg,vp3 \
-    --enable-parser=aac,aac_latm,mpegaudio,ac3,opus,vorbis,flac \
+    --enable-parser=h264,hevc,vp8,vp9,av1,mpegvideo,mpeg4video,h263,h261,mjpeg,vp3,vc1,dnxhd,rv30,rv40,dvaudio \
+    --enable-parser=aac,aac_latm,mpegaudio,ac3,opus,vorbis,flac,dca,mlp,gsm,cook \
     --enable-decoder=h264,hevc,vp8,vp9,libdav1d,mpeg1video,mpeg2video,mpeg4,h263,flv,theora,vp3,prores,mjpeg \
+    --enable-decoder=h261,h263i,h263p,msmpeg4v1,msmpeg4v2,msmpeg4v3,wmv1,wmv2,wmv3,vc1,vp6,vp6a,vp6f,dvvideo \
+    --enable-decoder=dnxhd,ffv1,mjpegb,jpeg2000,rawvideo,svq1,svq3,cinepak,qtrle,huffyuv,ffvhuff,utvideo \
+    --enable-decoder=rv10,rv20,rv30,rv40,indeo3,indeo4,indeo5,msvideo1,flashsv,flashsv2,tscc,tscc2,fraps,zmbv \
     --enable-decoder=aac,aac_fixed,aac_latm,mp1,mp2,mp3,mp1float,mp2float,mp3float,ac3,eac3,opus,vorbis,flac,alac \
-    --enable-decoder=amrnb,amrwb,'pcm*' \
+    --enable-decoder=amrnb,amrwb,'pcm*',dca,truehd,mlp,wmav1,wmav2,wmapro,wmalossless,wavpack,ape,tta,s302m \
+    --enable-decoder=adpcm_ima_wav,adpcm_ima_qt,adpcm_ms,adpcm_swf,adpcm_g722,adpcm_g726,nellymoser,gsm,gsm_ms \
+    --enable-decoder=qdm2,qdmc,cook,ra_144,ra_288,atrac3 \
     --enable-decoder=png,bmp,gif,webp \
     --enable-bsf=h264_mp4toannexb,hevc_mp4toannexb,vp9_superframe_split,av1_frame_split,extract_extradata \
     --enable-filter=abuffer,abuffersink,atempo,aformat,aresample,anull \

@@ -40,7 +40,7 @@ static inline void fs_error_string(int code, char *buffer, size_t size) {
 
 /* Rotation of a stream's display matrix in degrees counter-clockwise (0 when there is none).
    FFmpeg 6.1 moved stream side data into codecpar->coded_side_data. */
-static inline double fs_stream_display_rotation(const AVStream *stream) {
+static inline const int32_t *fs_stream_display_matrix(const AVStream *stream) {
     const int32_t *matrix = NULL;
 #if LIBAVFORMAT_VERSION_INT >= AV_VERSION_INT(60, 15, 100)
     const AVPacketSideData *side = av_packet_side_data_get(
@@ -51,9 +51,30 @@ static inline double fs_stream_display_rotation(const AVStream *stream) {
     const uint8_t *data = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size);
     if (data && size >= 9 * sizeof(int32_t)) matrix = (const int32_t *)data;
 #endif
+    return matrix;
+}
+
+/* How the display matrix shows the picture: clockwise quarter turns (0-3), plus 4 when the picture is mirrored
+   left to right after turning (a matrix with a negative determinant: a reflection, as some front cameras write).
+   A reflection is taken apart as a horizontal flip of the display (the matrix's first column negated, as
+   av_display_matrix_flip does) after the rotation that is left. */
+static inline int fs_stream_display_orientation(const AVStream *stream) {
+    const int32_t *matrix = fs_stream_display_matrix(stream);
     if (!matrix) return 0;
-    double rotation = av_display_rotation_get(matrix);
-    return isnan(rotation) ? 0 : rotation;
+    int32_t plain[9];
+    memcpy(plain, matrix, sizeof(plain));
+    double determinant = (double)matrix[0] * matrix[4] - (double)matrix[1] * matrix[3];
+    int mirrored = determinant < 0;
+    if (mirrored) {
+        plain[0] = -plain[0];
+        plain[3] = -plain[3];
+        plain[6] = -plain[6];
+    }
+    double counterClockwise = av_display_rotation_get(plain);
+    if (isnan(counterClockwise)) return 0;
+    int turns = (int)lround(-counterClockwise / 90.0);
+    turns = ((turns % 4) + 4) % 4;
+    return turns + (mirrored ? 4 : 0);
 }
 
 static inline int fs_frame_is_key(const AVFrame *frame) {

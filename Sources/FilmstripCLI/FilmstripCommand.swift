@@ -10,6 +10,7 @@ struct FilmstripCommand: AsyncParsableCommand {
             Exit status: 0 on success, 1 when no thumbnail covers the time (or `inspect --check` finds \
             problems), 2 on bad input (unreadable or malformed track, fetch failure, invalid options).
             """,
+        version: filmstripVersion,
         subcommands: [
             ThumbnailCommand.self, InspectCommand.self, GenerateCommand.self, FrameCommand.self, GalleryCommand.self,
             IFramesCommand.self, PlayCommand.self, ServeCommand.self, PageCommand.self, CatalogCommand.self,

@@ -18,7 +18,7 @@ struct PlayCommand: AsyncParsableCommand {
             Examples:
               filmstrip play movie.mp4 --autoplay --rate 2 --seek 30@1 --duration 5 --json
               filmstrip play movie.mp4 --autoplay --rate 1.5 --audio-out played.wav
-              filmstrip play https://example.com/master.m3u8 --window --autoplay
+              filmstrip play https://example.com/master.m3u8 --window
 
             With --window the video plays in a window with its sound on the audio device. Keys: space \
             play/pause, left/right 5 s, up/down volume, m mute, [ and ] rate, a next audio track, i statistics, \
@@ -33,8 +33,18 @@ struct PlayCommand: AsyncParsableCommand {
     @Argument(help: "Path or URL of the video: a file, a progressive MP4 over http, an HLS playlist or a DASH MPD.")
     var video: String
 
-    @Flag(help: "Start playing as soon as the content is ready (otherwise it waits paused).")
+    @Flag(
+        help:
+            "Start playing as soon as the content is ready (otherwise it waits paused; with --window it plays unless --paused is given)."
+    )
     var autoplay = false
+
+    @Flag(help: "With --window: open paused (space starts playing).")
+    var paused = false
+
+    /// Whether playback starts once the content is ready: asked for with --autoplay; in a window, unless --paused
+    /// (a window that opens paused looks broken).
+    var startsPlaying: Bool { autoplay || (window && !paused) }
 
     @Option(
         parsing: .unconditional,
@@ -121,6 +131,10 @@ struct PlayCommand: AsyncParsableCommand {
     func validate() throws {
         if thumbnails != nil, !window { throw ValidationError("--thumbnails needs --window") }
         if audioOut != nil, window { throw ValidationError("--audio-out and --window cannot be used together") }
+        if paused, !window {
+            throw ValidationError("--paused needs --window (without it, playback waits unless --autoplay)")
+        }
+        if paused, autoplay { throw ValidationError("--paused and --autoplay cannot be used together") }
     }
 
     enum CmcdMode: String, ExpressibleByArgument, CaseIterable {
@@ -260,7 +274,7 @@ struct PlayCommand: AsyncParsableCommand {
         let reverseAfterSeek = (rate ?? 0) < 0 && !initial.isEmpty
         if let rate, !reverseAfterSeek { player.playbackRate = rate }
         player.load(config: try configuration())
-        player.open(autoplay: autoplay)
+        player.open(autoplay: startsPlaying)
         if let screen { loadPreviews(into: screen, for: player, events: output) }
         for request in initial { player.seek(request.target) }
         if let rate, reverseAfterSeek { player.playbackRate = rate }
@@ -280,7 +294,7 @@ struct PlayCommand: AsyncParsableCommand {
             }
             // The end, or (backwards) the start where reverse playback paused.
             let backAtStart =
-                (rate ?? 1) < 0 && autoplay && player.state.kind == .paused
+                (rate ?? 1) < 0 && startsPlaying && player.state.kind == .paused
                 && player.currentTime <= (player.seekableTimeRanges.first?.lowerBound ?? 0) + 0.05
             if player.state.kind == .ended || backAtStart, seeks.isEmpty {
                 // The statistics of the end come right after the state: print them before exiting.

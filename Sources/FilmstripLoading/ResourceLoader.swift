@@ -118,11 +118,15 @@ public final class ResourceLoader: Sendable {
     /// from a checked cache entry for remote ones; `nil` when there are none.
     public func localData(for url: URL, range: Range<Int64>? = nil) -> Data? {
         guard url.isFileURL else { return try? diskCache?.data(for: url, range: range) }
+        // Only a regular file within the size limit: a device, a FIFO or an endless file (a track naming
+        // /dev/urandom as its image) is not read at all, as the fetching path refuses it.
+        guard let size = LocalFile.regularFileSize(url) else { return nil }
+        let wanted = range ?? 0..<size
+        guard wanted.count <= configuration.maximumResponseSize, wanted.upperBound <= size else { return nil }
         guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
         defer { try? handle.close() }
-        guard let range else { return try? handle.readToEnd() ?? Data() }
-        guard (try? handle.seek(toOffset: UInt64(range.lowerBound))) != nil else { return nil }
-        return try? handle.read(upToCount: range.count)
+        guard (try? handle.seek(toOffset: UInt64(wanted.lowerBound))) != nil else { return nil }
+        return try? handle.read(upToCount: Int(wanted.count)) ?? Data()
     }
 
     // MARK: Internals

@@ -78,12 +78,11 @@ extension PlaybackEngine {
             ranges = window.map { [$0] } ?? []
         } else {
             do {
-                let decoder = try VideoDecoder(
-                    url: configuration.url, options: options, reusing: previous, audio: audio?.format)
-                if !decoder.reusedDecoder { decodersCreated += 1 }
-                duration = decoder.duration
+                let source = try openFile(configuration.url, options: options, reusing: previous)
+                duration = source.duration
                 feeder = FrameFeeder(
-                    decoder: decoder, capacity: configuration.maxPrebufferTime, keyframesOnly: keyframesOnly(player))
+                    decoder: source.frames, capacity: configuration.maxPrebufferTime,
+                    keyframesOnly: keyframesOnly(player))
             } catch {
                 fail(error, player)
                 return
@@ -96,6 +95,30 @@ extension PlaybackEngine {
         startTrickPlay(at: start, player)
 
         execute(machine.opened(duration: duration, start: start, startupBuffer: startupBuffer, at: now), player)
+    }
+
+    /// Opens a file or a progressive http(s) resource: its video (with the audio that goes with it), or, when it has
+    /// no video, its audio alone (``AudioFileSource``; decoded to a standard format only to advance the timeline when
+    /// no output hears it).
+    private mutating func openFile(
+        _ url: URL, options: FrameExtractorConfiguration, reusing previous: VideoDecoder?
+    ) throws -> (frames: any FrameSource, duration: Double) {
+        fileAudioOnly = false
+        do {
+            let decoder = try VideoDecoder(url: url, options: options, reusing: previous, audio: audio?.format)
+            if !decoder.reusedDecoder { decodersCreated += 1 }
+            return (decoder, decoder.duration)
+        } catch let error as MediaError where error.kind == .noVideoStream {
+            let decoder: AudioFileDecoder
+            do {
+                decoder = try AudioFileDecoder(url: url, options: options, format: audio?.format ?? .standard)
+            } catch let audioError as MediaError where audioError.kind == .noVideoStream {
+                throw error
+            }
+            decodersCreated += 1
+            fileAudioOnly = true
+            return (AudioFileSource(decoder, keepsAudio: audio != nil), decoder.duration)
+        }
     }
 
     /// Opens an HLS or DASH presentation (remote or local): the manifest, the start position (live: behind the edge

@@ -14,7 +14,7 @@ extension PlaybackEngine {
     }
 
     /// Whether the loaded stream is audio alone (no picture: trick play has no frames to show).
-    var isAudioOnly: Bool { stream?.audioOnly.load(ordering: .relaxed) ?? false }
+    var isAudioOnly: Bool { stream?.audioOnly.load(ordering: .relaxed) ?? fileAudioOnly }
 
     /// A live stream or audio-only content does not play backwards: a negative rate becomes 0 (paused in place),
     /// with a warning. (Forward, audio-only content plays every rate from its normal source, muted above 2x.)

@@ -17,6 +17,8 @@ struct PlaybackEngine {
     var stream: StreamSession?
     var live: LiveEdgeController?
     var isLive = false
+    /// Whether the loaded file has no video (its audio alone places the frames).
+    var fileAudioOnly = false
     var window: ClosedRange<Double>?
     /// File and progressive decoders this player created (content with the codec parameters of the previous one
     /// reuses its decoder).
@@ -264,6 +266,7 @@ struct PlaybackEngine {
         trick = nil
         stream?.stop()
         stream = nil
+        fileAudioOnly = false
         pending = nil
     }
 

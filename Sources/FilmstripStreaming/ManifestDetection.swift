@@ -1,4 +1,5 @@
 import FilmstripFormats
+import FilmstripLoading
 public import Foundation
 
 /// Whether a URL names a streaming manifest.
@@ -8,7 +9,9 @@ public enum ManifestDetection {
     public static func isManifest(_ url: URL) -> Bool {
         let ext = url.pathExtension.lowercased()
         if ext == "m3u8" || ext == "m3u" || ext == "mpd" { return true }
-        guard url.isFileURL, let handle = FileHandle(forReadingAtPath: url.path) else { return false }
+        guard LocalFile.regularFileSize(url) != nil, let handle = FileHandle(forReadingAtPath: url.path) else {
+            return false
+        }
         defer { try? handle.close() }
         let head = (try? handle.read(upToCount: 1024)) ?? Data()
         switch ContentKind.detect(head) {

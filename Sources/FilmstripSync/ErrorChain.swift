@@ -30,13 +30,24 @@ extension ChainedError {
     public var chainedMessage: String { described(from: message) }
 
     private func described(from start: String) -> String {
-        var described = start
+        var described = ErrorText.excerpt(start)
         for error in causes {
             let chained = error as? any ChainedError
-            let message = chained?.message ?? String(describing: error)
+            let message = ErrorText.excerpt(chained?.message ?? String(describing: error))
             guard !message.isEmpty, !described.contains(message) else { continue }
-            described += "; caused by: " + (chained?.headline ?? message)
+            described += "; caused by: " + ErrorText.excerpt(chained?.headline ?? message)
         }
         return described
+    }
+}
+
+/// How errors quote what they found. What they found may be megabytes (an 8 MB attribute, a URL as long as the
+/// manifest that named it): each part of a description keeps its first characters and says how much it left out.
+public enum ErrorText {
+    /// `text`, or its first `limit` characters and how many bytes were left out.
+    public static func excerpt(_ text: String, limit: Int = 300) -> String {
+        guard text.utf8.count > limit else { return text }
+        let kept = text.prefix(limit)
+        return kept + "… (\(text.utf8.count - kept.utf8.count) more bytes)"
     }
 }

@@ -225,5 +225,40 @@ struct HostileServerTests {
         let loader = ResourceLoader(configuration: fastRetries(1))
         let error = await loadingError { _ = try await loader.data(for: URL(fileURLWithPath: "/dev/zero")) }
         #expect(error?.kind == .fileUnreadable)
+        // The path that reads a local image without the network (an offline lookup) refuses them too: an endless
+        // device is not read at all, a FIFO never opened (its open would wait for a writer).
+        #expect(loader.localData(for: URL(fileURLWithPath: "/dev/urandom")) == nil)
+        #expect(loader.localData(for: URL(fileURLWithPath: "/dev/zero"), range: 0..<16) == nil)
+        let directory = try? TemporaryDirectory()
+        defer { directory?.remove() }
+        if let fifo = directory?.url.appendingPathComponent("track.fifo") {
+            #expect(mkfifo(fifo.path, 0o600) == 0)
+            #expect(loader.localData(for: fifo) == nil)
+            #expect(LocalFile.problem(fifo) != nil)
+        }
+    }
+
+    @Test("a local file past the size limit is not read whole by the offline path")
+    func largeLocalFile() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.url.appendingPathComponent("big.jpg")
+        try Data(count: 4096).write(to: file)
+        let loader = ResourceLoader(configuration: LoadingConfiguration(maximumResponseSize: 1024))
+        #expect(loader.localData(for: file) == nil)
+        #expect(loader.localData(for: file, range: 0..<512)?.count == 512)
+    }
+}
+
+@Suite("Error messages quote an excerpt")
+struct ErrorExcerptTests {
+    @Test("a URL of megabytes (from a manifest's attribute) is quoted in part, the rest counted")
+    func longURL() {
+        let url = URL(string: "http://127.0.0.1:1/" + String(repeating: "x", count: 8_000_000))!
+        let error = LoadingError(
+            .transport, url: url, "the connection failed",
+            underlying: LoadingError(.invalidContent, url: url, String(repeating: "y", count: 100_000)))
+        #expect(error.description.utf8.count < 1_000, "\(error.description.utf8.count) bytes")
+        #expect(error.description.contains("more bytes)"))
     }
 }

@@ -26,6 +26,10 @@ struct CodecMatrixTests {
         var name: String
         var codec: [String]
         var pixelFormat = "yuv420p"
+        /// The coded size, for codecs that take only some (H.261, H.263, DV).
+        var size = "320x240"
+        /// The size shown (sample aspect ratio applied), when not the coded size.
+        var shown: (Int, Int)? = nil
         var testDescription: String { name }
     }
 
@@ -55,14 +59,42 @@ struct CodecMatrixTests {
         Video(name: "mjpeg.avi", codec: ["-c:v", "mjpeg", "-q:v", "2"], pixelFormat: "yuvj420p"),
         Video(name: "theora.ogv", codec: ["-c:v", "libtheora", "-q:v", "8"]),
         Video(name: "flv1.flv", codec: ["-c:v", "flv", "-q:v", "2"]),
+        // Phones, cameras, screen recorders and the desktop formats of the last 25 years.
+        Video(name: "h263.3gp", codec: ["-c:v", "h263", "-q:v", "2"], size: "176x144", shown: (192, 144)),
+        Video(name: "h263p.mov", codec: ["-c:v", "h263p", "-q:v", "2"]),
+        Video(name: "h261.avi", codec: ["-c:v", "h261", "-q:v", "2"], size: "352x288"),
+        Video(name: "mpeg4.3gp", codec: ["-c:v", "mpeg4", "-q:v", "2"], size: "176x144"),
+        Video(name: "mpeg1.mpg", codec: ["-c:v", "mpeg1video", "-q:v", "2"]),
+        Video(name: "msmpeg4v3.avi", codec: ["-c:v", "msmpeg4", "-q:v", "2"]),
+        Video(name: "msmpeg4v2.avi", codec: ["-c:v", "msmpeg4v2", "-q:v", "2"]),
+        Video(name: "wmv1.asf", codec: ["-c:v", "wmv1", "-q:v", "2"]),
+        Video(name: "wmv2.wmv", codec: ["-c:v", "wmv2", "-q:v", "2"]),
+        Video(name: "dv.dv", codec: ["-c:v", "dvvideo"], size: "720x576", shown: (768, 576)),
+        Video(name: "mpeg2.mxf", codec: ["-c:v", "mpeg2video", "-q:v", "2", "-f", "mxf"], size: "720x576"),
+        Video(
+            name: "dnxhr.mov", codec: ["-c:v", "dnxhd", "-profile:v", "dnxhr_sq"], pixelFormat: "yuv422p"),
+        Video(name: "ffv1.mkv", codec: ["-c:v", "ffv1"]),
+        Video(name: "svq1.mov", codec: ["-c:v", "svq1"], pixelFormat: "yuv410p"),
+        Video(name: "cinepak.avi", codec: ["-c:v", "cinepak"], pixelFormat: "rgb24"),
+        Video(name: "qtrle.mov", codec: ["-c:v", "qtrle"], pixelFormat: "rgb24"),
+        Video(name: "huffyuv.avi", codec: ["-c:v", "huffyuv"], pixelFormat: "yuv422p"),
+        Video(name: "utvideo.avi", codec: ["-c:v", "utvideo"]),
+        Video(name: "jpeg2000.mov", codec: ["-c:v", "jpeg2000"]),
+        Video(name: "rawvideo.nut", codec: ["-c:v", "rawvideo"]),
+        Video(name: "msvideo1.avi", codec: ["-c:v", "msvideo1"], pixelFormat: "rgb555le"),
+        Video(name: "flashsv.flv", codec: ["-c:v", "flashsv"], pixelFormat: "bgr24"),
+        Video(name: "zmbv.avi", codec: ["-c:v", "zmbv"], pixelFormat: "bgr24"),
+        Video(name: "h264.flv", codec: ["-c:v", "libx264", "-preset", "veryfast"]),
     ]
 
     @Test("the exact frame at 1.4 s, and the keyframe at or before it at its own time", arguments: videoCases)
     func video(_ video: Video) async throws {
-        let url = try Self.counter(video.name, video.codec, pixelFormat: video.pixelFormat)
+        let url = try Self.counter(video.name, video.codec, size: video.size, pixelFormat: video.pixelFormat)
         let exact = try await FrameExtractor(url: url, options: .exact).image(at: 1.4)
         #expect(frameNumber(exact.image) == 35, "\(video.name): \(exact.actualTime)")
-        #expect(exact.image.width == 320 && exact.image.height == 240)
+        let sides = video.size.split(separator: "x").compactMap { Int($0) }
+        let (width, height) = video.shown ?? (sides[0], sides[1])
+        #expect(exact.image.width == width && exact.image.height == height, "\(video.name)")
         // The keyframe at or before 1.4 s (all-intra codecs: the frame itself), its picture at its time.
         let keyframe = try await FrameExtractor(url: url).image(at: 1.4)
         let shown = try #require(frameNumber(keyframe.image), "\(video.name)")
@@ -89,23 +121,30 @@ struct CodecMatrixTests {
         Audio(name: "pcm.wav", codec: ["-c:a", "pcm_s16le"]),
         Audio(name: "aac.ts", codec: ["-c:a", "aac", "-f", "mpegts"]),
         Audio(name: "mp3.mkv", codec: ["-c:a", "libmp3lame"]),
+        Audio(name: "mp2.mpg", codec: ["-c:a", "mp2", "-f", "mpeg"]),
+        Audio(name: "wmav2.wma", codec: ["-c:a", "wmav2", "-b:a", "128k"]),
+        Audio(name: "wmav1.asf", codec: ["-c:a", "wmav1", "-b:a", "128k"]),
+        Audio(name: "dts.dts", codec: ["-c:a", "dca", "-strict", "-2"]),
+        Audio(name: "truehd.mka", codec: ["-c:a", "truehd", "-strict", "-2"]),
+        Audio(name: "adpcm_ms.wav", codec: ["-c:a", "adpcm_ms"]),
+        Audio(name: "adpcm_ima.wav", codec: ["-c:a", "adpcm_ima_wav"]),
+        Audio(name: "nellymoser.flv", codec: ["-c:a", "nellymoser", "-ar", "44100"]),
+        Audio(name: "wavpack.wv", codec: ["-c:a", "wavpack"]),
+        Audio(name: "pcm_s24be.aiff", codec: ["-c:a", "pcm_s24be"]),
+        Audio(name: "pcm_s16be.au", codec: ["-c:a", "pcm_s16be"]),
+        Audio(name: "alac.caf", codec: ["-c:a", "alac"]),
+        Audio(name: "pcm.w64", codec: ["-c:a", "pcm_s16le"]),
+        Audio(name: "s302m.ts", codec: ["-c:a", "s302m", "-strict", "-2", "-ac", "2", "-f", "mpegts"]),
+        Audio(name: "gsm.wav", codec: ["-c:a", "libgsm_ms", "-ar", "8000"]),
+        Audio(name: "g722.wav", codec: ["-c:a", "g722", "-ar", "16000"]),
     ]
 
     @Test("2 s of a 660 Hz tone, decoded as such", arguments: audioCases)
     func audio(_ audio: Audio) throws {
         let url = try MediaFixtures.make(
             audio.name, ["-f", "lavfi", "-i", "sine=frequency=660:sample_rate=48000:duration=2"] + audio.codec)
-        let bytes = [UInt8](try Data(contentsOf: url))
-        let offset = Mutex(0)
-        let decoder = try AudioStreamDecoder(label: url, format: AudioFormat(sampleRate: 48_000, channels: 1)) {
-            buffer in
-            offset.withLock { at in
-                let count = min(buffer.count, bytes.count - at)
-                bytes[at..<(at + count)].withUnsafeBytes { buffer.copyMemory(from: $0) }
-                at += count
-                return count
-            }
-        }
+        // Through the file decoder a player and the audio-only paths use (WavPack, TTA and CAF need to seek).
+        let decoder = try AudioFileDecoder(url: url, format: AudioFormat(sampleRate: 48_000, channels: 1))
         var samples: [Float] = []
         while let buffers = try decoder.nextBuffers() { for buffer in buffers { samples += buffer.samples } }
         let seconds = Double(samples.count) / 48_000
@@ -113,5 +152,67 @@ struct CodecMatrixTests {
         let middle = Array(samples[samples.count / 4..<samples.count * 3 / 4])
         let frequency = AudioAnalysis.dominantFrequency(middle, sampleRate: 48_000)
         #expect(abs(frequency - 660) < 10, "\(audio.name): \(frequency) Hz")
+    }
+}
+
+/// The FFmpeg build's coverage as a list: every decoder, parser and demuxer real files need (Scripts/build-ffmpeg.sh
+/// enables each; a name dropped there fails here, whether or not a test above makes such a file).
+@Suite("FFmpeg coverage: the decoders, parsers and demuxers real files need are linked")
+struct FFmpegCoverageTests {
+    /// Video: phones (H.263, MPEG-4 Part 2, H.264, HEVC), cameras (DV, MJPEG, ProRes, DNxHD, MPEG-2), the web (VP6
+    /// in Flash, VP8, VP9, AV1, Theora), Windows (WMV 7-9, VC-1, MS-MPEG-4), QuickTime (SVQ1/3, Cinepak,
+    /// Animation), screen recorders (Flash Screen Video, TSCC, ZMBV, Fraps) and archives (FFV1, Huffyuv, Ut Video,
+    /// JPEG 2000, RealVideo, Indeo).
+    static let videoDecoders = [
+        "h261", "h263", "h263i", "h263p", "flv", "mpeg1video", "mpeg2video", "mpeg4", "msmpeg4v1", "msmpeg4v2",
+        "msmpeg4", "h264", "hevc", "vp6", "vp6a", "vp6f", "vp8", "vp9", "libdav1d", "theora", "vp3", "wmv1", "wmv2",
+        "wmv3", "vc1", "mjpeg", "mjpegb", "dvvideo", "prores", "dnxhd", "ffv1", "huffyuv", "ffvhuff", "utvideo",
+        "jpeg2000", "rawvideo", "svq1", "svq3", "cinepak", "qtrle", "msvideo1", "flashsv", "flashsv2", "camtasia",
+        "tscc2",
+        "fraps", "zmbv", "rv10", "rv20", "rv30", "rv40", "indeo3", "indeo4", "indeo5",
+    ]
+    static let audioDecoders = [
+        "aac", "aac_latm", "mp1", "mp2", "mp3", "ac3", "eac3", "dca", "truehd", "mlp", "opus", "vorbis", "flac", "alac",
+        "wavpack", "ape", "tta", "wmav1", "wmav2", "wmapro", "wmalossless", "amrnb", "amrwb", "pcm_s16le",
+        "pcm_s16be", "pcm_s24le", "pcm_s24be", "pcm_f32le", "pcm_alaw", "pcm_mulaw", "pcm_dvd", "pcm_bluray", "s302m",
+        "adpcm_ima_wav", "adpcm_ima_qt", "adpcm_ms", "adpcm_swf", "g722", "g726", "nellymoser", "gsm", "gsm_ms",
+        "qdm2", "qdmc", "cook", "real_144", "real_288", "atrac3",
+    ]
+    /// Cover art and still images.
+    static let imageDecoders = ["png", "bmp", "gif", "webp"]
+    /// Containers: MP4/MOV/3GP, Matroska/WebM, AVI, FLV, ASF (WMV/WMA), MXF, DV, MPEG-PS/TS, Ogg, RealMedia, GXF,
+    /// NUT, the raw elementary streams, and the audio files.
+    static let demuxers = [
+        "mov", "matroska", "avi", "flv", "asf", "mxf", "dv", "mpeg", "mpegts", "ogg", "rm", "gxf", "nut",
+        "yuv4mpegpipe", "h261", "h263", "h264", "hevc", "m4v", "mpegvideo", "vc1", "vc1test", "ivf", "obu", "mjpeg",
+        "hls", "wav", "w64", "aiff", "au", "caf", "aac", "mp3", "ac3", "eac3", "dts", "truehd", "mlp", "flac", "wv",
+        "ape", "amr", "loas",
+    ]
+    /// Parsers split raw, MPEG-TS and MPEG-PS streams into frames (named by a decoder of the codec: FFmpeg's names,
+    /// so `msmpeg4` is MS-MPEG-4 v3, `camtasia` TSCC, `libdav1d` AV1).
+    static let parsed = [
+        "h261", "h263", "mpeg4", "mpeg2video", "h264", "hevc", "vc1", "vp8", "vp9", "libdav1d", "mjpeg", "dnxhd",
+        "theora",
+        "rv30", "rv40", "aac", "aac_latm", "mp3", "ac3", "dca", "mlp", "opus", "vorbis", "flac", "gsm", "cook",
+    ]
+
+    @Test("every decoder on the list")
+    func decoders() {
+        let missing = (Self.videoDecoders + Self.audioDecoders + Self.imageDecoders).filter {
+            !MediaLibraries.hasDecoder(named: $0)
+        }
+        #expect(missing.isEmpty, "missing decoders: \(missing)")
+    }
+
+    @Test("every demuxer on the list")
+    func demuxers() {
+        let missing = Self.demuxers.filter { !MediaLibraries.hasDemuxer(named: $0) }
+        #expect(missing.isEmpty, "missing demuxers: \(missing)")
+    }
+
+    @Test("every parser on the list")
+    func parsers() {
+        let missing = Self.parsed.filter { !MediaLibraries.hasParser(forDecoder: $0) }
+        #expect(missing.isEmpty, "missing parsers: \(missing)")
     }
 }

@@ -186,3 +186,87 @@ struct AudioOnlyPlaybackTests {
         player.stop()
     }
 }
+
+/// Files without video, as users have them on disk: each codec in its usual container.
+@Suite(
+    "Audio-only files: MP3, AAC, FLAC, Opus, Vorbis, AC-3, WAV, MPEG audio in TS and PS play their sound", .serialized)
+struct AudioOnlyFileTests {
+    struct File: Sendable, CustomTestStringConvertible {
+        var name: String
+        var codec: [String]
+        var testDescription: String { name }
+    }
+
+    static let files: [File] = [
+        File(name: "song.mp3", codec: ["-c:a", "libmp3lame", "-b:a", "192k"]),
+        File(name: "song.m4a", codec: ["-c:a", "aac"]),
+        File(name: "song.flac", codec: ["-c:a", "flac"]),
+        File(name: "song.opus", codec: ["-c:a", "libopus"]),
+        File(name: "song.ogg", codec: ["-c:a", "libvorbis"]),
+        File(name: "song.ac3", codec: ["-c:a", "ac3"]),
+        File(name: "song.wav", codec: ["-c:a", "pcm_s16le"]),
+        File(name: "song-mp2.ts", codec: ["-c:a", "mp2", "-f", "mpegts"]),
+        File(name: "song-mp2.mpg", codec: ["-c:a", "mp2", "-f", "mpeg"]),
+        File(name: "song-with-cover.mp3", codec: ["-c:a", "libmp3lame"]),
+    ]
+
+    /// 4 s of a 440 Hz tone, then 2 s of 880 Hz (a seek lands in a known part), in `file`'s codec and container;
+    /// the cover version carries a PNG picture as MP3s from music stores do.
+    static func make(_ file: File) throws -> URL {
+        let tone = "sine=frequency=440:sample_rate=48000:duration=4"
+        let high = "sine=frequency=880:sample_rate=48000:duration=2"
+        var inputs = ["-f", "lavfi", "-i", tone, "-f", "lavfi", "-i", high]
+        var maps = ["-filter_complex", "[0][1]concat=n=2:v=0:a=1[a]", "-map", "[a]"]
+        if file.name.contains("cover") {
+            inputs += ["-f", "lavfi", "-i", "testsrc=s=64x64:d=1", "-frames:v", "1"]
+            maps += ["-map", "2:v", "-c:v", "png", "-disposition:v", "attached_pic"]
+        }
+        return try MediaFixtures.make("audio-files/" + file.name, inputs + maps + file.codec)
+    }
+
+    @Test(
+        "plays to its end with its sound, as the ffmpeg CLI decodes it, with no picture",
+        .disabled(if: TestBuild.threadSanitized, Comment(rawValue: TestBuild.wallClockReason)),
+        arguments: files)
+    func plays(_ file: File) async throws {
+        let url = try Self.make(file)
+        let played = try await play(PlayerConfiguration(with: url))
+        let track = try #require(played.track)
+        let reference = try AudioFixtures.referenceDecode(of: url)
+        #expect(abs(track.duration - reference.duration) < 0.1, "\(track.duration) s, reference \(reference.duration)")
+        // The tone where it is: 440 Hz in the first part, 880 Hz after 4 s.
+        for (range, expected) in [(48_000..<144_000, 440.0), (216_000..<264_000, 880.0)] {
+            guard track.samples.count >= range.upperBound else { continue }
+            let heard = AudioAnalysis.dominantFrequency(Array(track.samples[range]), sampleRate: 48_000)
+            #expect(abs(heard - expected) < 10, "\(file.name): \(heard) Hz where \(expected) Hz plays")
+        }
+        #expect(played.stats.audioOnly && played.stats.presentedFrames == 0 && played.framesShown == 0)
+        #expect(abs(played.stats.duration - 6) < 0.1, "\(played.stats.duration)")
+        #expect(played.errors.isEmpty, "\(played.errors)")
+        #expect(played.states.prefix { $0 != .stopping }.suffix(2) == [.playing, .ended], "\(played.states)")
+    }
+
+    @Test(
+        "a seek into the file plays from there: 880 Hz after 4.5 s",
+        .disabled(if: TestBuild.threadSanitized, Comment(rawValue: TestBuild.wallClockReason)))
+    func seeks() async throws {
+        let url = try Self.make(Self.files[1])
+        let played = try await play(PlayerConfiguration(with: url), from: 4.5)
+        let track = try #require(played.track)
+        #expect(abs(track.duration - 1.5) < 0.15, "\(track.duration) s heard after the seek")
+        let middle = Array(track.samples[track.samples.count / 4..<track.samples.count * 3 / 4])
+        let frequency = AudioAnalysis.dominantFrequency(middle, sampleRate: 48_000)
+        #expect(abs(frequency - 880) < 10, "\(frequency) Hz")
+        #expect(played.errors.isEmpty, "\(played.errors)")
+    }
+
+    @Test(
+        "with no audio output the file still plays to its end on the clock",
+        .disabled(if: TestBuild.threadSanitized, Comment(rawValue: TestBuild.wallClockReason)))
+    func playsWithoutOutput() async throws {
+        let url = try Self.make(Self.files[0])
+        let played = try await play(PlayerConfiguration(with: url), rate: 2, output: false)
+        #expect(played.stats.audioOnly && abs(played.stats.position - played.stats.duration) < 0.1)
+        #expect(played.errors.isEmpty, "\(played.errors)")
+    }
+}

@@ -120,6 +120,9 @@ def time_of(colour, near):
 
 class WindowCase(unittest.TestCase):
     def open(self, source, *arguments):
+        # A window plays as it opens; the tests that look at a still picture open it paused.
+        if "--autoplay" not in arguments:
+            arguments = arguments + ("--paused",)
         player = screens.WindowedPlayer(SCREEN, BIN, source, *arguments)
         self.addCleanup(player.kill)
         return player
@@ -171,6 +174,12 @@ class Picture(WindowCase):
         mark = player.mark()
         self.assertEqual(player.finish(), 0, "".join(player.stderr))
         player.action("quit", after=mark)
+
+    def test_a_window_plays_as_it_opens_unless_paused(self):
+        player = screens.WindowedPlayer(SCREEN, BIN, os.path.join(WORK, "counter.mp4"))
+        self.addCleanup(player.kill)
+        player.stats(lambda e: e["state"] == "playing")
+        self.assertEqual(player.finish(), 0)
 
     def test_resizing_keeps_the_aspect_ratio_and_f_goes_fullscreen(self):
         player = self.open(os.path.join(WORK, "counter.mp4"))

@@ -75,8 +75,8 @@ final class FrameConverter {
         guard result > 0 else { throw MediaError(.decodeFailed, "swscale failed: \(ffmpegMessage(result))") }
     }
 
-    /// The frame as an RGB image of `width` x `height`, turned clockwise by `quarterTurns` (the target size is
-    /// the size before turning).
+    /// The frame as an RGB image of `width` x `height`, turned clockwise by `quarterTurns` (an ``Orientation``
+    /// code: the mirror bit flips it after turning; the target size is the size before turning).
     func image(
         _ frame: UnsafeMutablePointer<AVFrame>, width: Int, height: Int, quarterTurns: Int
     ) throws(MediaError)
@@ -93,6 +93,7 @@ final class FrameConverter {
             }
         }
         if let failure { throw failure }
-        return PixelBuffer(width: width, height: height, layout: .rgb, bytes: bytes).rotated(quarterTurns: quarterTurns)
+        return Orientation.apply(
+            quarterTurns, to: PixelBuffer(width: width, height: height, layout: .rgb, bytes: bytes))
     }
 }

@@ -8,7 +8,8 @@ struct FrameGeometry: Sendable, Hashable {
     /// The size shown, sample aspect ratio applied, in display orientation (turned).
     let displayWidth: Int
     let displayHeight: Int
-    /// Clockwise quarter turns of the display matrix, 0...3.
+    /// The display matrix's orientation: clockwise quarter turns (0...3), plus 4 when the turned picture is then
+    /// mirrored left to right (``Orientation``).
     let quarterTurns: Int
 
     /// The geometry of a coded picture of `codedWidth` x `codedHeight` whose samples are `sampleAspect` wide
@@ -20,7 +21,7 @@ struct FrameGeometry: Sendable, Hashable {
         }
         let w = max(1, Int(width.rounded()))
         let h = max(1, codedHeight)
-        self.quarterTurns = ((quarterTurns % 4) + 4) % 4
+        self.quarterTurns = Orientation.normalized(quarterTurns)
         (displayWidth, displayHeight) = Self.turned(w, h, by: self.quarterTurns)
     }
 
@@ -29,7 +30,7 @@ struct FrameGeometry: Sendable, Hashable {
 
     /// `width` x `height` as seen after `quarterTurns` clockwise turns (swapped for an odd count).
     static func turned(_ width: Int, _ height: Int, by quarterTurns: Int) -> (width: Int, height: Int) {
-        quarterTurns % 2 == 1 ? (height, width) : (width, height)
+        quarterTurns & 1 == 1 ? (height, width) : (width, height)
     }
 
     /// The image's size: the display size fitted into `maximum` (keeping its aspect), in display orientation when
@@ -52,5 +53,17 @@ struct FrameGeometry: Sendable, Hashable {
         let fitted = outputSize(fittingIn: maximum)
         let (w, h) = Self.turned(fitted.width, fitted.height, by: quarterTurns)
         return try converter.image(frame.pointer, width: w, height: h, quarterTurns: turning ? quarterTurns : 0)
+    }
+}
+
+/// A display matrix's orientation as one integer, the form the converters take: clockwise quarter turns in the low
+/// two bits, and 4 when the turned picture is mirrored left to right.
+enum Orientation {
+    /// `code` kept to 0...7 (turns taken modulo 4, the mirror bit kept).
+    static func normalized(_ code: Int) -> Int { (((code & 3) % 4) + 4) % 4 | (code & 4) }
+
+    /// `image` shown as `code` says.
+    static func apply(_ code: Int, to image: PixelBuffer) -> PixelBuffer {
+        image.rotated(quarterTurns: code & 3, mirrored: code & 4 != 0)
     }
 }

@@ -68,6 +68,8 @@ extension MediaInput {
         }
         if result < 0 { throw readFailure(result) }
         resetDecoders()
+        // Sequential decoding resumes at a key packet too (see exactFrame(at:)).
+        awaitingKey = true
     }
 
     /// How one pass of ``searchBackward(from:_:)`` went.
@@ -223,6 +225,9 @@ extension MediaInput {
         avcodec_flush_buffers(codec)
         codec?.pointee.skip_loop_filter = decoding == .preview ? AVDISCARD_ALL : AVDISCARD_DEFAULT
         defer { codec?.pointee.skip_loop_filter = AVDISCARD_DEFAULT }
+        // A keyframe before an MP4 edit list's start (pre-roll) is marked to be decoded and not shown: decoded on
+        // its own, its picture is the one wanted.
+        key.pointer.pointee.flags &= ~AV_PKT_FLAG_DISCARD
         var result = avcodec_send_packet(codec, key.pointer)
         if result < 0 {
             throw MediaError(.decodeFailed, "the decoder refused the keyframe: \(ffmpegMessage(result))", url: url)
@@ -284,13 +289,21 @@ extension MediaInput {
     func exactFrame(at t: Double) throws(MediaError) -> OwnedFrame {
         // The first frame decoded from 0 (t precedes the video's first frame): the answer when nothing is earlier.
         var earliest: OwnedFrame?
-        let found = try searchBackward(from: t) { (target, _) throws(MediaError) -> SearchPass<OwnedFrame> in
+        let found = try searchBackward(from: t) { (target, fromStart) throws(MediaError) -> SearchPass<OwnedFrame> in
             var candidate: OwnedFrame?
             var first: OwnedFrame?
             var finished = false
             var overshot = false
+            // A seek by timestamps (MPEG-TS, MPEG-PS) lands wherever a packet's time fits, often inside a GOP:
+            // decoding starts at the first key packet, so no picture whose references precede it is shown (HEVC
+            // would show them grey or broken). The start of the file is a start of decoding as it is.
+            var started = fromStart
             while !finished {
                 let got = try readPacket()
+                if got, !started {
+                    guard packetIsKey else { continue }
+                    started = true
+                }
                 let sent = avcodec_send_packet(codec, got ? packet : nil)
                 if sent < 0, sent != fs_averror_eagain(), got {
                     // A damaged packet: skip it, as players do.
@@ -325,11 +338,30 @@ extension MediaInput {
 
     /// After a seek: the decoders forget what they had.
     func resetDecoders() {
-        avcodec_flush_buffers(codec)
+        if let codec { avcodec_flush_buffers(codec) }
         draining = false
         audioDecoder?.flush()
         pendingAudio.removeAll()
         audioDrained = false
+    }
+
+    /// The next decoded audio of an input opened on its audio alone (several buffers, possibly none for a packet
+    /// that gave nothing), or `nil` at the end.
+    func nextAudioOnly() throws(MediaError) -> [AudioBuffer]? {
+        guard let audioDecoder, !audioDrained else { return nil }
+        while true {
+            try checkCancelled()
+            av_packet_unref(packet)
+            let result = av_read_frame(format, packet)
+            if result == fs_averror_eof() {
+                audioDrained = true
+                return audioDecoder.decode(nil)
+            }
+            if result < 0 { throw readFailure(result) }
+            guard packet!.pointee.stream_index == audioIndex else { continue }
+            let buffers = audioDecoder.decode(packet)
+            if !buffers.isEmpty { return buffers }
+        }
     }
 
     /// Moves to the first byte of the input (FFmpeg's byte seek) and resets the decoders; false when the demuxer

@@ -59,7 +59,7 @@ final class MediaInput {
     private(set) var startTimestamp: Int64
     /// Duration in seconds (0 when unknown).
     private(set) var duration: Double
-    /// Clockwise quarter turns the display matrix asks for (0...3).
+    /// How the display matrix shows the picture: clockwise quarter turns, plus 4 when mirrored (``Orientation``).
     private(set) var quarterTurns: Int
     /// Whether the demuxer has an exact keyframe index (MP4/MOV, MKV), so a backward seek lands on the keyframe.
     private(set) var hasIndex: Bool
@@ -78,9 +78,13 @@ final class MediaInput {
     ///
     /// With `reusing`, the decoder of that input (no longer in use) is taken over when the new stream's codec
     /// parameters match it (codec, size and extradata), instead of creating one.
+    ///
+    /// With `audioOnly` (and `audio`), an input without video opens on its audio stream instead of failing with
+    /// `noVideoStream`: ``isAudioOnly`` is then true, there is no video decoder, and the input is read with
+    /// ``nextAudioOnly()``.
     init(
         _ source: MediaSource, cancellation: CancellationFlag, reusing previous: MediaInput? = nil,
-        audio: AudioFormat? = nil
+        audio: AudioFormat? = nil, audioOnly allowsAudioOnly: Bool = false
     )
         throws(MediaError)
     {
@@ -102,8 +106,11 @@ final class MediaInput {
             throw MediaError(.invalidArgument, "only file, http and https inputs are supported", url: url)
         }
         MediaLogging.install()
-        if byteStream == nil, memory == nil, url.isFileURL, !FileManager.default.isReadableFile(atPath: url.path) {
-            throw MediaError(.inputUnavailable, "no such file", url: url)
+        if byteStream == nil, memory == nil, url.isFileURL {
+            if let problem = LocalFile.problem(url) { throw MediaError(.inputUnavailable, problem, url: url) }
+            guard FileManager.default.isReadableFile(atPath: url.path) else {
+                throw MediaError(.inputUnavailable, "the file is not readable", url: url)
+            }
         }
         guard var context = avformat_alloc_context() else {
             throw MediaError(.inputUnavailable, "out of memory", url: url)
@@ -161,14 +168,15 @@ final class MediaInput {
         }
         context = opened
         format = opened
-        if !Self.isIndexedContainer(opened) {
+        if !Self.isIndexedContainer(opened) || Self.lacksVideoSize(opened) {
             let found = avformat_find_stream_info(opened, nil)
             if found < 0 { throw openFailure(found, stage: "read stream information from") }
         }
         var decoder: UnsafePointer<AVCodec>?
-        let index = av_find_best_stream(opened, AVMEDIA_TYPE_VIDEO, -1, -1, &decoder, 0)
+        let index = Self.videoStream(opened, decoder: &decoder)
         if index == fs_averror_stream_not_found() {
-            throw MediaError(.noVideoStream, "the input has no video stream", url: url)
+            if allowsAudioOnly, let audio, try openAudioOnly(opened, format: audio) { return }
+            throw MediaError(.noVideoStream, Self.noVideoMessage(opened), url: url)
         }
         guard index >= 0, let decoder else {
             throw MediaError(
@@ -210,13 +218,17 @@ final class MediaInput {
         let base = stream.pointee.time_base
         timeBase = base.den != 0 ? Double(base.num) / Double(base.den) : 1.0 / 90_000
         startTimestamp = stream.pointee.start_time == fs_nopts_value() ? 0 : stream.pointee.start_time
+        if case .url = source, let fileStart = Self.fileStart(opened, in: base), fileStart < startTimestamp {
+            // Times count from the file's start (its earliest stream's first timestamp), as `ffmpeg -ss` counts
+            // them: a video that starts after its audio (an MPEG-PS whose pictures begin at 1 s) starts after 0.
+            startTimestamp = fileStart
+        }
         if opened.pointee.duration != fs_nopts_value(), opened.pointee.duration > 0 {
             duration = Double(opened.pointee.duration) / Double(fs_time_base())
         } else if stream.pointee.duration != fs_nopts_value(), stream.pointee.duration > 0 {
             duration = Double(stream.pointee.duration) * timeBase
         }
-        let counterClockwise = fs_stream_display_rotation(stream)
-        quarterTurns = ((Int((-counterClockwise / 90).rounded()) % 4) + 4) % 4
+        quarterTurns = Int(fs_stream_display_orientation(stream))
         hasIndex = avformat_index_get_entries_count(stream) > 0
         if let audio { openAudio(in: opened, format: audio) }
     }
@@ -235,6 +247,69 @@ final class MediaInput {
             audioProblem = error
         }
     }
+
+    /// The video stream to decode: the best one that is not a cover picture (an attached picture is the art of an
+    /// audio file, not its video).
+    private static func videoStream(
+        _ context: UnsafeMutablePointer<AVFormatContext>, decoder: inout UnsafePointer<AVCodec>?
+    ) -> Int32 {
+        let best = av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, &decoder, 0)
+        guard best >= 0, isCoverPicture(context.pointee.streams[Int(best)]!) else { return best }
+        for i in 0..<Int(context.pointee.nb_streams) {
+            let stream = context.pointee.streams[i]!
+            guard stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO, !isCoverPicture(stream) else {
+                continue
+            }
+            return av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, Int32(i), -1, &decoder, 0)
+        }
+        decoder = nil
+        return fs_averror_stream_not_found()
+    }
+
+    static func isCoverPicture(_ stream: UnsafeMutablePointer<AVStream>) -> Bool {
+        stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0
+    }
+
+    /// "the input has no video stream", with what it has instead (audio only, with or without a cover picture).
+    private static func noVideoMessage(_ context: UnsafeMutablePointer<AVFormatContext>) -> String {
+        let streams = (0..<Int(context.pointee.nb_streams)).map { context.pointee.streams[$0]! }
+        let hasAudio = streams.contains { $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO }
+        let hasCover = streams.contains(where: isCoverPicture)
+        guard hasAudio else { return "the input has no video stream" }
+        return "the input has no video stream: it is audio only" + (hasCover ? " (with a cover picture)" : "")
+    }
+
+    /// Opens the best audio stream as the input's only stream; false when there is none.
+    private func openAudioOnly(
+        _ context: UnsafeMutablePointer<AVFormatContext>, format output: AudioFormat
+    ) throws(MediaError) -> Bool {
+        let index = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
+        guard index >= 0, let audioStream = context.pointee.streams[Int(index)] else { return false }
+        streamIndex = index
+        stream = audioStream
+        isAudioOnly = true
+        for i in 0..<Int(context.pointee.nb_streams) where i != Int(index) {
+            context.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL
+        }
+        packet = av_packet_alloc()
+        let base = audioStream.pointee.time_base
+        timeBase = base.den != 0 ? Double(base.num) / Double(base.den) : 1.0 / 90_000
+        startTimestamp = audioStream.pointee.start_time == fs_nopts_value() ? 0 : audioStream.pointee.start_time
+        if let fileStart = Self.fileStart(context, in: base), fileStart < startTimestamp { startTimestamp = fileStart }
+        if context.pointee.duration != fs_nopts_value(), context.pointee.duration > 0 {
+            duration = Double(context.pointee.duration) / Double(fs_time_base())
+        } else if audioStream.pointee.duration != fs_nopts_value(), audioStream.pointee.duration > 0 {
+            duration = Double(audioStream.pointee.duration) * timeBase
+        }
+        hasIndex = avformat_index_get_entries_count(audioStream) > 0
+        audioDecoder = try AudioTrackDecoder(
+            stream: audioStream, output: output, origin: mediaSeconds(startTimestamp), url: url)
+        audioIndex = index
+        return true
+    }
+
+    /// Whether the input was opened on its audio alone (no video stream; see `init`).
+    private(set) var isAudioOnly = false
 
     /// Whether an audio stream is decoded beside the video.
     var hasAudio: Bool { audioDecoder != nil }
@@ -272,6 +347,22 @@ final class MediaInput {
         for io in nestedIO.values { io.close() }
         av_packet_free(&packet)
         av_frame_free(&frame)
+    }
+
+    /// Whether a video stream's header leaves its size out (0x0: H.263 in 3GP, some MPEG-4 Part 2 files): the
+    /// decoder then reads it from the first picture, which probing packets gives it.
+    private static func lacksVideoSize(_ context: UnsafeMutablePointer<AVFormatContext>) -> Bool {
+        (0..<Int(context.pointee.nb_streams)).contains { i in
+            let parameters = context.pointee.streams[i]!.pointee.codecpar.pointee
+            return parameters.codec_type == AVMEDIA_TYPE_VIDEO && (parameters.width <= 0 || parameters.height <= 0)
+        }
+    }
+
+    /// The file's start (the earliest first timestamp of its streams) in `timeBase` units, when known.
+    private static func fileStart(_ context: UnsafeMutablePointer<AVFormatContext>, in timeBase: AVRational) -> Int64? {
+        let start = context.pointee.start_time
+        guard start != fs_nopts_value(), timeBase.num > 0, timeBase.den > 0 else { return nil }
+        return av_rescale_q(start, AVRational(num: 1, den: Int32(fs_time_base())), timeBase)
     }
 
     /// MP4/MOV carry complete stream parameters and an index in their header: probing packets would only cost

@@ -120,8 +120,11 @@ final class ByteFetcher: Sendable {
     }
 
     private func readFile(_ url: URL, range: Range<Int64>?, limit: Int, what: String) throws(StreamingError) -> Data {
+        if let problem = LocalFile.problem(url) {
+            throw StreamingError(.network, "cannot open the \(what): \(problem) '\(url.path)'", url: url)
+        }
         guard let handle = FileHandle(forReadingAtPath: url.path) else {
-            throw StreamingError(.network, "cannot open the \(what): no such file '\(url.path)'", url: url)
+            throw StreamingError(.network, "cannot open the \(what): unreadable file '\(url.path)'", url: url)
         }
         defer { try? handle.close() }
         do {
