@@ -73,6 +73,9 @@ test: deps lint
 	@# Streams other packagers write (Shaka Packager at test time, ffmpeg layouts besides): pictures against ffmpeg's
 	@# decode by presentation time, bytes against the budget, over a loopback server that logs every request.
 	FILMSTRIP_BIN="$(RELEASE_CLI)" python3 -m unittest discover -s Tests/RealWorld -v
+	@# A corpus of small odd media files other tools and devices wrote (Tests/Corpus): inspect, frame --exact,
+	@# generate and play, each against ffmpeg's decode of the same file from its start.
+	FILMSTRIP_BIN="$(RELEASE_CLI)" python3 -m unittest discover -s Tests/Corpus -v
 	@# `filmstrip catalog generate` as a Slurm job array on a one-node cluster started for the test.
 	FILMSTRIP_BIN="$(RELEASE_CLI)" python3 -m unittest discover -s Tests/Cluster -v
 

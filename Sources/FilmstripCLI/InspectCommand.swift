@@ -5,7 +5,7 @@ import Foundation
 struct InspectCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
-        abstract: "Summarise a thumbnail track, or an HLS playlist or DASH MPD.",
+        abstract: "Summarise a thumbnail track, an HLS playlist or DASH MPD, or a media file.",
         discussion: """
             For a thumbnail track in any format (WebVTT, an HLS image playlist, an MPD's thumbnail tiles, BIF, \
             storyboard JSON; told by content): its format, cues, covered time, gaps, overlaps, images and \
@@ -19,12 +19,16 @@ struct InspectCommand: AsyncParsableCommand {
             periods, tracks, renditions (codecs, resolution, bandwidth, language) with their segment counts and \
             durations (media playlists and segment indexes are loaded), and the live window.
 
+            For a media file (a video, or audio alone): its container, duration, video (codec, size, size shown, \
+            frame rate, turns) and audio streams (codec, channels, rate, language); a file of audio alone says \
+            "audio only". A file whose video no decoder reads exits 2 with a message naming its codec.
+
             Example:
               filmstrip inspect https://cdn.example.com/stream/manifest.mpd --json
             """
     )
 
-    @Argument(help: "Path or URL of a WebVTT thumbnail track, an HLS playlist or a DASH MPD.")
+    @Argument(help: "Path or URL of a WebVTT thumbnail track, an HLS playlist, a DASH MPD or a media file.")
     var track: String
 
     @Flag(help: "Print one JSON object on standard output.")
@@ -48,6 +52,10 @@ struct InspectCommand: AsyncParsableCommand {
 
     func run() async throws {
         let url = resourceURL(track)
+        if !cues, !check, Self.isLocalMedia(url) {
+            try inspectMedia(url)
+            return
+        }
         if !cues, !check, ManifestDetection.isManifest(url) {
             let report: PresentationReport
             do {
@@ -67,6 +75,10 @@ struct InspectCommand: AsyncParsableCommand {
         let thumbnails = TrackThumbnails(configuration: configuration)
         do {
             try await thumbnails.load(track: url)
+        } catch let error as ThumbnailsError where !url.isFileURL && !cues && !check && error.isNotATrack {
+            // A remote video or audio file: what it holds.
+            try inspectMedia(url)
+            return
         } catch {
             throw fail(error)
         }

@@ -42,13 +42,20 @@ public final class AudioFileDecoder {
 
     /// Moves so the next buffers start at `seconds` (what comes before it is trimmed).
     public func seek(to seconds: Double) throws {
+        // Nothing read yet and the start asked for: already there. (A raw stream without an index, such as AMR or
+        // LATM, seeks by FFmpeg's generic search, which can land past what probing read.)
+        if seconds <= 0, !hasRead { return }
         try input.seek(to: max(0, seconds))
         skipBefore = seconds
     }
 
+    /// Whether anything has been read since the open.
+    private var hasRead = false
+
     /// The next decoded audio (possibly several buffers), or `nil` at the end. After a seek, the first buffers
     /// start at its target.
     public func nextBuffers() throws -> [AudioBuffer]? {
+        hasRead = true
         while let buffers = try input.nextAudioOnly() {
             guard let skip = skipBefore else { return buffers }
             let kept = buffers.compactMap { $0.trimmed(before: skip) }

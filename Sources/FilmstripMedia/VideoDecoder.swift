@@ -1,6 +1,7 @@
 public import FilmstripFormats
 public import FilmstripImaging
 import FilmstripLoading
+import FilmstripSync
 public import Foundation
 
 /// A decoded frame from a ``VideoDecoder``, converted to pixels only when asked.
@@ -81,6 +82,7 @@ public final class VideoDecoder {
             .url(url, network: options.network), cancellation: flag, reusing: previous?.input, audio: audio)
         label = url
         seekable = true
+        audioFormat = audio
         flag.begin(1)
     }
 
@@ -100,6 +102,38 @@ public final class VideoDecoder {
 
     /// Whether audio is decoded beside the video (asked for, present and decodable).
     public var hasAudio: Bool { input.hasAudio }
+
+    /// The file's audio streams, in its order (a film with two languages has two).
+    public var audioTracks: [MediaSummary.Audio] { input.summary.audio }
+
+    /// The position in ``audioTracks`` of the one decoded, if any.
+    public var selectedAudioTrack: Int? {
+        let indices = input.audioStreamIndices
+        return indices.firstIndex(of: input.audioIndex)
+    }
+
+    /// Asks for another of ``audioTracks`` (a position in it) to be decoded from the next frame read on (any
+    /// thread; the decoding thread makes the switch when it next reads). Audio decoded before it and not yet taken
+    /// is dropped. Ignored without an audio format (see `init`) or for a position out of range.
+    public func requestAudioTrack(_ position: Int) {
+        requestedAudio.withLock { $0 = position }
+    }
+
+    private let requestedAudio = Mutex<Int?>(nil)
+    private var audioFormat: AudioFormat?
+
+    /// Makes a switch asked for with ``requestAudioTrack(_:)`` (decoding thread).
+    private func applyAudioRequest() {
+        guard
+            let position = requestedAudio.withLock({ pending -> Int? in
+                defer { pending = nil }
+                return pending
+            }), let audioFormat
+        else { return }
+        let indices = input.audioStreamIndices
+        guard indices.indices.contains(position) else { return }
+        input.switchAudio(to: indices[position], format: audioFormat)
+    }
 
     /// Why the input's audio is not decoded, when it has audio FFmpeg cannot decode.
     public var audioProblem: MediaError? { input.audioProblem }
@@ -161,6 +195,7 @@ public final class VideoDecoder {
 
     /// The next frame in presentation order, or `nil` at the end.
     public func nextFrame() throws -> DecodedVideoFrame? {
+        applyAudioRequest()
         while let frame = try input.nextFrame() {
             if let skip = skipBefore {
                 if frame.time < skip - 1e-6 { continue }

@@ -15,8 +15,11 @@ public struct VideoThumbnail: Sendable {
     public var width: Int
     /// Height in pixels.
     public var height: Int
-    /// The time of the frame used, in seconds (`nil` for a poster image).
+    /// The time of the frame used, in seconds (`nil` for a poster image or an audio file's card).
     public var time: Double?
+    /// Whether the file has audio alone and the image is its card (``AudioFileCard``: its cover picture, else a
+    /// placeholder).
+    public var isAudioOnly = false
 }
 
 /// How a ``VideoThumbnailLoader`` chooses a video's frame.
@@ -292,7 +295,21 @@ public final class VideoThumbnailLoader: Sendable {
             options.loading = configuration.loading
             options.transport = configuration.transport
             let extractor = FrameExtractor(url: videoURL, options: options)
-            let duration = try await extractor.duration()
+            let duration: Double
+            do {
+                duration = try await extractor.duration()
+            } catch let error as MediaError where error.kind == .noVideoStream {
+                // A file of audio alone: its card, not an error (its header and cover picture: a short read). A file
+                // without audio either fails as before.
+                let card = try AudioFileCard.image(
+                    for: videoURL, options: options, maximumSize: configuration.maximumSize)
+                let data = Data(try JPEGCodec.encode(card, quality: configuration.jpegQuality, subsampling: .s444))
+                counters.withLock { $0.decoded += 1 }
+                var thumbnail = VideoThumbnail(
+                    videoURL: videoURL, imageData: data, width: card.width, height: card.height, time: nil)
+                thumbnail.isAudioOnly = true
+                return thumbnail
+            }
             let frame = try await extractor.image(at: max(0, min(configuration.time, duration)))
             image = frame.image
             time = frame.actualTime

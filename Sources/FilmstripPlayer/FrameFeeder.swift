@@ -90,6 +90,14 @@ final class FrameFeeder: @unchecked Sendable {
     /// Whether only keyframes are decoded.
     var decodesKeyframesOnly: Bool { condition.withLock { keyframesOnly.asked } }
 
+    /// Drops the queued audio and has the source decode another of a file's audio streams.
+    func selectAudioTrack(_ position: Int) {
+        condition.withLock {
+            audio.removeAll()
+            decoder.selectAudioTrack(position)
+        }
+    }
+
     /// Drops the queued audio and restarts the source's (another audio track plays).
     func restartAudio() {
         condition.withLock {

@@ -54,10 +54,15 @@ protocol FrameSource: AnyObject {
     func setKeyframesOnly(_ on: Bool)
     /// Why the source's audio is not decoded, when it has audio FFmpeg cannot decode (any thread).
     var audioProblem: MediaError? { get }
+    /// Decodes another of a file's audio streams (a position in its list) from the next read on (any thread).
+    func selectAudioTrack(_ position: Int)
 }
 
 extension FrameSource {
     func seek(to time: Double, after token: StreamSession.ReadToken?) throws { try seek(to: time) }
+    /// Decodes another of a file's audio streams from the next read on (any thread); sources of one audio stream
+    /// ignore it.
+    func selectAudioTrack(_ position: Int) {}
 }
 
 extension VideoDecoder: FrameSource {
@@ -68,4 +73,5 @@ extension VideoDecoder: FrameSource {
     var hasSeparateAudio: Bool { false }
     func setKeyframesOnly(_ on: Bool) { keyframesOnly = on }
     var decodesAudio: Bool { hasAudio }
+    func selectAudioTrack(_ position: Int) { requestAudioTrack(position) }
 }

@@ -107,6 +107,7 @@ extension PlaybackEngine {
         do {
             let decoder = try VideoDecoder(url: url, options: options, reusing: previous, audio: audio?.format)
             if !decoder.reusedDecoder { decodersCreated += 1 }
+            chooseFileAudio(decoder, preferredLanguage: configuration?.preferredAudioLanguage)
             return (decoder, decoder.duration)
         } catch let error as MediaError where error.kind == .noVideoStream {
             let decoder: AudioFileDecoder
@@ -215,13 +216,38 @@ extension PlaybackEngine {
         TrickPlayMode.keyframesOnly(rate: player.shared.withLock { $0.rate })
     }
 
-    /// The stream's audio tracks (empty for files and muxed audio), with the one playing marked.
-    func publishAudioTracks(_ player: Player) {
-        let tracks = stream?.audioTracks.map { listed in
-            listed.tracks.enumerated().map { index, track in
-                AudioTrack(track, index: index, selected: index == listed.selected)
+    /// A file's audio streams, when it has several (before its frames are read): the one in the preferred language
+    /// plays, else the one FFmpeg picks.
+    private mutating func chooseFileAudio(_ decoder: VideoDecoder, preferredLanguage: String?) {
+        let tracks = decoder.audioTracks
+        guard tracks.count > 1, decoder.hasAudio || decoder.audioProblem != nil else { return }
+        var selected = decoder.selectedAudioTrack
+        if let preferredLanguage {
+            let matches = tracks.map { track in
+                track.language.map { AudioTrackSelection.match($0, preferredLanguage) } ?? .none
+            }
+            if let best = matches.max(), best != .none, let first = matches.firstIndex(of: best), first != selected {
+                decoder.requestAudioTrack(first)
+                selected = first
             }
         }
+        fileAudio = (tracks, selected)
+    }
+
+    /// The stream's audio tracks, or a file's audio streams when it has several (empty for muxed stream audio),
+    /// with the one playing marked.
+    func publishAudioTracks(_ player: Player) {
+        let tracks =
+            stream?.audioTracks.map { listed in
+                listed.tracks.enumerated().map { index, track in
+                    AudioTrack(track, index: index, selected: index == listed.selected)
+                }
+            }
+            ?? (fileAudio.tracks.isEmpty
+                ? nil
+                : fileAudio.tracks.enumerated().map { index, track in
+                    AudioTrack(file: track, index: index, selected: index == fileAudio.selected)
+                })
         let callback = player.shared.withLock { shared in
             shared.audioTracks = tracks ?? []
             return shared.callbacks.onAudioTracks
@@ -231,6 +257,10 @@ extension PlaybackEngine {
 
     /// Plays another audio track from the playhead on: the audio queued ahead is dropped.
     mutating func selectAudio(_ index: Int, _ player: Player) {
+        if stream == nil {
+            selectFileAudio(index, player)
+            return
+        }
         guard let stream, let listed = stream.audioTracks, listed.tracks.indices.contains(index),
             index != listed.selected
         else { return }
@@ -239,6 +269,22 @@ extension PlaybackEngine {
         stream.selectAudio(index)
         audio?.dropHeld()
         publishAudioTracks(player)
+    }
+
+    /// Another of a file's audio streams: the decoder switches at its next read, and the source goes back to the
+    /// playhead (as a seek does) so the new track is heard from there, not from where reading had got to.
+    private mutating func selectFileAudio(_ index: Int, _ player: Player) {
+        guard fileAudio.tracks.indices.contains(index), index != fileAudio.selected, let feeder else { return }
+        feeder.selectAudioTrack(index)
+        audio?.dropHeld()
+        fileAudio.selected = index
+        publishAudioTracks(player)
+        switch machine.state.kind {
+        case .play, .playing, .pausing, .paused, .buffering, .seeking:
+            seek(to: machine.currentTime(at: now), player, byUser: false)
+        default:
+            break
+        }
     }
 
     private func publishSeekable(_ ranges: [ClosedRange<Double>], _ player: Player) {

@@ -19,6 +19,8 @@ struct PlaybackEngine {
     var isLive = false
     /// Whether the loaded file has no video (its audio alone places the frames).
     var fileAudioOnly = false
+    /// The loaded file's audio streams, when it has more than one, and the one playing.
+    var fileAudio: (tracks: [MediaSummary.Audio], selected: Int?) = ([], nil)
     var window: ClosedRange<Double>?
     /// File and progressive decoders this player created (content with the codec parameters of the previous one
     /// reuses its decoder).
@@ -267,6 +269,7 @@ struct PlaybackEngine {
         stream?.stop()
         stream = nil
         fileAudioOnly = false
+        fileAudio = ([], nil)
         pending = nil
     }
 

@@ -1,7 +1,8 @@
 import FilmstripFormats
+import FilmstripMedia
 
-/// An audio track a stream offers (``Player/audioTracks``): an HLS `EXT-X-MEDIA TYPE=AUDIO` rendition group member
-/// or a DASH audio AdaptationSet.
+/// An audio track a stream or file offers (``Player/audioTracks``): an HLS `EXT-X-MEDIA TYPE=AUDIO` rendition group
+/// member, a DASH audio AdaptationSet, or one of a file's audio streams (an MKV or MP4 with two languages).
 public struct AudioTrack: Sendable, Hashable {
     /// Its position in ``Player/audioTracks`` (what ``Player/selectAudioTrack(_:)`` uses).
     public var index: Int
@@ -37,11 +38,26 @@ public struct AudioTrack: Sendable, Hashable {
         codecs = rendition?.codecs
         isSelected = selected
     }
+
+    /// One of a file's audio streams (a film with two languages has two).
+    init(file track: MediaSummary.Audio, index: Int, selected: Bool) {
+        self.index = index
+        id = nil
+        language = track.language
+        name = nil
+        roles = []
+        isDefault = index == 0
+        autoselect = true
+        channels = String(track.channels)
+        codecs = track.codec
+        isSelected = selected
+    }
 }
 
 extension Player {
-    /// The audio tracks of the stream loaded (empty for files, muxed audio, and before a stream is open), with the
-    /// one playing marked. The first choice follows ``PlayerConfiguration/preferredAudioLanguage``.
+    /// The audio tracks of the stream or file loaded (empty for muxed stream audio, a file of one audio stream, and
+    /// before the content is open), with the one playing marked. The first choice follows
+    /// ``PlayerConfiguration/preferredAudioLanguage``.
     public var audioTracks: [AudioTrack] { shared.withLock { $0.audioTracks } }
 
     /// Plays `track` from the playhead on (what was buffered of the previous track is dropped). ``onAudioTracks``

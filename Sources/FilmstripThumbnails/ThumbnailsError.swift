@@ -72,6 +72,17 @@ public struct ThumbnailsError: ChainedError, Sendable {
         return message
     }
 
+    /// Whether the resource was read and is none of the track formats (it may be a media file), or was too large to
+    /// be one.
+    public var isNotATrack: Bool {
+        if kind == .parse, message.hasPrefix(Self.notATrack) { return true }
+        if let loading = underlying as? LoadingError, case .tooLarge = loading.kind { return true }
+        return false
+    }
+
+    /// The start of the message of ``isNotATrack``.
+    static let notATrack = "not a thumbnail track"
+
     /// Wraps any error from the lower layers into a ``ThumbnailsError``.
     static func wrap(_ error: any Error, url: URL? = nil) -> ThumbnailsError {
         switch error {

@@ -55,7 +55,8 @@ extension TrackThumbnails {
             return try await readManifest(bytes, url: url, live: live)
         case nil:
             throw ThumbnailsError(
-                .parse, "not a thumbnail track: neither WebVTT, an HLS playlist, an MPD, a BIF nor JSON", url: url)
+                .parse, ThumbnailsError.notATrack + ": neither WebVTT, an HLS playlist, an MPD, a BIF nor JSON",
+                url: url)
         }
     }
 

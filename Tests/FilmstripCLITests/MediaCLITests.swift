@@ -69,6 +69,26 @@ struct MediaCLITests {
         #expect(mode.status == 2)
     }
 
+    @Test("inspect on media files: video or audio only, codecs, channels, duration; --version")
+    func inspectMedia() async throws {
+        let audio = try await filmstrip("inspect", try MediaFixtures.audioOnly().path, "--json")
+        #expect(audio.status == 0, "\(audio.stderr)")
+        let summary = try #require(
+            try JSONSerialization.jsonObject(with: Data(audio.stdout.utf8)) as? [String: Any])
+        #expect(summary["kind"] as? String == "audio-only")
+        #expect(summary["video"] is NSNull)
+        let streams = try #require(summary["audio"] as? [[String: Any]])
+        #expect(streams.first?["codec"] as? String == "aac" && streams.first?["channels"] as? Int == 1)
+        #expect(abs((summary["duration"] as? Double ?? 0) - 3) < 0.1)
+        let text = try await filmstrip("inspect", try MediaFixtures.audioOnly().path)
+        #expect(text.stdout.hasPrefix("audio only, "), "\(text.stdout)")
+        let video = try await filmstrip("inspect", try MediaFixtures.rotated().path)
+        #expect(video.status == 0 && video.stdout.hasPrefix("video, "), "\(video.stdout)")
+        #expect(video.stdout.contains("turned"), "\(video.stdout)")
+        let version = try await filmstrip("--version")
+        #expect(version.status == 0 && version.stdout.contains("FFmpeg"), "\(version.stdout)")
+    }
+
     @Test("frame: keyframe by default, exact on request, bytes read over http")
     func frame() async throws {
         let directory = try TemporaryDirectory(prefix: "filmstrip-cli-frame")

@@ -199,9 +199,13 @@ struct VideoThumbnailLoaderTests {
     @Test("a video that cannot be read fails through the completion, not a crash")
     func failure() async throws {
         defer { cache.remove() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let broken = directory.url.appendingPathComponent("broken.mp4")
+        try Data(repeating: 7, count: 4096).write(to: broken)
         let loader = VideoThumbnailLoader(configuration: configuration())
         let error: (any Error)? = await withCheckedContinuation { continuation in
-            loader.loadThumbnail(for: try! MediaFixtures.audioOnly()) { result in
+            loader.loadThumbnail(for: broken) { result in
                 if case .failure(let error) = result {
                     continuation.resume(returning: error)
                 } else {
@@ -209,6 +213,27 @@ struct VideoThumbnailLoaderTests {
                 }
             }
         }
-        #expect((error as? MediaError)?.kind == .noVideoStream)
+        #expect((error as? MediaError)?.kind == .invalidMedia, "\(String(describing: error))")
+    }
+
+    @Test("a file of audio alone gets its card: its cover picture, else a placeholder")
+    func audioOnlyCards() async throws {
+        defer { cache.remove() }
+        let loader = VideoThumbnailLoader(configuration: configuration())
+        let plain = try await loader.thumbnail(for: try MediaFixtures.audioOnly())
+        #expect(plain.isAudioOnly && plain.time == nil)
+        #expect(plain.width * 9 == plain.height * 16, "\(plain.width)x\(plain.height)")
+        // An MP3 whose cover is a red square.
+        let covered = try MediaFixtures.make(
+            "audio-with-red-cover.mp3",
+            [
+                "-f", "lavfi", "-i", "sine=duration=2", "-f", "lavfi", "-i", "color=c=red:s=64x64:d=1", "-map", "0:a",
+                "-map", "1:v", "-frames:v", "1", "-c:v", "png", "-disposition:v", "attached_pic", "-c:a", "libmp3lame",
+            ])
+        let cover = try await loader.thumbnail(for: covered)
+        #expect(cover.isAudioOnly && cover.width == cover.height, "\(cover.width)x\(cover.height)")
+        let (image, _) = try ImageCodec.decode(cover.imageData)
+        let (r, g, b) = image.meanColor()
+        #expect(r > 200 && g < 60 && b < 60, "\(r), \(g), \(b)")
     }
 }

@@ -16,6 +16,13 @@ final class AudioTrackDecoder {
     private var resamplerInput: (rate: Int32, channels: Int32, format: Int32)?
     private let timeBase: Double
     private let origin: Double
+    /// How far a frame's timestamp may stray from where the previous frame ended and the run still stays seamless
+    /// (seconds). Segments carry exact stamps (2 ms); within one file a demuxer's stamps may wander around a codec's
+    /// block switches (Vorbis in Ogg: +448 samples, then back), which a player hears as a gap and an overlap, so a
+    /// file keeps its samples contiguous unless the stamps jump further (``fileContinuity``).
+    private let continuity: Double
+    /// The tolerance for a file's audio: a jump larger than this is a real discontinuity.
+    static let fileContinuity = 0.05
     /// Where the next buffer starts when its frame has no timestamp (or one within a few samples of this).
     private var nextTime: Double?
     private var scratch: [Float] = []
@@ -23,11 +30,15 @@ final class AudioTrackDecoder {
     private(set) var framesDecoded = 0
 
     /// Opens a decoder for `stream`; throws `unsupportedCodec` when FFmpeg has none for it.
-    init(stream: UnsafeMutablePointer<AVStream>, output: AudioFormat, origin: Double, url: URL) throws(MediaError) {
+    init(
+        stream: UnsafeMutablePointer<AVStream>, output: AudioFormat, origin: Double, url: URL,
+        continuity: Double = 0.002
+    ) throws(MediaError) {
         self.output = output
         self.origin = origin
+        self.continuity = continuity
         let parameters = stream.pointee.codecpar!
-        codecName = avcodec_get_name(parameters.pointee.codec_id).map { String(cString: $0) } ?? "unknown"
+        codecName = MediaInput.codecName(parameters.pointee.codec_id, tag: parameters.pointee.codec_tag)
         guard let decoder = avcodec_find_decoder(parameters.pointee.codec_id) else {
             throw MediaError(.unsupportedCodec, "no decoder for the \(codecName) audio", url: url)
         }
@@ -97,8 +108,8 @@ final class AudioTrackDecoder {
             let ts = f.best_effort_timestamp != fs_nopts_value() ? f.best_effort_timestamp : f.pts
             if ts != fs_nopts_value() {
                 let stamped = Double(ts) * timeBase - origin - delay
-                // Keep the run seamless when the stamps agree to within a couple of milliseconds.
-                if nextTime.map({ abs($0 - stamped) > 0.002 }) ?? true { time = stamped }
+                // Keep the run seamless when the stamps agree to within the tolerance.
+                if nextTime.map({ abs($0 - stamped) > continuity }) ?? true { time = stamped }
             }
         }
         let inputRate = max(1, Int(resamplerInput?.rate ?? Int32(output.sampleRate)))

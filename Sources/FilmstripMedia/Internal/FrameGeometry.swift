@@ -59,8 +59,9 @@ struct FrameGeometry: Sendable, Hashable {
 /// A display matrix's orientation as one integer, the form the converters take: clockwise quarter turns in the low
 /// two bits, and 4 when the turned picture is mirrored left to right.
 enum Orientation {
-    /// `code` kept to 0...7 (turns taken modulo 4, the mirror bit kept).
-    static func normalized(_ code: Int) -> Int { (((code & 3) % 4) + 4) % 4 | (code & 4) }
+    /// `code` kept to 0...7: a code in 0...7 as it is; any other integer is a count of clockwise turns (taken
+    /// modulo 4, negative counter-clockwise), not mirrored.
+    static func normalized(_ code: Int) -> Int { (0...7).contains(code) ? code : ((code % 4) + 4) % 4 }
 
     /// `image` shown as `code` says.
     static func apply(_ code: Int, to image: PixelBuffer) -> PixelBuffer {

@@ -83,9 +83,10 @@ extension MediaInput {
     }
 
     /// Runs `pass` from the keyframe before `t`, and while it asks to start earlier, from 2, 6, 14 and 30 s further
-    /// back, then from 0, then (inputs without an index) from byte 0. A seek can land after the keyframe `t` needs
-    /// (dts before pts, or FFmpeg's bisection of an MPEG-TS by timestamps); the byte-0 pass always has an attempt
-    /// left. `pass` gets where it started (seconds, or byte 0) after the input was positioned there.
+    /// back, then from 0, then from the start (``rewind()``: the index's first entry, or byte 0). A seek can land
+    /// after the keyframe `t` needs (dts before pts, or FFmpeg's bisection of an MPEG-TS by timestamps); the pass
+    /// from the start always has an attempt left. `pass` gets where it started (seconds, or whether from the start)
+    /// after the input was positioned there.
     func searchBackward<Found>(
         from t: Double, _ pass: (_ target: Double, _ fromStart: Bool) throws(MediaError) -> SearchPass<Found>
     ) throws(MediaError) -> Found? {
@@ -326,9 +327,11 @@ extension MediaInput {
             }
             avcodec_flush_buffers(codec)
             if let candidate { return .found(candidate) }
-            // Past t already, or (no index) nothing decodable before the end: start earlier. An indexed file whose
-            // frames do not decode is an error, not an earlier picture.
-            let earlier = overshot || (first == nil && !hasIndex)
+            // Past t already, or nothing decoded from where the seek landed: start earlier. A key picture of an open
+            // GOP (an I picture that is not an IDR and has no recovery point) gives no picture on its own (FFmpeg
+            // waits for a picture it can trust), nor does a seek by timestamps that landed after the last key packet
+            // before t. A file nothing in which decodes ends, from its start, in an error.
+            let earlier = overshot || first == nil
             if !(earlier && target > 0), let first { earliest = first }
             return earlier ? .earlier : .done
         }
@@ -364,11 +367,19 @@ extension MediaInput {
         }
     }
 
-    /// Moves to the first byte of the input (FFmpeg's byte seek) and resets the decoders; false when the demuxer
-    /// cannot seek by bytes (MP4 cannot, and needs not: its index is exact).
+    /// Moves to the start of the input and resets the decoders: with a keyframe index, to its first entry (which a
+    /// seek to 0 may pass over); without one, to the first byte (FFmpeg's byte seek). False when neither works.
     func rewind() throws(MediaError) -> Bool {
         try checkCancelled()
-        guard !hasIndex, av_seek_frame(format, -1, 0, AVSEEK_FLAG_BYTE) >= 0 else { return false }
+        if hasIndex {
+            // The first entry of the index: a keyframe before the presentation's start (an edit list's pre-roll,
+            // or a first GOP whose pictures come before time 0) that a seek to 0 passes over.
+            guard let first = avformat_index_get_entry(stream, 0),
+                av_seek_frame(format, streamIndex, first.pointee.timestamp, AVSEEK_FLAG_BACKWARD) >= 0
+            else { return false }
+        } else {
+            guard av_seek_frame(format, -1, 0, AVSEEK_FLAG_BYTE) >= 0 else { return false }
+        }
         resetDecoders()
         return true
     }

@@ -51,25 +51,25 @@ final class MediaInput {
     var nestedIO: [UnsafeMutableRawPointer: CustomIO] = [:]
     var closedBytes = 0
     var refusedURL: String?
-    private(set) var streamIndex: Int32
+    var streamIndex: Int32
     var stream: UnsafeMutablePointer<AVStream>
     /// Seconds per stream time-base unit.
-    private(set) var timeBase: Double
+    var timeBase: Double
     /// Stream start in time-base units (times are reported relative to it).
-    private(set) var startTimestamp: Int64
+    var startTimestamp: Int64
     /// Duration in seconds (0 when unknown).
-    private(set) var duration: Double
+    var duration: Double
     /// How the display matrix shows the picture: clockwise quarter turns, plus 4 when mirrored (``Orientation``).
     private(set) var quarterTurns: Int
     /// Whether the demuxer has an exact keyframe index (MP4/MOV, MKV), so a backward seek lands on the keyframe.
-    private(set) var hasIndex: Bool
+    var hasIndex: Bool
     /// Whether the decoder was taken over from a previous input instead of created.
     private(set) var reusedDecoder = false
     /// The audio stream decoded beside the video (when asked for and decodable).
     var audioIndex: Int32 = -1
     var audioDecoder: AudioTrackDecoder?
     /// Why an audio stream the input has is not decoded (no decoder for its codec).
-    private(set) var audioProblem: MediaError?
+    var audioProblem: MediaError?
     /// Audio decoded while reading video packets, not yet taken.
     var pendingAudio: [AudioBuffer] = []
     var audioDrained = false
@@ -180,8 +180,8 @@ final class MediaInput {
         }
         guard index >= 0, let decoder else {
             throw MediaError(
-                .unsupportedCodec, "no decoder for the video stream (\(ffmpegMessage(index)))", url: url,
-                ffmpegCode: index)
+                .unsupportedCodec, "no decoder for the \(Self.videoCodecName(opened)) video (\(ffmpegMessage(index)))",
+                url: url, ffmpegCode: index)
         }
         streamIndex = index
         stream = opened.pointee.streams[Int(index)]!
@@ -218,7 +218,11 @@ final class MediaInput {
         let base = stream.pointee.time_base
         timeBase = base.den != 0 ? Double(base.num) / Double(base.den) : 1.0 / 90_000
         startTimestamp = stream.pointee.start_time == fs_nopts_value() ? 0 : stream.pointee.start_time
-        if case .url = source, let fileStart = Self.fileStart(opened, in: base), fileStart < startTimestamp {
+        if Self.isIndexedContainer(opened) {
+            // MP4/MOV: the movie's timeline, whose 0 players show first (a first picture with a composition offset
+            // and no edit list is at that offset), whether or not probing filled in a start time.
+            startTimestamp = 0
+        } else if case .url = source, let fileStart = Self.fileStart(opened, in: base), fileStart < startTimestamp {
             // Times count from the file's start (its earliest stream's first timestamp), as `ffmpeg -ss` counts
             // them: a video that starts after its audio (an MPEG-PS whose pictures begin at 1 s) starts after 0.
             startTimestamp = fileStart
@@ -229,87 +233,16 @@ final class MediaInput {
             duration = Double(stream.pointee.duration) * timeBase
         }
         quarterTurns = Int(fs_stream_display_orientation(stream))
-        hasIndex = avformat_index_get_entries_count(stream) > 0
+        hasIndex = Self.hasKeyframeIndex(opened, stream)
         if let audio { openAudio(in: opened, format: audio) }
     }
 
-    /// Finds the audio stream that goes with the video and opens a decoder for it; an audio stream without a
-    /// decoder is noted in ``audioProblem`` (the video plays on).
-    func openAudio(in context: UnsafeMutablePointer<AVFormatContext>, format: AudioFormat) {
-        let index = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, streamIndex, nil, 0)
-        guard index >= 0, let audioStream = context.pointee.streams[Int(index)] else { return }
-        do {
-            audioDecoder = try AudioTrackDecoder(
-                stream: audioStream, output: format, origin: mediaSeconds(startTimestamp), url: url)
-            audioIndex = index
-            audioStream.pointee.discard = AVDISCARD_DEFAULT
-        } catch {
-            audioProblem = error
-        }
-    }
-
-    /// The video stream to decode: the best one that is not a cover picture (an attached picture is the art of an
-    /// audio file, not its video).
-    private static func videoStream(
-        _ context: UnsafeMutablePointer<AVFormatContext>, decoder: inout UnsafePointer<AVCodec>?
-    ) -> Int32 {
-        let best = av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, &decoder, 0)
-        guard best >= 0, isCoverPicture(context.pointee.streams[Int(best)]!) else { return best }
-        for i in 0..<Int(context.pointee.nb_streams) {
-            let stream = context.pointee.streams[i]!
-            guard stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO, !isCoverPicture(stream) else {
-                continue
-            }
-            return av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, Int32(i), -1, &decoder, 0)
-        }
-        decoder = nil
-        return fs_averror_stream_not_found()
-    }
-
-    static func isCoverPicture(_ stream: UnsafeMutablePointer<AVStream>) -> Bool {
-        stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0
-    }
-
-    /// "the input has no video stream", with what it has instead (audio only, with or without a cover picture).
-    private static func noVideoMessage(_ context: UnsafeMutablePointer<AVFormatContext>) -> String {
-        let streams = (0..<Int(context.pointee.nb_streams)).map { context.pointee.streams[$0]! }
-        let hasAudio = streams.contains { $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO }
-        let hasCover = streams.contains(where: isCoverPicture)
-        guard hasAudio else { return "the input has no video stream" }
-        return "the input has no video stream: it is audio only" + (hasCover ? " (with a cover picture)" : "")
-    }
-
-    /// Opens the best audio stream as the input's only stream; false when there is none.
-    private func openAudioOnly(
-        _ context: UnsafeMutablePointer<AVFormatContext>, format output: AudioFormat
-    ) throws(MediaError) -> Bool {
-        let index = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
-        guard index >= 0, let audioStream = context.pointee.streams[Int(index)] else { return false }
-        streamIndex = index
-        stream = audioStream
-        isAudioOnly = true
-        for i in 0..<Int(context.pointee.nb_streams) where i != Int(index) {
-            context.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL
-        }
-        packet = av_packet_alloc()
-        let base = audioStream.pointee.time_base
-        timeBase = base.den != 0 ? Double(base.num) / Double(base.den) : 1.0 / 90_000
-        startTimestamp = audioStream.pointee.start_time == fs_nopts_value() ? 0 : audioStream.pointee.start_time
-        if let fileStart = Self.fileStart(context, in: base), fileStart < startTimestamp { startTimestamp = fileStart }
-        if context.pointee.duration != fs_nopts_value(), context.pointee.duration > 0 {
-            duration = Double(context.pointee.duration) / Double(fs_time_base())
-        } else if audioStream.pointee.duration != fs_nopts_value(), audioStream.pointee.duration > 0 {
-            duration = Double(audioStream.pointee.duration) * timeBase
-        }
-        hasIndex = avformat_index_get_entries_count(audioStream) > 0
-        audioDecoder = try AudioTrackDecoder(
-            stream: audioStream, output: output, origin: mediaSeconds(startTimestamp), url: url)
-        audioIndex = index
-        return true
-    }
+    /// How far an audio frame's stamp may stray and the audio still run on seamlessly: a file's whole timeline is
+    /// one demuxer's (``AudioTrackDecoder/fileContinuity``); segments keep the exact default.
+    var audioContinuity: Double { streamIO == nil && memoryIO == nil ? AudioTrackDecoder.fileContinuity : 0.002 }
 
     /// Whether the input was opened on its audio alone (no video stream; see `init`).
-    private(set) var isAudioOnly = false
+    var isAudioOnly = false
 
     /// Whether an audio stream is decoded beside the video.
     var hasAudio: Bool { audioDecoder != nil }
@@ -347,29 +280,6 @@ final class MediaInput {
         for io in nestedIO.values { io.close() }
         av_packet_free(&packet)
         av_frame_free(&frame)
-    }
-
-    /// Whether a video stream's header leaves its size out (0x0: H.263 in 3GP, some MPEG-4 Part 2 files): the
-    /// decoder then reads it from the first picture, which probing packets gives it.
-    private static func lacksVideoSize(_ context: UnsafeMutablePointer<AVFormatContext>) -> Bool {
-        (0..<Int(context.pointee.nb_streams)).contains { i in
-            let parameters = context.pointee.streams[i]!.pointee.codecpar.pointee
-            return parameters.codec_type == AVMEDIA_TYPE_VIDEO && (parameters.width <= 0 || parameters.height <= 0)
-        }
-    }
-
-    /// The file's start (the earliest first timestamp of its streams) in `timeBase` units, when known.
-    private static func fileStart(_ context: UnsafeMutablePointer<AVFormatContext>, in timeBase: AVRational) -> Int64? {
-        let start = context.pointee.start_time
-        guard start != fs_nopts_value(), timeBase.num > 0, timeBase.den > 0 else { return nil }
-        return av_rescale_q(start, AVRational(num: 1, den: Int32(fs_time_base())), timeBase)
-    }
-
-    /// MP4/MOV carry complete stream parameters and an index in their header: probing packets would only cost
-    /// bytes (and, over HTTP, requests).
-    private static func isIndexedContainer(_ context: UnsafeMutablePointer<AVFormatContext>) -> Bool {
-        guard let name = context.pointee.iformat?.pointee.name else { return false }
-        return String(cString: name).hasPrefix("mov,")
     }
 
     func openFailure(_ code: Int32, stage: String) -> MediaError {
@@ -417,24 +327,6 @@ final class MediaInput {
     static let maximumPixels = 8_192 * 8_192
     /// The most elongated picture, as the longer side over the shorter one once displayed.
     static let maximumAspect = 16.0
-
-    /// What is wrong with a stream's declared size (coded and displayed), or `nil` when it is within the limits.
-    static func sizeProblem(_ parameters: AVCodecParameters) -> String? {
-        let (width, height) = (Int(parameters.width), Int(parameters.height))
-        let size = "a size of \(width)x\(height)"
-        guard width > 0, height > 0 else { return size }
-        guard width <= maximumSide, height <= maximumSide, width * height <= maximumPixels else {
-            return size + " (the limit is \(maximumSide) px a side and \(maximumPixels / 1_000_000) Mpx)"
-        }
-        var displayed = Double(width)
-        let sar = parameters.sample_aspect_ratio
-        if sar.num > 0, sar.den > 0 { displayed *= Double(sar.num) / Double(sar.den) }
-        let aspect = max(displayed / Double(height), Double(height) / displayed)
-        guard aspect <= maximumAspect else {
-            return size + " shown \(Int(displayed.rounded()))x\(height), more than \(Int(maximumAspect)):1"
-        }
-        return nil
-    }
 
     /// How the video's pictures are shown: sample aspect ratio and rotation.
     var geometry: FrameGeometry {

@@ -32,7 +32,14 @@ final class MediaInfo: Sendable {
         }
         let url = video.file
         do {
-            let duration = try await decoding.run { try await FrameExtractor(url: url).duration() }
+            let duration = try await decoding.run {
+                do {
+                    return try await FrameExtractor(url: url).duration()
+                } catch let error as MediaError where error.kind == .noVideoStream {
+                    // A file of audio alone: its length all the same (its poster is its card).
+                    return try MediaSummary.probe(url: url).duration
+                }
+            }
             durations.insert(duration.isFinite ? duration : .nan, for: key, cost: 1)
             return duration
         } catch let error as MediaError where error.kind != .cancelled && error.kind != .timedOut {
@@ -51,9 +58,15 @@ final class MediaInfo: Sendable {
             return options
         }()
         let url = video.file
+        let maximum = PixelSize(width: width, height: width)
         let jpeg = try await decoding.run {
-            let frame = try await FrameExtractor(url: url, options: options).image(at: time)
-            return Data(try JPEGCodec.encode(frame.image, quality: 85))
+            do {
+                let frame = try await FrameExtractor(url: url, options: options).image(at: time)
+                return Data(try JPEGCodec.encode(frame.image, quality: 85))
+            } catch let error as MediaError where error.kind == .noVideoStream {
+                // A file of audio alone: its cover picture, else a placeholder card.
+                return Data(try JPEGCodec.encode(AudioFileCard.image(for: url, maximumSize: maximum), quality: 85))
+            }
         }
         frames.insert(jpeg, for: key, cost: jpeg.count)
         return jpeg
