@@ -132,7 +132,9 @@ struct AudioPlaybackTests {
     func undecodableAudio() async throws {
         let played = try await playToEnd(try AudioFixtures.undecodableAudio(), from: 8)
         #expect(played.errors.map(\.type) == [.audioUnavailable], "\(played.errors)")
-        #expect(played.stats.presentedFrames > 40)
+        // The video's 2 s play through (50 frames): shown, or dropped as late on a loaded machine.
+        #expect(played.stats.presentedFrames > 10, "\(played.stats)")
+        #expect(played.stats.presentedFrames + played.stats.droppedFrames > 45, "\(played.stats)")
         #expect(abs(played.track.duration - 2) < 0.35)
         #expect(played.track.samples.allSatisfy { $0 == 0 })
     }
