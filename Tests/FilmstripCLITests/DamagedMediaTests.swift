@@ -53,7 +53,7 @@ struct DamagedMediaTests {
         let stsd = try #require((0..<mp4.count - 4).first { mp4[$0..<$0 + 4] == ArraySlice("stsd".utf8) })
         let entry = try #require((stsd..<mp4.count - 4).first { mp4[$0..<$0 + 4] == ArraySlice("avc1".utf8) }) + 4
         // The sample entry's width and height (after 24 bytes of reserved and predefined fields).
-        for (width, height, reason) in [(0, 64, "0x64"), (96, 40_000, "the limit"), (4000, 64, "16:1")] {
+        for (width, height, reason) in [(96, 40_000, "the limit"), (4000, 64, "16:1")] {
             var bytes = mp4
             bytes[entry + 24] = UInt8(width >> 8)
             bytes[entry + 25] = UInt8(width & 0xFF)
@@ -69,6 +69,15 @@ struct DamagedMediaTests {
                 #expect(result.stderr.contains(reason), "\(result.stderr)")
             }
         }
+        // A sample entry that leaves the size out (0 wide) is no bound to break: the size comes from the pictures
+        // (as H.263 in 3GP needs), and the frame is the picture's own size.
+        var unsized = mp4
+        for i in (entry + 24)..<(entry + 26) { unsized[i] = 0 }
+        let file = try directory.write("declared-0x64.mp4", unsized)
+        let result = try await filmstripArguments(["frame", file.path, "--at", "1", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let frame = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(frame["width"] as? Int == 96 && frame["height"] as? Int == 64, "\(result.stdout)")
     }
 
     @Test("a track that would pass --max-thumbnails is refused before anything is decoded")
