@@ -381,8 +381,12 @@ class RealWorldStreams(unittest.TestCase):
     def test_transport_stream_cut_inside_a_gop(self):
         """A TS that starts inside a GOP and before any PAT/PMT: `frame --exact` answers the frame ffmpeg shows at
         the same time of the file."""
-        # ffmpeg's times count from the file's start, as Filmstrip's do.
-        frames = streams.grey_frames(self.cut)
+        # Times from the file's start (its earliest stream, the audio here), as Filmstrip counts them and as
+        # `ffmpeg -ss` does: ffmpeg's own timestamps (-copyts) less the file's start time. (With the audio left out,
+        # ffmpeg's decode would count from the video's first picture instead.)
+        start = float(subprocess.run(["ffprobe", "-v", "error", "-show_entries", "format=start_time", "-of", "csv=p=0",
+                                      self.cut], capture_output=True, text=True, check=True).stdout.strip() or 0)
+        frames = [(t - start, picture) for t, picture in streams.grey_frames(self.cut, extra=("-copyts",))]
         out = os.path.join(self.root, "cut.png")
         scores = []
         for t in (2.6, 4.0, 5.5):
