@@ -23,7 +23,7 @@ endif
 
 # Release builds (the command every test and benchmark runs, and the one to install) carry the Swift runtime and
 # Foundation inside them on Linux, as they carry FFmpeg: a command that decodes nothing starts in about 12 ms instead
-# of 20 (README, Process start). Every release build takes the same flag, so none rebuilds the others' modules.
+# of 20 (docs/performance.md, Process start). Every release build takes the same flag, so none rebuilds the others' modules.
 ifeq ($(shell uname -s),Linux)
 RELEASE = -c release --static-swift-stdlib
 else

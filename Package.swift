@@ -147,7 +147,8 @@ let package = Package(
             name: "FilmstripServer",
             dependencies: [
                 "FilmstripSync",
-                "FilmstripFormats", "FilmstripImaging", "FilmstripLoading", "FilmstripThumbnails", "FilmstripMedia",
+                "FilmstripFormats", "FilmstripImaging", "FilmstripLoading", "FilmstripStreaming", "FilmstripThumbnails",
+                "FilmstripMedia",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),

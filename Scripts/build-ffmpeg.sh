@@ -78,7 +78,7 @@ echo "ffmpeg: configuring and building (a few minutes on two cores)"
     --enable-demuxer=asf,mxf,dv,rm,gxf,nut,yuv4mpegpipe,h263,h261,vc1,vc1t,aiff,au,caf,w64,amr,dts,truehd,mlp,wv,ape \
     --enable-demuxer=h264,hevc,m4v,mpegvideo,ivf,obu,mjpeg,image2 \
     --enable-parser=h264,hevc,vp8,vp9,av1,mpegvideo,mpeg4video,h263,h261,mjpeg,vp3,vc1,dnxhd,rv30,rv40,dvaudio \
-    --enable-parser=aac,aac_latm,mpegaudio,ac3,opus,vorbis,flac,dca,mlp,gsm,cook \
+    --enable-parser=aac,aac_latm,mpegaudio,ac3,opus,vorbis,flac,dca,mlp,gsm,cook,amr \
     --enable-decoder=h264,hevc,vp8,vp9,libdav1d,mpeg1video,mpeg2video,mpeg4,h263,flv,theora,vp3,prores,mjpeg \
     --enable-decoder=h261,h263i,h263p,msmpeg4v1,msmpeg4v2,msmpeg4v3,wmv1,wmv2,wmv3,vc1,vp6,vp6a,vp6f,dvvideo \
     --enable-decoder=dnxhd,ffv1,mjpegb,jpeg2000,rawvideo,svq1,svq3,cinepak,qtrle,huffyuv,ffvhuff,utvideo \

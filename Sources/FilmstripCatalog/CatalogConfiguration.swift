@@ -108,7 +108,3 @@ public struct CatalogConfiguration: Sendable, Hashable, Codable {
         ].joined(separator: "\n") + (imageFormat.map { "\nimage-format \($0)" } ?? "")
     }
 }
-
-/// The former name of ``CatalogConfiguration``.
-@available(*, deprecated, renamed: "CatalogConfiguration")
-public typealias CatalogSettings = CatalogConfiguration

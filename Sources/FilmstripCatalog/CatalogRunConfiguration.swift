@@ -87,7 +87,3 @@ public struct CatalogItemOutcome: Sendable {
     /// none).
     public var record: CatalogRecord?
 }
-
-/// The former name of ``CatalogRunConfiguration``.
-@available(*, deprecated, renamed: "CatalogRunConfiguration")
-public typealias CatalogRunOptions = CatalogRunConfiguration

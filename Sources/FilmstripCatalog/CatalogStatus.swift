@@ -142,7 +142,7 @@ public struct CatalogStatus: Sendable {
             guard let data = try? Data(contentsOf: folder.appendingPathComponent(file.path)),
                 Int64(data.count) == file.bytes
             else { return false }
-            return sha256Hex(data) == file.sha256
+            return Digest.sha256Hex(data) == file.sha256
         }
     }
 }

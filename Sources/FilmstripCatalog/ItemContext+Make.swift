@@ -115,7 +115,7 @@ extension ItemContext {
             files.append(
                 .init(
                     path: path, bytes: Int64(data.count),
-                    sha256: sha256Hex(data)))
+                    sha256: Digest.sha256Hex(data)))
             let parts = path.split(separator: "/")
             if let format = ItemCompletion.Track.format(ofFileNamed: String(parts.last ?? "")) {
                 let width = parts.count == 2 && parts[0].hasPrefix("w") ? Int(parts[0].dropFirst()) : settings.width

@@ -100,7 +100,7 @@ public struct ContentKey: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The key of `identity` under `settings`.
     public init(identity: ItemIdentity, settings: CatalogConfiguration) {
         let text = "filmstrip-item\n" + identity.canonical + "\n--\n" + settings.canonical
-        hex = sha256Hex(Data(text.utf8), bytes: 16)
+        hex = Digest.sha256Hex(Data(text.utf8), bytes: 16)
     }
 
     /// A key read back from a file name or a record; `nil` unless it is 32 lowercase hex digits.

@@ -35,7 +35,3 @@ public enum ContentKind: String, Sendable, Hashable {
     /// Whether it is a streaming manifest (an HLS playlist or an MPD).
     public var isManifest: Bool { self == .hlsPlaylist || self == .mpd }
 }
-
-/// The former name of ``ContentKind``.
-@available(*, deprecated, renamed: "ContentKind")
-public typealias ThumbnailContent = ContentKind

@@ -38,22 +38,6 @@ extension PixelBuffer {
     /// The image's size.
     public var size: PixelSize { PixelSize(width: width, height: height) }
 
-    /// The largest size that fits inside `maxWidth` x `maxHeight` keeping the aspect ratio (never upscaled).
-    @available(*, deprecated, message: "use size.fitted(within:)")
-    public func fittingSize(maxWidth: Int, maxHeight: Int) -> (width: Int, height: Int) {
-        let fitted = size.fitted(within: PixelSize(width: maxWidth, height: maxHeight))
-        return (fitted.width, fitted.height)
-    }
-
-    /// `width` x `height` shrunk to fit inside `maxWidth` x `maxHeight`, keeping the aspect ratio (never enlarged).
-    @available(*, deprecated, message: "use PixelSize.fitted(within:)")
-    public static func fittingSize(width: Int, height: Int, maxWidth: Int, maxHeight: Int) -> (width: Int, height: Int)
-    {
-        let fitted = PixelSize(width: width, height: height).fitted(
-            within: PixelSize(width: maxWidth, height: maxHeight))
-        return (fitted.width, fitted.height)
-    }
-
     private func halved() -> PixelBuffer {
         let w = width / 2
         let h = height / 2

@@ -83,11 +83,7 @@ public final class DiskCache: Sendable {
     public static func fileName(for url: URL, range: Range<Int64>? = nil) -> String {
         var key = normalizedKey(for: url)
         if let range { key += " bytes=\(range.lowerBound)-\(range.upperBound - 1)" }
-        let digest = SHA256.hash(data: Data(key.utf8))
-        return digest.map { byte in
-            let hex = Array("0123456789abcdef".utf8)
-            return String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 15)]], as: UTF8.self)
-        }.joined()
+        return Digest.sha256Hex(key)
     }
 
     /// Where the entry for `url` (or its byte `range`) lives (whether or not it exists).

@@ -17,17 +17,26 @@ public enum AudioFileCard {
         guard input.isAudioOnly else {
             throw MediaError(.invalidArgument, "the input has video: take a frame of it", url: url)
         }
+        return image(of: input, maximumSize: maximumSize)
+    }
+
+    /// The card of an opened audio-only input: its cover picture, else the placeholder.
+    static func image(of input: MediaInput, maximumSize: PixelSize) -> PixelBuffer {
         if let bytes = input.coverPictureBytes, let (cover, _) = try? ImageCodec.decode(bytes) {
             let fitted = cover.size.fitted(within: maximumSize)
-            return try cover.scaled(width: max(1, fitted.width), height: max(1, fitted.height))
+            if let scaled = try? cover.scaled(width: max(1, fitted.width), height: max(1, fitted.height)) {
+                return scaled
+            }
         }
         return placeholder(fitting: maximumSize)
     }
 
     /// A 16:9 card: a dark ground with a row of level bars, the mark of sound.
     public static func placeholder(fitting maximumSize: PixelSize) -> PixelBuffer {
-        let size = PixelSize(width: 16, height: 9).fitted(within: maximumSize)
-        let (width, height) = (max(16, size.width), max(9, size.height))
+        // As large a 16:9 rectangle as fits (a card is drawn at the size asked, never a thumbnail's 16x9 pixels).
+        var (width, height) = (max(16, maximumSize.width), max(16, maximumSize.width) * 9 / 16)
+        if height > maximumSize.height { (width, height) = (max(16, maximumSize.height * 16 / 9), maximumSize.height) }
+        height = max(9, height)
         var bytes = [UInt8](repeating: 0, count: width * height * 3)
         for i in stride(from: 0, to: bytes.count, by: 3) { (bytes[i], bytes[i + 1], bytes[i + 2]) = (34, 38, 46) }
         let levels = [0.35, 0.6, 0.85, 0.5, 1.0, 0.7, 0.4, 0.8, 0.55, 0.3]

@@ -1,3 +1,5 @@
+public import FilmstripFormats
+public import FilmstripImaging
 public import Foundation
 
 /// Sequential decoding of a file's audio for playback, when the file has no video (MP3, AAC, FLAC, Opus, Vorbis,
@@ -36,6 +38,12 @@ public final class AudioFileDecoder {
     public var bytesRead: Int { input.bytesRead }
     /// The codec's name (`mp3`, `aac`, `flac`, ...).
     public var codecName: String { input.audioDecoder?.codecName ?? "unknown" }
+
+    /// The picture that stands for the file where a video would show one: its cover picture (an MP3's or M4A's
+    /// attached art) fitted into `maximumSize`, else a plain placeholder card (``AudioFileCard``).
+    public func card(maximumSize: PixelSize = PixelSize(width: 960, height: 540)) -> PixelBuffer {
+        AudioFileCard.image(of: input, maximumSize: maximumSize)
+    }
 
     /// Stops the current and every later read or decode (from any thread).
     public func cancel() { flag.cancelAll() }

@@ -4,10 +4,6 @@ public import FilmstripLoading
 import FilmstripSync
 public import Foundation
 
-/// The former name of `PixelSize` (FilmstripFormats), the one size type.
-@available(*, deprecated, renamed: "PixelSize")
-public typealias ImageSize = PixelSize
-
 /// Options of a ``FrameExtractor``. The defaults give the fastest result: the keyframe at or before the time.
 public struct FrameExtractorConfiguration: Sendable {
     /// The largest output size; the aspect ratio is kept and images are never enlarged. Default: none.
@@ -333,7 +329,3 @@ private final class InputBox: @unchecked Sendable {
 
     func discard() { value = nil }
 }
-
-/// The former name of ``FrameExtractorConfiguration``.
-@available(*, deprecated, renamed: "FrameExtractorConfiguration")
-public typealias FrameExtractorOptions = FrameExtractorConfiguration

@@ -189,9 +189,11 @@ public final class FrameThumbnails: Sendable {
     /// already opened).
     private func keyframeTime(at t: Double) -> Double? {
         state.withLock { s in
-            if s.source == .fileIndex { return s.fileKeyframes.last { $0 <= t + 1e-6 } ?? s.fileKeyframes.first }
+            if s.source == .fileIndex {
+                return s.fileKeyframes.last { $0 <= t + MediaTime.tolerance } ?? s.fileKeyframes.first
+            }
             guard s.knownSpans.contains(where: { $0.contains(t) }) else { return nil }
-            return s.streamKeyframes.last { $0 <= t + 1e-6 }
+            return s.streamKeyframes.last { $0 <= t + MediaTime.tolerance }
         }
     }
 
@@ -276,8 +278,9 @@ public final class FrameThumbnails: Sendable {
         _ t: Double, stream: StreamFrames, source: KeyframeSource, superseded: @escaping @Sendable () throws -> Void
     ) async throws -> Keyframe? {
         let timeline = try await stream.timeline()
-        guard !timeline.segments.isEmpty, t >= timeline.start - 1e-6, t < timeline.end + 1e-6,
-            let index = timeline.segmentIndex(containing: min(t, timeline.end - 1e-6))
+        guard !timeline.segments.isEmpty, t >= timeline.start - MediaTime.tolerance,
+            t < timeline.end + MediaTime.tolerance,
+            let index = timeline.segmentIndex(containing: min(t, timeline.end - MediaTime.tolerance))
         else { return nil }
         if source == .iFramePlaylist {
             // One I-frame per entry: it shows from its start to the next entry's.
@@ -308,7 +311,9 @@ public final class FrameThumbnails: Sendable {
         let time = opened.time(of: packet)
         let key = Int64((time * 1000).rounded())
         if let cached = cache.value(for: key) { return cached }
-        let nextKey = opened.packets.filter(\.isKey).map { opened.time(of: $0) }.first { $0 > time + 1e-6 }
+        let nextKey = opened.packets.filter(\.isKey).map { opened.time(of: $0) }.first {
+            $0 > time + MediaTime.tolerance
+        }
         let end = nextKey ?? (owner + 1 < timeline.segments.count ? timeline.segments[owner + 1].start : nil)
         try superseded()
         return try await decode(opened, packet, time: time, end: end ?? timeline.end, isLast: end == nil)
@@ -323,8 +328,8 @@ public final class FrameThumbnails: Sendable {
         let frame = try await extractor.image(at: max(0, t))
         decoded.add(1, ordering: .relaxed)
         // The index's times are decode times: the offset to the picture's time carries to the next keyframe.
-        let indexTime = keyframes.last { $0 <= t + 1e-6 } ?? frame.actualTime
-        let nextIndex = keyframes.first { $0 > indexTime + 1e-6 }
+        let indexTime = keyframes.last { $0 <= t + MediaTime.tolerance } ?? frame.actualTime
+        let nextIndex = keyframes.first { $0 > indexTime + MediaTime.tolerance }
         let end = nextIndex.map { $0 + (frame.actualTime - indexTime) }
         let keyframe = try makeKeyframe(frame.image, time: frame.actualTime, end: end ?? duration, isLast: end == nil)
         cache.insert(keyframe, for: Int64((indexTime * 1000).rounded()), cost: keyframe.image.byteCount)

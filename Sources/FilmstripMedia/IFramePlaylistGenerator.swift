@@ -66,7 +66,8 @@ public enum IFramePlaylistGenerator {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
-            throw MediaError(.outputFailed, "cannot create \(directory.path): \(error.localizedDescription)")
+            throw MediaError(
+                .outputFailed, "cannot create \(directory.path): \(error.localizedDescription)", underlying: error)
         }
         guard let video = presentation.periods.first?.tracks.first(where: { $0.kind == .video }) else {
             throw MediaError(.noVideoStream, "the playlist has no video", url: source)
@@ -85,7 +86,8 @@ public enum IFramePlaylistGenerator {
             let file = directory.appendingPathComponent(name)
             let text = Self.playlist(entries, directory: directory)
             do { try Data(text.utf8).write(to: file, options: .atomic) } catch {
-                throw MediaError(.outputFailed, "cannot write \(file.path): \(error.localizedDescription)")
+                throw MediaError(
+                    .outputFailed, "cannot write \(file.path): \(error.localizedDescription)", underlying: error)
             }
             let bits = entries.map { Double($0.range.count * 8) }
             let peak = zip(bits, entries).map { $0 / max(0.001, $1.duration) }.max() ?? 0
@@ -340,12 +342,9 @@ public enum IFramePlaylistGenerator {
         }
         let file = directory.appendingPathComponent("master.m3u8")
         do { try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: file, options: .atomic) } catch {
-            throw MediaError(.outputFailed, "cannot write \(file.path): \(error.localizedDescription)")
+            throw MediaError(
+                .outputFailed, "cannot write \(file.path): \(error.localizedDescription)", underlying: error)
         }
         return file
     }
 }
-
-/// The former name of ``IFramePlaylistConfiguration``.
-@available(*, deprecated, renamed: "IFramePlaylistConfiguration")
-public typealias IFramePlaylistOptions = IFramePlaylistConfiguration

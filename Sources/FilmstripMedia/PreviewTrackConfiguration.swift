@@ -61,7 +61,7 @@ public struct PreviewTrackConfiguration: Sendable {
     /// Rows per sheet. Default 10.
     public var rows: Int = 10
     /// The sheets' image format: ``ImageFormat/jpeg`` (the default: every player and device reads it) or
-    /// ``ImageFormat/webp`` (about a third fewer bytes at the same fidelity, see the README's figures; read by
+    /// ``ImageFormat/webp`` (about a third fewer bytes at the same fidelity, see docs/performance.md; read by
     /// browsers, Shaka Player, dash.js and Apple's platforms, not by Roku). The BIF's images stay JPEG, as Roku
     /// requires, and so does an HLS image playlist's reader on Roku: ``OutputFormat/hls`` with WebP is written only
     /// because it is asked for.
@@ -181,7 +181,3 @@ public struct PreviewTrackSummary: Sendable, Hashable {
     /// The stream's manifest with the image tracks added (``PreviewTrackConfiguration/attach``).
     public var attachedManifest: URL?
 }
-
-/// The former name of ``PreviewTrackConfiguration``.
-@available(*, deprecated, renamed: "PreviewTrackConfiguration")
-public typealias PreviewTrackOptions = PreviewTrackConfiguration

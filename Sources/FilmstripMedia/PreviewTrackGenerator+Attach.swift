@@ -57,7 +57,7 @@ extension PreviewTrackGenerator {
         }
         var paths: Set<String> = [normal(manifest.path)]
         var templates: [NSRegularExpression] = []
-        if manifest.pathExtension.lowercased() == "mpd" {
+        if ManifestDetection.kind(of: manifest) == .dash {
             paths.formUnion(VideoFolder.referencedPaths(inMPD: manifest).map(normal))
             let folder = manifest.deletingLastPathComponent().standardizedFileURL.resolvingSymlinksInPath().path
             let text = (try? String(contentsOf: manifest, encoding: .utf8)) ?? ""
@@ -144,7 +144,8 @@ extension PreviewTrackGenerator {
         do {
             try Data(text.utf8).write(to: target, options: .atomic)
         } catch {
-            throw MediaError(.outputFailed, "cannot write \(target.path): \(error.localizedDescription)")
+            throw MediaError(
+                .outputFailed, "cannot write \(target.path): \(error.localizedDescription)", underlying: error)
         }
         return target
     }

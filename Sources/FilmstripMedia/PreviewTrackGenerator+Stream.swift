@@ -41,7 +41,8 @@ extension PreviewTrackGenerator {
             // Cues grouped by the segment that holds their start.
             var grouped: [Int: [Int]] = [:]
             for k in 0..<plan.count {
-                let s = timeline.segmentIndex(containing: min(plan.start(of: k), timeline.end - 1e-6)) ?? 0
+                let s =
+                    timeline.segmentIndex(containing: min(plan.start(of: k), timeline.end - MediaTime.tolerance)) ?? 0
                 grouped[s, default: []].append(k)
             }
             let bySegment = grouped
@@ -134,9 +135,9 @@ extension PreviewTrackGenerator {
         let here = try await store.segment(s)
         if mode == .accurate { return (here, nil) }
         if let key = here.keyPacket(from: start, before: end) { return (here, key) }
-        if s + 1 < store.timeline.segments.count, store.timeline.segments[s + 1].start < end - 1e-6 {
+        if s + 1 < store.timeline.segments.count, store.timeline.segments[s + 1].start < end - MediaTime.tolerance {
             let next = try await store.segment(s + 1)
-            if let key = next.firstKeyPacket, next.time(of: key) < end - 1e-6 { return (next, key) }
+            if let key = next.firstKeyPacket, next.time(of: key) < end - MediaTime.tolerance { return (next, key) }
         }
         // No keyframe inside the cue: auto decodes the cue's own first frame.
         if mode == .auto { return (here, nil) }

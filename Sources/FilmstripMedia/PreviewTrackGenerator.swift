@@ -36,7 +36,8 @@ public enum PreviewTrackGenerator {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
-            throw MediaError(.outputFailed, "cannot create \(directory.path): \(error.localizedDescription)")
+            throw MediaError(
+                .outputFailed, "cannot create \(directory.path): \(error.localizedDescription)", underlying: error)
         }
         do {
             if StreamFrames.isManifest(input) {
@@ -128,7 +129,8 @@ public enum PreviewTrackGenerator {
             do {
                 try bytes.write(to: url, options: .atomic)
             } catch {
-                throw MediaError(.outputFailed, "cannot write \(url.path): \(error.localizedDescription)")
+                throw MediaError(
+                    .outputFailed, "cannot write \(url.path): \(error.localizedDescription)", underlying: error)
             }
             files.append(url)
         }
@@ -186,7 +188,7 @@ public enum PreviewTrackGenerator {
             return try input.exactFrame(at: start)
         case .keyframe, .auto:
             var key = try input.keyPacket(atOrAfter: start)
-            if key.time >= plan.end(of: k) || key.time < start - 1e-6 {
+            if key.time >= plan.end(of: k) || key.time < start - MediaTime.tolerance {
                 // No keyframe inside the cue: auto decodes the cue's own first frame; keyframe mode takes the one
                 // before it, the nearest picture at keyframe cost.
                 if mode == .auto { return try input.exactFrame(at: start) }
@@ -199,7 +201,7 @@ public enum PreviewTrackGenerator {
             while tries < 4, try isBlank(frame, analyzer: analyzer) {
                 tries += 1
                 let later = try input.keyPacket(atOrAfter: key.time + 0.001)
-                guard later.time > key.time, later.time < plan.end(of: k) - 1e-6 else { break }
+                guard later.time > key.time, later.time < plan.end(of: k) - MediaTime.tolerance else { break }
                 key = later
                 frame = try input.decode(keyPacket: later, decoding)
             }

@@ -198,7 +198,7 @@ public final class VideoDecoder {
         applyAudioRequest()
         while let frame = try input.nextFrame() {
             if let skip = skipBefore {
-                if frame.time < skip - 1e-6 { continue }
+                if frame.time < skip - MediaTime.tolerance { continue }
                 skipBefore = nil
             }
             return DecodedVideoFrame(frame, geometry: input.geometry, timeOffset: timeOffset)
@@ -206,10 +206,6 @@ public final class VideoDecoder {
         return nil
     }
 }
-
-/// The former name of a ``VideoDecoder`` opened on a byte stream (``VideoDecoder/init(label:audio:read:)``).
-@available(*, deprecated, renamed: "VideoDecoder")
-public typealias StreamDecoder = VideoDecoder
 
 // Decoders belong to the one thread that reads them (``VideoDecoder/cancel()`` excepted); they are never shared
 // between concurrency domains.

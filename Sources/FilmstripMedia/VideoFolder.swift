@@ -15,8 +15,16 @@ public enum VideoFolder {
         "mp4", "m4v", "mov", "mkv", "webm", "ts", "m2ts", "mts", "avi", "mpg", "mpeg", "ogv", "flv", "3gp",
     ]
 
-    /// Every video under `directory` (standardized file URLs), sorted by path.
-    public static func videos(under directory: URL, includingStreams: Bool = false) -> [URL] {
+    /// File extensions of sound alone, taken with `includingAudio` (a library shows them with their cover picture).
+    public static let audioExtensions: Set<String> = ["m4a", "mp3", "flac", "opus", "oga", "wav"]
+
+    /// Every video under `directory` (standardized file URLs), sorted by path; with `includingAudio`, files of sound
+    /// alone too (those a playlist lists are its segments, not files of their own).
+    public static func videos(
+        under directory: URL, includingStreams: Bool = false, includingAudio: Bool = false
+    )
+        -> [URL]
+    {
         guard
             let walker = FileManager.default.enumerator(
                 at: directory, includingPropertiesForKeys: [.isRegularFileKey],
@@ -27,7 +35,7 @@ public enum VideoFolder {
         var manifests: [URL] = []
         for case let url as URL in walker {
             let kind = url.pathExtension.lowercased()
-            if videoExtensions.contains(kind) {
+            if videoExtensions.contains(kind) || (includingAudio && audioExtensions.contains(kind)) {
                 files.append(url.standardizedFileURL)
             } else if kind == "m3u8" {
                 playlists.append(url.standardizedFileURL)

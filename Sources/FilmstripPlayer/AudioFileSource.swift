@@ -1,3 +1,5 @@
+import FilmstripFormats
+import FilmstripImaging
 import FilmstripMedia
 import Foundation
 
@@ -15,6 +17,9 @@ final class AudioFileSource: FrameSource {
         self.decoder = decoder
         self.keepsAudio = keepsAudio
     }
+
+    /// The file's cover picture fitted into `maximumSize`, else a plain card.
+    func card(maximumSize: PixelSize) -> PixelBuffer { decoder.card(maximumSize: maximumSize) }
 
     func seek(to time: Double) throws {
         held.removeAll()

@@ -1,3 +1,4 @@
+import FilmstripFormats
 import FilmstripLoading
 import FilmstripMedia
 import FilmstripStreaming
@@ -80,6 +81,7 @@ extension PlaybackEngine {
             do {
                 let source = try openFile(configuration.url, options: options, reusing: previous)
                 duration = source.duration
+                if let sound = source.frames as? AudioFileSource { showCard(of: sound, player) }
                 feeder = FrameFeeder(
                     decoder: source.frames, capacity: configuration.maxPrebufferTime,
                     keyframesOnly: keyframesOnly(player))
@@ -120,6 +122,13 @@ extension PlaybackEngine {
             fileAudioOnly = true
             return (AudioFileSource(decoder, keepsAudio: audio != nil), decoder.duration)
         }
+    }
+
+    /// Audio alone: the video output shows the file's cover picture, else a plain card, for as long as it plays.
+    private func showCard(of sound: AudioFileSource, _ player: Player) {
+        guard let output = player.shared.withLock({ $0.callbacks.output }) else { return }
+        let card = sound.card(maximumSize: output.preferredMaximumSize ?? PixelSize(width: 960, height: 540))
+        output.display(card, at: 0)
     }
 
     /// Opens an HLS or DASH presentation (remote or local): the manifest, the start position (live: behind the edge

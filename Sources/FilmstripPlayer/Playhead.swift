@@ -134,6 +134,9 @@ struct Playhead: Sendable {
             counters.stallStarted = now
             return .starved
         }
+        // A frame past the duration: the content is longer than its header or bitrate estimate said (a raw stream,
+        // a truncated index), and plays on to its real end.
+        if clock.duration > 0, frame > clock.duration { clock.duration = frame }
         let due = clock.due(frame) - lead
         if due - now > 0.002 { return .wait(until: min(due, now + 0.1)) }
         if now - due > Self.lateness, presentedSinceAnchor {

@@ -1,3 +1,4 @@
+import FilmstripFormats
 import FilmstripMedia
 import Foundation
 
@@ -86,9 +87,9 @@ final class TrickPlaySource: FrameSource {
         ready = []
         target = time
         if mode.backward {
-            cursor = spans.lastIndex { $0.lowerBound <= time + 1e-6 } ?? -1
+            cursor = spans.lastIndex { $0.lowerBound <= time + MediaTime.tolerance } ?? -1
         } else {
-            cursor = spans.firstIndex { $0.upperBound > time + 1e-6 } ?? spans.count
+            cursor = spans.firstIndex { $0.upperBound > time + MediaTime.tolerance } ?? spans.count
         }
     }
 
@@ -101,7 +102,9 @@ final class TrickPlaySource: FrameSource {
             cursor += mode.backward ? -1 : 1
             if mode.backward { frames.reverse() }
             if let target {
-                frames.removeAll { mode.backward ? $0.time > target + 1e-6 : $0.time < target - 1e-6 }
+                frames.removeAll {
+                    mode.backward ? $0.time > target + MediaTime.tolerance : $0.time < target - MediaTime.tolerance
+                }
                 if !frames.isEmpty { self.target = nil }
             }
             ready = frames
@@ -153,7 +156,7 @@ final class FileChunks: TrickChunks {
         decoder.keyframesOnly = keyframesOnly
         try decoder.seek(to: start)
         var frames: [DecodedVideoFrame] = []
-        while let frame = try decoder.nextFrame(), frame.time < start + Self.span - 1e-6 {
+        while let frame = try decoder.nextFrame(), frame.time < start + Self.span - MediaTime.tolerance {
             frames.append(frame)
         }
         return frames

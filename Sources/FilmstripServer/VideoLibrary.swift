@@ -1,4 +1,5 @@
 import FilmstripMedia
+import FilmstripStreaming
 public import Foundation
 
 /// The videos under a set of folders, and the one door through which a request's path becomes a file.
@@ -39,10 +40,10 @@ public struct VideoLibrary: Sendable {
         }
 
         /// Whether this is a stream (an HLS playlist or a DASH MPD) rather than a file.
-        public var isStream: Bool { ["m3u8", "mpd"].contains(file.pathExtension.lowercased()) }
+        public var isStream: Bool { ManifestDetection.kind(ofExtension: file.pathExtension) != nil }
 
         /// Whether this is a DASH MPD, which browsers do not play natively.
-        public var isDASH: Bool { file.pathExtension.lowercased() == "mpd" }
+        public var isDASH: Bool { ManifestDetection.kind(ofExtension: file.pathExtension) == .dash }
 
         /// This version of the file: its path, size and modification time (a changed file is another version).
         var version: String { "\(file.path)\n\(size)\n\(modified.timeIntervalSince1970)" }
@@ -57,8 +58,11 @@ public struct VideoLibrary: Sendable {
         case notFound(String)
     }
 
-    /// File extensions taken as videos (``VideoFolder/videoExtensions``), and streams' manifests.
-    public static var videoExtensions: Set<String> { VideoFolder.videoExtensions.union(["m3u8", "mpd"]) }
+    /// File extensions taken as videos (``VideoFolder/videoExtensions``), files of sound alone
+    /// (``VideoFolder/audioExtensions``: shown with their cover picture), and streams' manifests.
+    public static var videoExtensions: Set<String> {
+        VideoFolder.videoExtensions.union(VideoFolder.audioExtensions).union(["m3u8", "mpd"])
+    }
 
     /// What a stream's manifest may name and `/media/` serves beside videos: playlists, segments, init sections,
     /// audio, subtitles, keys and images.
@@ -103,7 +107,7 @@ public struct VideoLibrary: Sendable {
     public func videos() -> [Video] {
         var found: [Video] = []
         for root in roots {
-            for url in VideoFolder.videos(under: root.directory, includingStreams: true) {
+            for url in VideoFolder.videos(under: root.directory, includingStreams: true, includingAudio: true) {
                 let relative = url.path.dropFirst(root.directory.path.count)
                 let components = relative.split(separator: "/").map(String.init)
                 guard !components.isEmpty else { continue }

@@ -25,12 +25,14 @@ public struct MediaTimeline: Sendable {
     /// The segment whose span holds `t` (a time in a gap belongs to the segment before it); `nil` outside the
     /// timeline.
     public func segmentIndex(containing t: Double) -> Int? {
-        guard let first = segments.first, t >= first.start - 1e-6, t < end + 1e-6 else { return nil }
+        guard let first = segments.first, t >= first.start - MediaTime.tolerance, t < end + MediaTime.tolerance else {
+            return nil
+        }
         var low = 0
         var high = segments.count - 1
         while low < high {
             let mid = (low + high + 1) / 2
-            if segments[mid].start <= t + 1e-6 { low = mid } else { high = mid - 1 }
+            if segments[mid].start <= t + MediaTime.tolerance { low = mid } else { high = mid - 1 }
         }
         return low
     }
@@ -59,13 +61,6 @@ public enum RenditionChoice {
         return large.min { ($0.pixelCount, $0.bandwidth) < ($1.pixelCount, $1.bandwidth) } ?? largest
     }
 
-    /// ``choose(_:maximumSize:)`` with a `(width, height)` pair.
-    @available(*, deprecated, message: "pass a PixelSize")
-    public static func choose(
-        _ renditions: [Presentation.Rendition], maximumSize: (width: Int, height: Int)?
-    ) -> Presentation.Rendition? {
-        choose(renditions, maximumSize: maximumSize.map { PixelSize(width: $0.width, height: $0.height) })
-    }
 }
 
 extension StreamingClient {
@@ -100,11 +95,4 @@ extension StreamingClient {
         return MediaTimeline(presentation: loaded, renditions: renditions, segments: segments)
     }
 
-    /// ``timeline(of:maximumSize:)`` with a `(width, height)` pair.
-    @available(*, deprecated, message: "pass a PixelSize")
-    public func timeline(
-        of kind: Presentation.TrackKind = .video, maximumSize: (width: Int, height: Int)?
-    ) async throws -> MediaTimeline {
-        try await timeline(of: kind, maximumSize: maximumSize.map { PixelSize(width: $0.width, height: $0.height) })
-    }
 }

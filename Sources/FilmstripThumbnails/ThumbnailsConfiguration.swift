@@ -34,9 +34,6 @@ public struct ThumbnailsConfiguration: Sendable {
     /// `nil` (the default) takes the one with the largest tiles.
     public var preferredTileSize: PixelSize?
 
-    /// The former name of `PixelSize` (FilmstripFormats), the one size type.
-    @available(*, deprecated, renamed: "PixelSize")
-    public typealias TileSize = PixelSize
     /// Bytes of decoded sprite sheets kept in memory. Default 48 MiB (eleven 1600x900 sheets).
     public var decodedSheetMemoryLimit: Int = 48 << 20
     /// Bytes of encoded thumbnails kept in memory. Default 16 MiB.

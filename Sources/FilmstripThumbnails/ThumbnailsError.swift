@@ -28,16 +28,6 @@ public struct ThumbnailsError: ChainedError, Sendable {
     /// The kind of failure.
     public var kind: Kind
 
-    /// The former name of ``Kind``.
-    @available(*, deprecated, renamed: "Kind")
-    public typealias Category = Kind
-
-    /// The former name of ``kind``.
-    @available(*, deprecated, renamed: "kind")
-    public var category: Kind {
-        get { kind }
-        set { kind = newValue }
-    }
     /// A human-readable explanation.
     public var message: String
     /// The URL concerned, if any.

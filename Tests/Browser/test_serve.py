@@ -171,6 +171,11 @@ def setUpModule():
     with open(os.path.join(LIBRARY, "subs.vtt"), "w") as f:
         f.write("WEBVTT\n\n00:00.000 --> 00:03.000\nHello, these are subtitles\n")
     ramp(os.path.join(LIBRARY, "later.mp4"), 6)
+    # Sound alone, with a cover picture of one colour (0x3080C0): listed, its poster the cover.
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "sine=f=440:d=4", "-f", "lavfi", "-i",
+                    "color=c=0x3080C0:s=200x200:d=1", "-frames:v", "1", "-map", "0:a", "-map", "1:v", "-c:a",
+                    "libmp3lame", "-c:v", "png", "-disposition:v", "attached_pic", os.path.join(LIBRARY, "song.mp3")],
+                   check=True)
     # What the ffmpeg CLI's HLS muxer writes: a stream's .ts segments are not videos of their own; a single-file
     # stream (byte ranges into one .ts) is one.
     for folder, flags in (("hls", []), ("hls-single", ["-hls_flags", "single_file"])):
@@ -207,7 +212,8 @@ def tearDownModule():
 
 LISTED = sorted(["ramp.mp4", "fresh.mp4", "second.mp4", "third.mp4", "nested/" + UNICODE_NAME, "beside.mp4",
                  "evil.mp4", "broken.mp4", "nested/link-in.mp4", QUOTE_NAME, "subs.mp4", "later.mp4",
-                 "hls/index.m3u8", "hls-single/index.m3u8", "dash/manifest.mpd", "hls-own/master.m3u8"])
+                 "hls/index.m3u8", "hls-single/index.m3u8", "dash/manifest.mpd", "hls-own/master.m3u8",
+                 "song.mp3"])
 
 
 class HTTPTests(unittest.TestCase):
@@ -355,6 +361,17 @@ class HTTPTests(unittest.TestCase):
         self.assertEqual(SERVER.raw("/api/thumbnail?src=ramp.mp4&t=999")[0], 404)
         # The last cue also covers its end, as on the page.
         self.assertEqual(SERVER.raw("/api/thumbnail?src=ramp.mp4&t=60")[0], 200)
+
+    def test_a_file_of_sound_alone_has_its_cover_for_poster(self):
+        status, headers, body = SERVER.raw("/api/thumbnail?src=song.mp3&t=0")
+        self.assertEqual((status, headers["content-type"]), (200, "image/jpeg"))
+        mean = subprocess.run(["ffmpeg", "-v", "error", "-i", "-", "-vf", "scale=1:1", "-f", "rawvideo", "-pix_fmt",
+                               "rgb24", "-"], input=body, capture_output=True, check=True).stdout
+        self.assertTrue(all(abs(a - b) < 8 for a, b in zip(mean, (0x30, 0x80, 0xC0))), list(mean))
+        # It has no previews to make, and says why.
+        status, _, body = SERVER.raw("/api/track?src=song.mp3")
+        self.assertEqual(status, 422)
+        self.assertIn(b"audio only", body)
 
     def test_a_broken_video_fails_clearly(self):
         events = SERVER.events("broken.mp4")

@@ -45,15 +45,6 @@ PLAY_SECONDS = 2.0
 # Files whose failure is known, with the reason (check name: reason). A file listed here that passes the check
 # fails the run, so the list stays true.
 KNOWN = {
-    # Audio that plays short.
-    "amr/sample_nb.amr:play": "raw AMR-NB: the player's file decoder stops after its first packets (the ffmpeg CLI "
-                              "decodes the whole file); not found yet",
-    "amr/sample_wb.amr:play": "raw AMR-WB: as sample_nb.amr",
-    "amr/sample_wb_with_silence_frames.amr:play": "raw AMR-WB: as sample_nb.amr",
-    "amr/sine-nb.amr:play": "raw AMR-NB: as sample_nb.amr",
-    "ts/sample_latm.ts:play": "AAC-LATM in MPEG-TS: playback ends at the duration FFmpeg estimates from the bitrate "
-                              "(0.046 s of 0.23 s)",
-    "ts/sample_ac3.ps:play": "a 2 KB MPEG-PS of AC-3: playback ends at the duration FFmpeg estimates from the bitrate",
     # Sound that differs from the ffmpeg CLI's.
     "mka/opus-5.1.mka:play": "5.1 Opus down-mixed to stereo: Filmstrip's mix (libswresample from the stream's layout) "
                              "and the CLI's `-ac 2` differ; not judged sample for sample",
@@ -62,7 +53,6 @@ KNOWN = {
                                    "than the CLI's: not found yet",
     "ts/sample_eac3joc.ec3:play": "as mp4/sample_eac3joc.mp4",
     "ts/sample_eac3joc.ts:play": "as mp4/sample_eac3joc.mp4",
-    "ts/sample_eac3.ts:play": "5.1 E-AC-3 in MPEG-TS down-mixed to stereo (0.26 s): as opus-5.1.mka",
     "mp4/bbb_1ch_8kHz_aac_lc.m4a:play": "8 kHz AAC: starts 40 ms after the CLI's decode (the edit list's priming at "
                                         "8 kHz); not found yet",
     "flac/bear_32bit.flac:play": "no reference: the ffmpeg CLI writes nothing of 32-bit FLAC (Filmstrip plays it)",

@@ -193,7 +193,8 @@ struct FFmpegCoverageTests {
     static let parsed = [
         "h261", "h263", "mpeg4", "mpeg2video", "h264", "hevc", "vc1", "vp8", "vp9", "libdav1d", "mjpeg", "dnxhd",
         "theora",
-        "rv30", "rv40", "aac", "aac_latm", "mp3", "ac3", "dca", "mlp", "opus", "vorbis", "flac", "gsm", "cook",
+        "rv30", "rv40", "aac", "aac_latm", "mp3", "ac3", "dca", "mlp", "opus", "vorbis", "flac", "gsm", "cook", "amrnb",
+        "amrwb",
     ]
 
     @Test("every decoder on the list")

@@ -211,21 +211,21 @@ struct AudioOnlyFileTests {
     ]
 
     /// 4 s of a 440 Hz tone, then 2 s of 880 Hz (a seek lands in a known part), in `file`'s codec and container;
-    /// the cover version carries a PNG picture as MP3s from music stores do.
+    /// the cover version carries a PNG picture (one colour, 0x3080C0) as MP3s from music stores do.
     static func make(_ file: File) throws -> URL {
         let tone = "sine=frequency=440:sample_rate=48000:duration=4"
         let high = "sine=frequency=880:sample_rate=48000:duration=2"
         var inputs = ["-f", "lavfi", "-i", tone, "-f", "lavfi", "-i", high]
         var maps = ["-filter_complex", "[0][1]concat=n=2:v=0:a=1[a]", "-map", "[a]"]
         if file.name.contains("cover") {
-            inputs += ["-f", "lavfi", "-i", "testsrc=s=64x64:d=1", "-frames:v", "1"]
+            inputs += ["-f", "lavfi", "-i", "color=c=0x3080C0:s=64x64:d=1", "-frames:v", "1"]
             maps += ["-map", "2:v", "-c:v", "png", "-disposition:v", "attached_pic"]
         }
         return try MediaFixtures.make("audio-files/" + file.name, inputs + maps + file.codec)
     }
 
     @Test(
-        "plays to its end with its sound, as the ffmpeg CLI decodes it, with no picture",
+        "plays to its end with its sound, as the ffmpeg CLI decodes it, with one still picture",
         .disabled(if: TestBuild.threadSanitized, Comment(rawValue: TestBuild.wallClockReason)),
         arguments: files)
     func plays(_ file: File) async throws {
@@ -251,10 +251,40 @@ struct AudioOnlyFileTests {
             let heard = AudioAnalysis.dominantFrequency(Array(track.samples[range]), sampleRate: 48_000)
             #expect(abs(heard - expected) < 10, "\(file.name): \(heard) Hz where \(expected) Hz plays")
         }
-        #expect(played.stats.audioOnly && played.stats.presentedFrames == 0 && played.framesShown == 0)
+        // No frame presented; the one picture handed to the video output is the card (checked in `card`).
+        #expect(played.stats.audioOnly && played.stats.presentedFrames == 0 && played.framesShown == 1)
         #expect(abs(played.stats.duration - 6) < 0.1, "\(played.stats.duration)")
         #expect(played.errors.isEmpty, "\(played.errors)")
         #expect(played.states.prefix { $0 != .stopping }.suffix(2) == [.playing, .ended], "\(played.states)")
+    }
+
+    @Test("the video output shows the file's cover picture, else a plain card, once at load")
+    func card() async throws {
+        for (file, expected) in [(Self.files[9], (48.0, 128.0, 192.0)), (Self.files[0], (34.0, 38.0, 46.0))] {
+            let output = StillRecorder()
+            let player = Player()
+            player.attach(to: output)
+            player.load(config: PlayerConfiguration(with: try Self.make(file)))
+            #expect(await eventually { !output.pictures.isEmpty && player.state != .opening })
+            let pictures = output.pictures
+            player.stop()
+            let picture = try #require(pictures.first, "\(file.name): no picture")
+            #expect(pictures.count == 1, "\(file.name): \(pictures.count) pictures")
+            // The cover's colour fills the card; the placeholder's dark ground is at its top left.
+            let (r, g, b) =
+                file.name.contains("cover")
+                ? picture.image.meanColor(
+                    x: picture.image.width / 4, y: picture.image.height / 4, width: picture.image.width / 2,
+                    height: picture.image.height / 2)
+                : picture.image.meanColor(x: 0, y: 0, width: 4, height: 4)
+            #expect(
+                abs(r - expected.0) < 6 && abs(g - expected.1) < 6 && abs(b - expected.2) < 6,
+                "\(file.name): \(r), \(g), \(b)")
+            #expect(picture.time == 0)
+            if !file.name.contains("cover") {
+                #expect(picture.image.size == PixelSize(width: 960, height: 540), "\(picture.image.size)")
+            }
+        }
     }
 
     @Test(
@@ -280,4 +310,11 @@ struct AudioOnlyFileTests {
         #expect(played.stats.audioOnly && abs(played.stats.position - played.stats.duration) < 0.1)
         #expect(played.errors.isEmpty, "\(played.errors)")
     }
+}
+
+/// Keeps every picture a player hands over.
+private final class StillRecorder: VideoOutput, @unchecked Sendable {
+    private let kept = Mutex<[(image: PixelBuffer, time: Double)]>([])
+    var pictures: [(image: PixelBuffer, time: Double)] { kept.withLock { $0 } }
+    func display(_ image: PixelBuffer, at time: Double) { kept.withLock { $0.append((image, time)) } }
 }

@@ -162,6 +162,21 @@ struct PlaybackMachineTests {
         #expect(driver.states.suffix(2) == [.seeking, .play])
     }
 
+    @Test("a frame past the duration (an estimate from the bitrate) lengthens it: playback goes on to the real end")
+    func pastTheDuration() async {
+        var driver = Driver()
+        driver.open(duration: 1)
+        driver.step(frame: 0, seconds: 5)
+        await driver.advance(1.4)
+        let shown = driver.step(frame: 1.4)
+        #expect(shown.contains { if case .present = $0 { true } else { false } }, "\(shown)")
+        #expect(driver.machine.clock.duration == 1.4)
+        await driver.advance(0.5)
+        driver.step(frame: nil, ended: true)
+        #expect(driver.states.last == .ended)
+        #expect(driver.machine.currentTime(at: driver.now) == 1.4)
+    }
+
     @Test("a seek: seeking until the target's frame; without one in 0.25 s, buffering shows it; paused stays paused")
     func seek() async {
         var driver = Driver()

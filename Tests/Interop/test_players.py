@@ -201,7 +201,7 @@ class InteropCase(unittest.TestCase):
 
 
 class SplicedTracks(InteropCase):
-    """The outputs of `generate --formats vtt,hls,dash` added to the stream's manifests by hand, as the README says."""
+    """The outputs of `generate --formats vtt,hls,dash` added to the stream's manifests by hand, as docs/cli.md says."""
 
     @classmethod
     def setUpClass(cls):

@@ -97,6 +97,11 @@ def setUpModule():
            "zscale=tin=bt709:min=bt709:pin=bt709:rin=tv:t=smpte2084:m=bt2020nc:p=bt2020:r=tv:npl=203,"
            "format=yuv420p10le", "-c:v", "libx264", "-preset", "veryfast", "-colorspace", "bt2020nc",
            "-color_primaries", "bt2020", "-color_trc", "smpte2084", os.path.join(WORK, "hdr.mp4"))
+    # Sound alone: an MP3 with a cover picture of one colour (0x3080C0), and an M4A without one.
+    ffmpeg("-f", "lavfi", "-i", "sine=f=440:d=8", "-f", "lavfi", "-i", "color=c=0x3080C0:s=200x200:d=1",
+           "-frames:v", "1", "-map", "0:a", "-map", "1:v", "-c:a", "libmp3lame", "-c:v", "png", "-disposition:v",
+           "attached_pic", os.path.join(WORK, "song-cover.mp3"))
+    ffmpeg("-f", "lavfi", "-i", "sine=f=440:d=8", "-c:a", "aac", os.path.join(WORK, "song.m4a"))
     SCREEN = screens.Screen()
 
 
@@ -230,6 +235,28 @@ class Picture(WindowCase):
         self.assertIn("no display", result.stderr)
 
 
+class SoundAlone(WindowCase):
+    """A file of audio alone shows its cover picture (else a plain card) with the seek bar, and plays."""
+
+    def test_cover_picture_else_a_card(self):
+        for name, colour, where in (("song-cover.mp3", (48, 128, 192), "centre"), ("song.m4a", (34, 38, 46), "corner")):
+            player = self.open(os.path.join(WORK, name), "--autoplay")
+            player.stats(lambda e: e["state"] == "playing" and e["audio_only"])
+            SCREEN.xdotool("sleep", "0.3")
+            pixels = player.grab()
+            x, y = (pixels.width // 2 - 20, pixels.height // 2 - 20) if where == "centre" else (8, 8)
+            shown = pixels.mean(x, y, 40, 40)
+            self.assertTrue(all(abs(a - b) < 10 for a, b in zip(shown, colour)), f"{name}: {shown}, not {colour}")
+            # The seek bar over the card, and a click on it seeks.
+            x0, y0, width, height = player.geometry()
+            player.pointer(width // 2, height - 30)
+            SCREEN.xdotool("sleep", "0.3")
+            mark = player.mark()
+            player.click()
+            self.assertAlmostEqual(player.action("seek", after=mark)["time"], 4, delta=0.5)
+            self.assertEqual(player.finish(), 0)
+
+
 class Keys(WindowCase):
     def test_volume_mute_rate_and_audio_track(self):
         player = self.open(os.path.join(WORK, "hls", "master.m3u8"), "--autoplay")
@@ -255,6 +282,20 @@ class Keys(WindowCase):
         player.key("space")
         self.assertEqual(player.action("play", after=mark)["playing"], False)
         self.paused_at(player, mark)
+        self.assertEqual(player.finish(), 0)
+
+    def test_a_switches_the_audio_streams_of_a_file(self):
+        """A file with two audio streams (the commonest case on disk): `a` selects the second, as for a stream."""
+        player = self.open(os.path.join(WORK, "two-languages.mp4"), "--autoplay")
+        player.stats(lambda e: e["state"] == "playing")
+        tracks = player.wait_for(lambda e: e.get("event") == "audio_tracks")["tracks"]
+        self.assertEqual([t["selected"] for t in tracks], [True, False])
+        mark = player.mark()
+        player.key("a")
+        self.assertEqual(player.action("audio_track", after=mark)["index"], 1)
+        tracks = player.wait_for(lambda e: e.get("event") == "audio_tracks", after=mark)["tracks"]
+        self.assertEqual([t["selected"] for t in tracks], [False, True])
+        player.stats(lambda e: e["state"] == "playing", after=mark)
         self.assertEqual(player.finish(), 0)
 
 

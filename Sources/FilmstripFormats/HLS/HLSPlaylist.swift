@@ -8,10 +8,6 @@ public enum HLSPlaylist: Sendable, Hashable {
     case media(HLSMediaPlaylist)
 }
 
-/// The former name of ``PixelSize``, the one size type.
-@available(*, deprecated, renamed: "PixelSize")
-public typealias HLSResolution = PixelSize
-
 /// A master playlist.
 public struct HLSMasterPlaylist: Sendable, Hashable {
     /// `EXT-X-STREAM-INF` variants, in playlist order.

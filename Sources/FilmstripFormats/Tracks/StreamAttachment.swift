@@ -37,13 +37,6 @@ public enum StreamAttachment {
             self.codecs = codecs
         }
 
-        /// Creates a variant from a `(width, height)` pair.
-        @available(*, deprecated, message: "pass a PixelSize")
-        public init(bandwidth: Int, resolution: (width: Int, height: Int)?, codecs: String?) {
-            self.init(
-                bandwidth: bandwidth, resolution: resolution.map { PixelSize(width: $0.width, height: $0.height) },
-                codecs: codecs)
-        }
     }
 
     /// Why a manifest could not be given its tracks.

@@ -40,7 +40,8 @@ struct GenerationOutputs: Sendable {
             do {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             } catch {
-                throw MediaError(.outputFailed, "cannot create \(folder.path): \(error.localizedDescription)")
+                throw MediaError(
+                    .outputFailed, "cannot create \(folder.path): \(error.localizedDescription)", underlying: error)
             }
             let widthPlan = try Plan(duration: duration, displaySize: displaySize, url: url, options: extra)
             made.append(

@@ -1,3 +1,5 @@
+import FilmstripFormats
+
 /// Which keyframe answers a time: the one rule that the extractor (files and progressive HTTP), stream frames
 /// (HLS and DASH segments) and frame thumbnails share.
 ///
@@ -11,7 +13,7 @@ struct KeyframeLocator: Sendable, Hashable {
     var toleranceAfter: Double
 
     /// The same times compare equal within this.
-    static let epsilon = 1e-6
+    static let epsilon = MediaTime.tolerance
 
     init(toleranceBefore: Double = .infinity, toleranceAfter: Double = 0) {
         self.toleranceBefore = toleranceBefore

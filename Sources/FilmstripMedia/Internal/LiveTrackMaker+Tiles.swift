@@ -24,10 +24,10 @@ extension LiveTrackMaker {
         if mode != .accurate {
             if let key = here.keyPacket(from: start, before: end) {
                 choice = (here, key)
-            } else if i + 1 < segments.count, segments[i + 1].start < end - 1e-6, !segments[i + 1].isGap,
+            } else if i + 1 < segments.count, segments[i + 1].start < end - MediaTime.tolerance, !segments[i + 1].isGap,
                 segments[i + 1].discontinuitySequence == reference.discontinuitySequence,
                 case .success(let next) = await open(segments[i + 1], client: client, counting: false),
-                let key = next.firstKeyPacket, next.time(of: key) < end - 1e-6
+                let key = next.firstKeyPacket, next.time(of: key) < end - MediaTime.tolerance
             {
                 choice = (next, key)
             } else if mode == .keyframe, let key = here.keyPacket(atOrBefore: start) {
@@ -104,11 +104,11 @@ extension LiveTrackMaker {
     private static func segment(containing t: Double, in segments: [SegmentReference]) -> Int? {
         var low = 0
         var high = segments.count - 1
-        guard high >= 0, segments[0].start <= t + 1e-6 else { return nil }
+        guard high >= 0, segments[0].start <= t + MediaTime.tolerance else { return nil }
         while low < high {
             let mid = (low + high + 1) / 2
-            if segments[mid].start <= t + 1e-6 { low = mid } else { high = mid - 1 }
+            if segments[mid].start <= t + MediaTime.tolerance { low = mid } else { high = mid - 1 }
         }
-        return segments[low].end > t + 1e-6 ? low : nil
+        return segments[low].end > t + MediaTime.tolerance ? low : nil
     }
 }

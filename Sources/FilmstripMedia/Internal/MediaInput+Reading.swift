@@ -1,4 +1,5 @@
 import CFFmpeg
+import FilmstripFormats
 import FilmstripLoading
 import FilmstripSync
 import Foundation
@@ -122,14 +123,14 @@ extension MediaInput {
             while try readPacket() {
                 let time = packetTime
                 if packetIsKey {
-                    if time <= t + 1e-6 {
+                    if time <= t + MediaTime.tolerance {
                         best = OwnedPacket(cloning: packet!, time: time)
                         if hasIndex { break }
                         continue
                     }
                     if best == nil, passFirstKey == nil { passFirstKey = OwnedPacket(cloning: packet!, time: time) }
                     break
-                } else if best != nil, time > t + 1e-6 {
+                } else if best != nil, time > t + MediaTime.tolerance {
                     break
                 }
             }
@@ -149,7 +150,7 @@ extension MediaInput {
         while try readPacket() {
             guard packetIsKey else { continue }
             let time = packetTime
-            if time >= t - 1e-6, let found = OwnedPacket(cloning: packet!, time: time) { return found }
+            if time >= t - MediaTime.tolerance, let found = OwnedPacket(cloning: packet!, time: time) { return found }
             previous = OwnedPacket(cloning: packet!, time: time)
         }
         if let previous { return previous }
@@ -315,7 +316,7 @@ extension MediaInput {
                     let time = frameTime ?? -1
                     defer { av_frame_unref(frame) }
                     if first == nil { first = OwnedFrame(cloning: frame!, time: time) }
-                    if time <= t + 1e-6 {
+                    if time <= t + MediaTime.tolerance {
                         candidate = OwnedFrame(cloning: frame!, time: time)
                     } else {
                         if candidate == nil { overshot = true }

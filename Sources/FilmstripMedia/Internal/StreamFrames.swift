@@ -126,13 +126,13 @@ final class StreamFrames: Sendable {
                     ? "no segment of the live stream is available yet" : "the stream lists no segments", url: url)
         }
         if timeline.presentation.isLive {
-            if t < timeline.start - 1e-6 {
+            if t < timeline.start - MediaTime.tolerance {
                 throw MediaError(
                     .timeOutOfRange,
                     "the time \(Self.format(t)) s is before the live window (\(Self.format(timeline.start))–"
                         + "\(Self.format(timeline.end)) s)", url: url)
             }
-            if t > timeline.end + 1e-6 {
+            if t > timeline.end + MediaTime.tolerance {
                 throw MediaError(
                     .timeOutOfRange,
                     "the time \(Self.format(t)) s is not available yet: the live edge is at \(Self.format(timeline.end)) s",
@@ -143,7 +143,7 @@ final class StreamFrames: Sendable {
                 .timeOutOfRange,
                 "the time \(Self.format(t)) s is past the end of the stream (\(Self.format(timeline.end)) s)", url: url)
         }
-        return timeline.segmentIndex(containing: min(max(t, timeline.start), timeline.end - 1e-6)) ?? 0
+        return timeline.segmentIndex(containing: min(max(t, timeline.start), timeline.end - MediaTime.tolerance)) ?? 0
     }
 
     /// Frames for `times` in the order asked; times are visited in ascending order, so each segment is fetched

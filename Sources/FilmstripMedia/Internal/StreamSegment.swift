@@ -32,12 +32,14 @@ final class StreamSegment: @unchecked Sendable {
 
     /// The last key packet at or before `t`.
     func keyPacket(atOrBefore t: Double) -> OwnedPacket? {
-        packets.last { $0.isKey && time(of: $0) <= t + 1e-6 }
+        packets.last { $0.isKey && time(of: $0) <= t + MediaTime.tolerance }
     }
 
     /// The first key packet at or after `t` and before `end`.
     func keyPacket(from t: Double, before end: Double) -> OwnedPacket? {
-        packets.first { $0.isKey && time(of: $0) >= t - 1e-6 && time(of: $0) < end - 1e-6 }
+        packets.first {
+            $0.isKey && time(of: $0) >= t - MediaTime.tolerance && time(of: $0) < end - MediaTime.tolerance
+        }
     }
 
     /// The first key packet.
@@ -60,11 +62,11 @@ final class StreamSegment: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         let before = input.framesDecoded
-        let startIndex = packets.lastIndex { $0.isKey && time(of: $0) <= t + 1e-6 } ?? 0
+        let startIndex = packets.lastIndex { $0.isKey && time(of: $0) <= t + MediaTime.tolerance } ?? 0
         var candidate: OwnedFrame?
         try input.decodeFrames(packets[startIndex...]) { frame throws(MediaError) in
             frame.time += shift
-            if frame.time <= t + 1e-6 {
+            if frame.time <= t + MediaTime.tolerance {
                 candidate = frame
                 return true
             }

@@ -134,7 +134,7 @@ final class SegmentFrameSource: FrameSource, @unchecked Sendable {
             decoded.add(1, ordering: .relaxed)
             lane?.videoDecoded(upTo: frame.time)
             if let skip = skipBefore {
-                if frame.time < skip - 1e-6 { continue }
+                if frame.time < skip - MediaTime.tolerance { continue }
                 skipBefore = nil
             }
             return PlayerFrame(frame)
@@ -199,7 +199,7 @@ final class SegmentFrameSource: FrameSource, @unchecked Sendable {
         lane?.videoDecoded(upTo: end)
         var time = placed[0].time
         if let skip = skipBefore {
-            placed.removeAll { $0.end <= skip + 1e-6 }
+            placed.removeAll { $0.end <= skip + MediaTime.tolerance }
             guard let kept = placed.first else { return nil }
             time = max(kept.time, skip)
             skipBefore = nil

@@ -53,7 +53,7 @@ public struct SegmentScheduler: Sendable, Hashable {
     /// The start of the segment that holds `time` (the first one before the list, the last one past it); `time`
     /// itself when there are no segments.
     static func start(of time: Double, in segments: [SegmentReference]) -> Double {
-        let index = segments.lastIndex(where: { $0.start <= time + 1e-6 }) ?? 0
+        let index = segments.lastIndex(where: { $0.start <= time + MediaTime.tolerance }) ?? 0
         return segments.indices.contains(index) ? segments[index].start : time
     }
 

@@ -146,8 +146,8 @@ final class StreamSession: Sendable {
         configuration.maximumResponseSize = max(configuration.maximumResponseSize, 256 << 20)
         client = StreamingClient(
             url: url, transport: transport, configuration: configuration, decorate: reporter.decorator)
-        // Until the manifest says otherwise, its name tells the format (for CMCD `sf` on the first request).
-        let guess: CmcdData.StreamingFormat = url.pathExtension.lowercased() == "mpd" ? .dash : .hls
+        // Until the manifest says otherwise, the sniffer tells the format (for CMCD `sf` on the first request).
+        let guess: CmcdData.StreamingFormat = ManifestDetection.kind(of: url) == .dash ? .dash : .hls
         reporter.update { $0.streamingFormat = guess }
     }
 

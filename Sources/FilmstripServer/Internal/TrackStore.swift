@@ -1,4 +1,4 @@
-import Crypto
+import FilmstripLoading
 import FilmstripMedia
 import FilmstripSync
 import Foundation
@@ -258,8 +258,7 @@ actor TrackStore {
                 "\(options.count ?? 0)", "\(options.width)", "\(options.columns)x\(options.rows)", "\(options.quality)",
                 options.mode.rawValue, options.trackName, options.sheetPrefix,
             ].joined(separator: "\n") + (options.imageFormat == .jpeg ? "" : "\n" + options.imageFormat.rawValue)
-        let digest = SHA256.hash(data: Data(identity.utf8))
-        return digest.prefix(16).map { String(format: "%02x", $0) }.joined()
+        return Digest.sha256Hex(identity, bytes: 16)
     }
 }
 
