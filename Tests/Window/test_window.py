@@ -141,7 +141,14 @@ class WindowCase(unittest.TestCase):
         return t
 
     def paused_at(self, player, after):
-        return player.stats(lambda e: e["state"] == "paused", after=after)["position"]
+        """Where the player pauses after the command at `after`: the statistics that come with the next change to
+        `paused`. (Statistics are also published every second; on a loaded machine one published while the player is
+        still paused at the previous place, before the command is carried out, would give the old position.)"""
+        player.wait_for(lambda e: e.get("event") == "state" and e["to"] == "paused", after=after)
+        with player.condition:
+            change = next(i for i in range(after, len(player.events))
+                          if player.events[i].get("event") == "state" and player.events[i]["to"] == "paused")
+        return player.stats(lambda e: e["state"] == "paused", after=change + 1)["position"]
 
 
 class Picture(WindowCase):
