@@ -7,9 +7,10 @@ public enum Digest {
     /// Lowercase hex of the first `bytes` bytes (1...32; all 32 by default) of the SHA-256 of `data`.
     public static func sha256Hex(_ data: Data, bytes: Int = 32) -> String {
         let digits = Array("0123456789abcdef".utf8)
+        let count = min(32, max(1, bytes))
         var text: [UInt8] = []
-        text.reserveCapacity(bytes * 2)
-        for byte in SHA256.hash(data: data).prefix(max(1, bytes)) {
+        text.reserveCapacity(count * 2)
+        for byte in SHA256.hash(data: data).prefix(count) {
             text.append(digits[Int(byte >> 4)])
             text.append(digits[Int(byte & 0x0F)])
         }

@@ -18,8 +18,10 @@ final class AudioFileSource: FrameSource {
         self.keepsAudio = keepsAudio
     }
 
-    /// The file's cover picture fitted into `maximumSize`, else a plain card.
-    func card(maximumSize: PixelSize) -> PixelBuffer { decoder.card(maximumSize: maximumSize) }
+    /// The file's cover picture fitted into `maximumSize` (the decoder's default without one), else a plain card.
+    func card(maximumSize: PixelSize?) -> PixelBuffer {
+        maximumSize.map { decoder.card(maximumSize: $0) } ?? decoder.card()
+    }
 
     func seek(to time: Double) throws {
         held.removeAll()

@@ -1,4 +1,3 @@
-import FilmstripFormats
 import FilmstripLoading
 import FilmstripMedia
 import FilmstripStreaming
@@ -127,8 +126,7 @@ extension PlaybackEngine {
     /// Audio alone: the video output shows the file's cover picture, else a plain card, for as long as it plays.
     private func showCard(of sound: AudioFileSource, _ player: Player) {
         guard let output = player.shared.withLock({ $0.callbacks.output }) else { return }
-        let card = sound.card(maximumSize: output.preferredMaximumSize ?? PixelSize(width: 960, height: 540))
-        output.display(card, at: 0)
+        output.display(sound.card(maximumSize: output.preferredMaximumSize), at: 0)
     }
 
     /// Opens an HLS or DASH presentation (remote or local): the manifest, the start position (live: behind the edge
