@@ -6,7 +6,7 @@
 @_exported public import FilmstripStreaming
 import FilmstripSync
 @_exported public import FilmstripThumbnails
-import Foundation
+public import Foundation
 
 /// The Filmstrip SDK entry point.
 ///
@@ -85,7 +85,8 @@ public final class Filmstrip: Sendable {
     private let playerSettings = Mutex(
         (
             rateRanges: [PlayerEngine: ClosedRange<Double>](), network: NetworkConfiguration?.none,
-            onError: (@Sendable (PlayerError) -> Void)?.none
+            onError: (@Sendable (PlayerError) -> Void)?.none,
+            clock: (clock: any Clock<Duration>, date: @Sendable () -> Date)?.none
         ))
     /// Loaders are shared by engines whose cache and loading settings are equal.
     private struct LoaderKey: Hashable {
@@ -105,10 +106,19 @@ public final class Filmstrip: Sendable {
     /// also reach ``onError``.
     public func player(engine: PlayerEngine = .filmstrip) -> Player {
         let settings = playerSettings.withLock { $0 }
-        return Player(
-            ratePolicy: PlaybackRatePolicy(engine: engine, range: settings.rateRanges[engine]),
-            network: settings.network,
-            errors: { [weak self] error in self?.onError?(error) })
+        let policy = PlaybackRatePolicy(engine: engine, range: settings.rateRanges[engine])
+        let errors: @Sendable (PlayerError) -> Void = { [weak self] error in self?.onError?(error) }
+        guard let (clock, date) = settings.clock else {
+            return Player(ratePolicy: policy, network: settings.network, errors: errors)
+        }
+        return Player(ratePolicy: policy, network: settings.network, errors: errors, clock: clock, date: date)
+    }
+
+    /// Runs players made from now on on `clock`, with `date` for their wall clock (see
+    /// `Player.init(ratePolicy:network:errors:clock:date:)`); `nil` goes back to the system's clocks. Tests of an app
+    /// hand in a test clock here.
+    public func setPlayerClock(_ clock: (any Clock<Duration>)?, date: @escaping @Sendable () -> Date = { Date() }) {
+        playerSettings.withLock { $0.clock = clock.map { ($0, date) } }
     }
 
     /// Sets the playback-rate range of an engine for players made from now on (a negative lower bound allows reverse

@@ -15,7 +15,7 @@ final class FrameFeeder: @unchecked Sendable {
     }
 
     private let decoder: any FrameSource
-    private let condition = NSCondition()
+    private let condition: ParkingCondition
     private var queue: [PlayerFrame] = []
     /// Audio decoded with the queued frames (and before them), in presentation order.
     private var audio: [AudioBuffer] = []
@@ -32,13 +32,15 @@ final class FrameFeeder: @unchecked Sendable {
     /// Keyframes only, as asked and as the decoder was last told.
     private var keyframesOnly = (asked: false, applied: false)
 
-    /// Starts decoding ahead, keeping up to `capacity` seconds of frames.
-    init(decoder: any FrameSource, capacity: Double, keyframesOnly: Bool = false) {
+    /// Starts decoding ahead, keeping up to `capacity` seconds of frames (its thread a worker of `activity`, the
+    /// player's ledger on a clock other than the system's).
+    init(decoder: any FrameSource, capacity: Double, keyframesOnly: Bool = false, activity: Activity? = nil) {
         self.decoder = decoder
+        condition = ParkingCondition(activity: activity)
         self.capacity = max(0.5, capacity)
         // Applied by the thread before its first decode.
         self.keyframesOnly = (keyframesOnly, false)
-        let thread = Thread { [self] in produce() }
+        let thread = Thread { [self] in Activity.thread(activity) { produce() } }
         thread.name = "filmstrip.player.decode"
         thread.start()
     }

@@ -83,7 +83,7 @@ extension PlaybackEngine {
                 if let sound = source.frames as? AudioFileSource { showCard(of: sound, player) }
                 feeder = FrameFeeder(
                     decoder: source.frames, capacity: configuration.maxPrebufferTime,
-                    keyframesOnly: keyframesOnly(player))
+                    keyframesOnly: keyframesOnly(player), activity: clock.activity)
             } catch {
                 fail(error, player)
                 return
@@ -140,7 +140,7 @@ extension PlaybackEngine {
         weak let weakPlayer = player
         let session = StreamSession(
             url: configuration.url, transport: transport, loading: loading, settings: settings,
-            cmcd: configuration.cmcd, report: { error in weakPlayer?.deliver(error) })
+            cmcd: configuration.cmcd, clock: clock, report: { error in weakPlayer?.deliver(error) })
         // A stop() while the manifest loads cancels it (the queued stop then releases the player).
         player.shared.withLock { $0.opening = session }
         defer { player.shared.withLock { $0.opening = nil } }
@@ -179,7 +179,7 @@ extension PlaybackEngine {
         // The forward buffer is the fetched segments; decoded frames are kept for about a second ahead.
         feeder = FrameFeeder(
             decoder: SegmentFrameSource(session: session, audio: audio?.format), capacity: 1,
-            keyframesOnly: keyframesOnly(player))
+            keyframesOnly: keyframesOnly(player), activity: clock.activity)
         return (opening.duration, start, startupBuffer)
     }
 

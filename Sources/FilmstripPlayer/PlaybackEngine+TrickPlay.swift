@@ -102,7 +102,7 @@ extension PlaybackEngine {
         stream?.suspend(true)
         feeder = FrameFeeder(
             decoder: TrickPlaySource(chunks: chunks, mode: mode, start: position),
-            capacity: trickCapacity(configuration))
+            capacity: trickCapacity(configuration), activity: clock.activity)
     }
 
     /// About two seconds of playing at the rate, and at least what playback waits for to start or resume.

@@ -218,10 +218,11 @@ struct PlaybackEngine {
                 let feeding = device && machine.state.kind == .playing
                 wait(player, until: feeding ? min(deadline, now + AudioRenderer.period) : deadline)
             case .awaitBuffer(let seconds, let deadline):
-                if stream == nil, let feeder {
+                if stream == nil, clock.activity == nil, let feeder {
                     feeder.waitForBuffer(seconds, timeout: deadline - now)
                 } else {
-                    // The fetcher and the decoder run on their own threads: look again soon.
+                    // The fetcher and the decoder run on their own threads: look again soon (on a clock with an
+                    // activity ledger, the clock stands still while they work).
                     wait(player, until: min(deadline, now + 0.01))
                 }
             }
@@ -282,7 +283,7 @@ struct PlaybackEngine {
         // While stopping, queued commands wait for the release: they do not cut the wait short.
         let stopping = machine.state.kind == .stopping
         if player.shared.withLock({ ($0.commands.isEmpty || stopping) && !$0.shutdown }) {
-            _ = player.wakeUp.wait(timeout: .now() + seconds)
+            clock.block(for: seconds, on: player.wakeUp)
         }
     }
 

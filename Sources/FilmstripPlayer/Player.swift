@@ -69,8 +69,10 @@ public final class Player: Sendable {
     /// when the system clock is set back).
     let wakeUp = DispatchSemaphore(value: 0)
     let ratePolicy: PlaybackRatePolicy
-    /// The player's clock: the engine's decisions and ``currentTime`` read it.
-    let clock = SessionClock(ContinuousClock())
+    /// The player's clock: the engine's decisions, the stream's schedule and ``currentTime`` read it.
+    let clock: SessionClock
+    /// The engine thread's worker in the clock's activity ledger (a clock other than the system's).
+    let engineWorker: Int?
     /// Network settings that apply to every player of the SDK (the player's configuration wins field by field).
     let sdkNetwork: NetworkConfiguration?
     /// Receives every error and warning too (the SDK-level `onError`).
@@ -82,10 +84,19 @@ public final class Player: Sendable {
     /// - Parameters:
     ///   - network: SDK-wide network settings, overlaid by each configuration's own.
     ///   - errors: an SDK-level error handler that sees every error of this player as well.
+    ///   - clock: the clock everything time-dependent reads: the playhead, buffering and state timeouts, the live
+    ///     edge, retry waits, reload schedules, statistics ticks and the decoders' pacing. `ContinuousClock()` by
+    ///     default. On another clock (a test clock) the player also keeps a ledger of which of its threads and tasks
+    ///     work, so the clock's owner can move the clock on whenever all of them wait.
+    ///   - date: the wall clock that goes with `clock` (a live stream's window and dates).
     public init(
         ratePolicy: PlaybackRatePolicy = PlaybackRatePolicy(engine: .filmstrip), network: NetworkConfiguration? = nil,
-        errors: (@Sendable (PlayerError) -> Void)? = nil
+        errors: (@Sendable (PlayerError) -> Void)? = nil, clock: any Clock<Duration> = ContinuousClock(),
+        date: @escaping @Sendable () -> Date = { Date() }
     ) {
+        let clock = SessionClock(clock, date: date)
+        self.clock = clock
+        engineWorker = clock.activity?.join()
         self.ratePolicy = ratePolicy
         sdkNetwork = network
         sdkErrors = errors
@@ -239,6 +250,7 @@ public final class Player: Sendable {
     }
 
     func signal() {
+        if let engineWorker { clock.activity?.wake(engineWorker) }
         wakeUp.signal()
     }
 }
@@ -248,9 +260,11 @@ final class EngineThread: Sendable {
     func start(_ player: Player) {
         weak let weakPlayer = player
         let clock = player.clock
+        let worker = player.engineWorker
         let thread = Thread {
             var engine = PlaybackEngine(clock: clock)
-            engine.run { weakPlayer }
+            Activity.$worker.withValue(worker) { engine.run { weakPlayer } }
+            if let worker { clock.activity?.leave(worker) }
         }
         thread.name = "filmstrip.player"
         thread.qualityOfService = .userInteractive

@@ -112,16 +112,3 @@ public final class TestClock: Clock, Sendable {
         return sleeperCount >= count
     }
 }
-
-/// How the tests were built.
-public enum TestBuild {
-    /// Built for ThreadSanitizer (`make tsan`): code runs 5 to 15 times slower, so the few tests that time real
-    /// playback against the wall clock are left out; every other test runs, and any race fails the run.
-    #if FILMSTRIP_TSAN
-        public static let threadSanitized = true
-    #else
-        public static let threadSanitized = false
-    #endif
-    /// Why a wall-clock test is left out under the sanitizer.
-    public static let wallClockReason = "times real playback against the wall clock; ThreadSanitizer slows it 5-15x"
-}

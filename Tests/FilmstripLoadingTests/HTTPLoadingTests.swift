@@ -98,10 +98,10 @@ struct HTTPLoadingTests {
         let started = Date()
         let error = await loadingError { _ = try await loader.data(for: server.url("/file.bin")) }
         #expect(error?.kind == .timedOut)
-        // Neither early (sub-second timeouts must not round to zero) nor late: well before the server's 120 s (a
-        // loaded machine, or tests computing on every core, may take a while to get there).
+        // Not early (sub-second timeouts must not round to zero); not late either, which the kind says: the server's
+        // 120 s delay would have ended in a response, not a timeout.
         let elapsed = Date().timeIntervalSince(started)
-        #expect(elapsed >= 0.45 && elapsed < 60, "failed after \(elapsed) s")
+        #expect(elapsed >= 0.45, "failed after \(elapsed) s")
     }
 
     @Test("a body that keeps arriving does not trip the idle timeout")
@@ -124,7 +124,7 @@ struct HTTPLoadingTests {
         let error = await loadingError { _ = try await loader.data(for: server.url("/file.bin")) }
         #expect(error?.kind == .timedOut)
         let elapsed = Date().timeIntervalSince(started)
-        #expect(elapsed >= 0.75 && elapsed < 60, "failed after \(elapsed) s")
+        #expect(elapsed >= 0.75, "failed after \(elapsed) s")
     }
 
     @Test("a body over the size limit is refused")

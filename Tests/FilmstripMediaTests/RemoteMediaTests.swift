@@ -170,14 +170,11 @@ struct BadMediaTests {
         var options = FrameExtractorConfiguration()
         options.loading = LoadingConfiguration(requestTimeout: 100, resourceTimeout: 100, retry: .none)
         let extractor = FrameExtractor(url: server.url("/counter.mp4"), options: options)
-        let started = Date()
         let call = Task { try await extractor.image(at: 4) }
         _ = await eventually { server.requestCount("/counter.mp4") >= 1 }
         call.cancel()
         let error = await mediaError { _ = try await call.value }
         #expect(error?.kind == .cancelled, "\(String(describing: error))")
-        // Far sooner than the 100 s timeout or the server's 120 s delay (a loaded machine has room).
-        #expect(Date().timeIntervalSince(started) < 60)
     }
 
     @Test("a server slower than the timeout fails, it does not hang")
@@ -192,9 +189,9 @@ struct BadMediaTests {
             _ = try await FrameExtractor(url: server.url("/counter.mp4"), options: options).image(at: 1)
         }
         #expect(error?.kind == .timedOut)
-        // Well before the server's 120 s delay, with room for a loaded machine.
+        // Not before the request timeout; the timed-out kind says it was not the server's 120 s delay ending.
         let elapsed = Date().timeIntervalSince(started)
-        #expect(elapsed >= 0.45 && elapsed < 60, "failed after \(elapsed) s")
+        #expect(elapsed >= 0.45, "failed after \(elapsed) s")
     }
 
     @Test("a missing HLS segment is an error naming the segment, not a frame from elsewhere")

@@ -31,7 +31,7 @@ private func playToEnd(
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
     let wav = try WAVFileOutput(url: directory.url.appendingPathComponent("played.wav"))
-    let (player, recorder) = observedPlayer()
+    let (virtual, player, recorder) = observedVirtualPlayer()
     player.attach(audio: wav)
     player.playbackRate = rate
     if muted { player.isMuted = true }
@@ -39,10 +39,10 @@ private func playToEnd(
     player.load(config: PlayerConfiguration(with: url))
     if start > 0 {
         player.seek(start)
-        #expect(await eventually { player.state == .paused || player.state == .ready })
+        #expect(await virtual.run { player.state == .paused || player.state == .ready })
     }
     player.play()
-    #expect(await eventually(within: duration / rate + 30 + 120) { player.state == .ended }, "\(recorder.states)")
+    #expect(await virtual.run { player.state == .ended }, "\(recorder.states)")
     let stats = try #require(player.getStats())
     player.stop()
     wav.close()
@@ -81,8 +81,7 @@ struct AudioPlaybackTests {
     }
 
     @Test(
-        "rate 4 is muted: silence as long as the time played, counted as silence",
-        .disabled(if: TestBuild.threadSanitized, Comment(rawValue: TestBuild.wallClockReason)))
+        "rate 4 is muted: silence as long as the time played, counted as silence")
     func fastIsSilent() async throws {
         let played = try await playToEnd(try AudioFixtures.toneCounter(), rate: 4)
         #expect(abs(played.track.duration - 2.5) < 0.1, "\(played.track.duration) s for 10 media s at 4x")
@@ -105,7 +104,8 @@ struct AudioPlaybackTests {
         let ratio = quiet.levels.reduce(0, +) / max(1e-9, full.levels.reduce(0, +))
         #expect(abs(ratio - 0.3) < 0.02, "level ratio \(ratio)")
         #expect(abs(quiet.frequency - AudioFixtures.english) < 3, "\(quiet.frequency) Hz")
-        let player = Player()
+        let virtual = VirtualPlayer()
+        let player = virtual.player
         player.volume = 7
         #expect(player.volume == 1)
         player.volume = -1
@@ -114,7 +114,6 @@ struct AudioPlaybackTests {
 
     @Test(
         "HLS with muxed audio over loopback (fMP4 fragments, single-file TS byte ranges): the tone, whole",
-        .disabled(if: TestBuild.threadSanitized, Comment(rawValue: TestBuild.wallClockReason)),
         arguments: [true, false])
     func muxedHLS(fmp4: Bool) async throws {
         let server = try LoopbackServer()
@@ -127,8 +126,7 @@ struct AudioPlaybackTests {
     }
 
     @Test(
-        "audio FFmpeg cannot decode: the video plays with an audio_unavailable warning; the output gets silence",
-        .disabled(if: TestBuild.threadSanitized, Comment(rawValue: TestBuild.wallClockReason)))
+        "audio FFmpeg cannot decode: the video plays with an audio_unavailable warning; the output gets silence")
     func undecodableAudio() async throws {
         let played = try await playToEnd(try AudioFixtures.undecodableAudio(), from: 8)
         #expect(played.errors.map(\.type) == [.audioUnavailable], "\(played.errors)")
@@ -140,12 +138,12 @@ struct AudioPlaybackTests {
     }
 }
 
-/// A simulated audio device that plays what it is given, in order, at `deviceSpeed` (1: in real time), and records
-/// when (on a monotonic clock) flashes are shown and beeps are heard.
+/// A simulated audio device that plays what it is given, in order, at `deviceSpeed` (1: as fast as the player's
+/// clock runs), and records when (on that clock) flashes are shown and beeps are heard.
 private final class SyncRecorder: VideoOutput, AudioOutput, @unchecked Sendable {
     let format = AudioFormat.standard
     private let lock = NSLock()
-    private let started = ContinuousClock.now
+    private let clock: VirtualPlayer
     private var flashes: [Double] = []
     private var beeps: [Double] = []
     /// When the device has played everything it was given, and when it last heard a loud sample.
@@ -155,11 +153,12 @@ private final class SyncRecorder: VideoOutput, AudioOutput, @unchecked Sendable 
     /// The device keeps 100 ms queued.
     let preferredLead = 0.1
 
-    init(deviceSpeed: Double = 1) {
+    init(deviceSpeed: Double = 1, on clock: VirtualPlayer) {
         self.deviceSpeed = deviceSpeed
+        self.clock = clock
     }
 
-    private var now: Double { (ContinuousClock.now - started) / .seconds(1) }
+    private var now: Double { clock.now }
 
     func display(_ image: PixelBuffer, at time: Double) {
         let (r, g, b) = image.meanColor(x: 0, y: 0, width: image.width, height: image.height)
@@ -196,12 +195,13 @@ private final class SyncRecorder: VideoOutput, AudioOutput, @unchecked Sendable 
 struct AudioSyncTests {
     @Test("flashes and beeps that coincide in the media are shown and heard within one frame of each other")
     func flashesMeetBeeps() async throws {
-        let recorder = SyncRecorder()
-        let player = Player()
+        let virtual = VirtualPlayer()
+        let recorder = SyncRecorder(on: virtual)
+        let player = virtual.player
         player.attach(to: recorder)
         player.attach(audio: recorder)
         player.open(config: PlayerConfiguration(with: try AudioFixtures.flashesAndBeeps()))
-        #expect(await eventually { player.state == .ended })
+        #expect(await virtual.run { player.state == .ended })
         let stats = try #require(player.getStats())
         player.stop()
         let (flashes, beeps) = recorder.onsets
@@ -224,27 +224,29 @@ struct AudioSyncTests {
     @Test("content without audio runs on the system clock, not on the silence a slow device plays")
     func videoOnlyIgnoresTheDevice() async throws {
         // At half speed, the 2 s of silence that keep the device's time would take 4 s.
-        let recorder = SyncRecorder(deviceSpeed: 0.5)
-        let player = Player()
+        let virtual = VirtualPlayer()
+        let recorder = SyncRecorder(deviceSpeed: 0.5, on: virtual)
+        let player = virtual.player
         player.attach(to: recorder)
         player.attach(audio: recorder)
-        let started = ContinuousClock.now
+        let started = virtual.now
         player.open(config: PlayerConfiguration(with: try MediaFixtures.shortCounter()))
-        #expect(await eventually { player.state == .ended })
-        let elapsed = (ContinuousClock.now - started) / .seconds(1)
+        #expect(await virtual.run { player.state == .ended })
+        let elapsed = virtual.now - started
         player.stop()
-        #expect(elapsed < 3.2, "2 s of video took \(elapsed) s")
+        #expect(abs(elapsed - 2) < 0.1, "2 s of video took \(elapsed) s of the clock")
         #expect(player.getStats()?.avDrift == nil)
     }
 
     @Test("an output that plays slower than the clock holds the audio back, and the picture follows the sound")
     func pictureFollowsSlowDevice() async throws {
-        let recorder = SyncRecorder(deviceSpeed: 0.8)
-        let player = Player()
+        let virtual = VirtualPlayer()
+        let recorder = SyncRecorder(deviceSpeed: 0.8, on: virtual)
+        let player = virtual.player
         player.attach(to: recorder)
         player.attach(audio: recorder)
         player.open(config: PlayerConfiguration(with: try AudioFixtures.flashesAndBeeps()))
-        #expect(await eventually { player.state == .ended })
+        #expect(await virtual.run { player.state == .ended })
         player.stop()
         let (flashes, beeps) = recorder.onsets
         #expect(flashes.count == 5 && beeps.count == 5, "flashes \(flashes), beeps \(beeps)")

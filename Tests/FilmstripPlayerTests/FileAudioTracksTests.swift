@@ -30,14 +30,14 @@ struct FileAudioTracksTests {
 
     @Test(
         "the tracks are listed with their languages; `fr` is chosen first; a switch is heard from the playhead",
-        .disabled(if: TestBuild.threadSanitized, Comment(rawValue: TestBuild.wallClockReason)),
         arguments: ["mkv", "mp4"])
     func switches(container: String) async throws {
         let url = try Self.twoLanguages(container)
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let wav = try WAVFileOutput(url: directory.url.appendingPathComponent("played.wav"))
-        let player = Player()
+        let virtual = VirtualPlayer()
+        let player = virtual.player
         let recorder = PlayerRecorder()
         recorder.observe(player, frames: false)
         player.attach(audio: wav)
@@ -45,16 +45,16 @@ struct FileAudioTracksTests {
         configuration.preferredAudioLanguage = "fr"
         player.load(config: configuration)
         player.open(autoplay: false)
-        #expect(await eventually { player.state == .paused })
+        #expect(await virtual.run { player.state == .paused })
         let tracks = player.audioTracks
         #expect(tracks.map(\.language) == ["eng", "fra"], "\(tracks)")
         #expect(tracks.map(\.isSelected) == [false, true], "\(tracks)")
         player.play()
-        #expect(await eventually { player.currentTime >= 2 })
+        #expect(await virtual.run { player.currentTime >= 2 })
         let switchedAt = player.currentTime
         player.selectAudioTrack(tracks[0])
-        #expect(await eventually { player.audioTracks.first?.isSelected == true })
-        #expect(await eventually(within: 150) { player.state == .ended }, "\(recorder.states)")
+        #expect(await virtual.run { player.audioTracks.first?.isSelected == true })
+        #expect(await virtual.run { player.state == .ended }, "\(recorder.states)")
         player.stop()
         wav.close()
         let played = try AudioAnalysis.readWAV(wav.url)
@@ -69,10 +69,11 @@ struct FileAudioTracksTests {
 
     @Test("a file of one audio stream lists no tracks")
     func oneStream() async throws {
-        let player = Player()
+        let virtual = VirtualPlayer()
+        let player = virtual.player
         player.load(config: PlayerConfiguration(with: try MediaFixtures.counter()))
         player.open(autoplay: false)
-        #expect(await eventually { player.state == .paused })
+        #expect(await virtual.run { player.state == .paused })
         #expect(player.audioTracks.isEmpty)
         player.stop()
     }

@@ -6,9 +6,11 @@ import Testing
 @Suite("Optimized live startup")
 struct LiveStartupTests {
     /// A live master with two renditions (the higher listed first), each a simulated live stream.
-    private static func liveLadder(on server: LoopbackServer, prefix: String) throws -> URL {
-        _ = try SimulatedLiveStream(server: server, prefix: "\(prefix)/hi")
-        _ = try SimulatedLiveStream(server: server, prefix: "\(prefix)/lo")
+    private static func liveLadder(
+        on server: LoopbackServer, prefix: String, now: @escaping @Sendable () -> Double
+    ) throws -> URL {
+        _ = try SimulatedLiveStream(server: server, prefix: "\(prefix)/hi", now: now)
+        _ = try SimulatedLiveStream(server: server, prefix: "\(prefix)/lo", now: now)
         server.serve(
             "\(prefix)/master.m3u8",
             text: """
@@ -27,15 +29,15 @@ struct LiveStartupTests {
     private static func start(optimized: Bool) async throws -> (firstSegment: String?, stats: PlayerStats?) {
         let server = try LoopbackServer()
         let prefix = optimized ? "/fast" : "/usual"
-        let master = try liveLadder(on: server, prefix: prefix)
-        let (player, recorder) = observedPlayer()
+        let (virtual, player, recorder) = observedVirtualPlayer()
+        let master = try liveLadder(on: server, prefix: prefix) { virtual.now }
         var configuration = PlayerConfiguration(with: master)
         configuration.streaming.startRendition = 1
         configuration.minPrebufferTime = 4
         configuration.live.optimizeLiveStartup = optimized
         player.open(config: configuration)
-        try await recorder.wait(for: .playing)
-        #expect(await eventually { player.getStats()?.startupTime != nil })
+        await recorder.wait(for: .playing, on: virtual)
+        #expect(await virtual.run { player.getStats()?.startupTime != nil })
         let stats = player.getStats()
         player.stop()
         let first = server.requests.map(\.path).first { $0.hasSuffix(".ts") }

@@ -64,17 +64,19 @@ final class PlayerRecorder: VideoOutput, @unchecked Sendable {
 struct PlayerEngineTests {
     @Test("autoplay: opening -> ready -> play -> playing -> ended, frames in order at their times")
     func autoplay() async throws {
-        let player = Player()
+        let virtual = VirtualPlayer()
+        let player = virtual.player
         let recorder = PlayerRecorder()
         recorder.observe(player)
-        let started = Date()
+        let started = virtual.now
         player.open(config: PlayerConfiguration(with: try MediaFixtures.shortCounter()))
-        try await recorder.wait(for: .ended)
-        let elapsed = Date().timeIntervalSince(started)
-        #expect(withoutStalls(recorder.states) == [.opening, .ready, .play, .playing, .ended], "\(recorder.states)")
-        #expect(elapsed >= 1.9, "2 s of video took \(elapsed) s")
+        await recorder.wait(for: .ended, on: virtual)
+        let elapsed = virtual.now - started
+        #expect(recorder.states == [.opening, .ready, .play, .playing, .ended], "\(recorder.states)")
+        #expect(abs(elapsed - 2) < 0.1, "2 s of video took \(elapsed) s of the clock")
         let frames = recorder.frames
-        #expect(frames.count + (player.getStats()?.droppedFrames ?? 0) == 50)
+        // Every frame shown, none dropped.
+        #expect(frames.count == 50 && player.getStats()?.droppedFrames == 0)
         #expect(frames.map(\.time) == frames.map(\.time).sorted())
         #expect(frames.first?.frame == 0)
         // Each frame is the one its presentation time says (the counter video's colour is its frame number).
@@ -88,16 +90,17 @@ struct PlayerEngineTests {
 
     @Test("an accurate seek lands within one frame of the target, paused or playing")
     func seek() async throws {
-        let player = Player()
+        let virtual = VirtualPlayer()
+        let player = virtual.player
         let recorder = PlayerRecorder()
         recorder.observe(player)
         player.load(config: PlayerConfiguration(with: try MediaFixtures.counter()))
         player.open(autoplay: false)
-        try await recorder.wait(for: .paused)
+        await recorder.wait(for: .paused, on: virtual)
         #expect(recorder.frames.first?.frame == 0)
         player.seek(6.13)
-        try await recorder.wait(for: .seeking)
-        _ = await eventually { recorder.frames.count >= 2 && player.state == .paused }
+        await recorder.wait(for: .seeking, on: virtual)
+        _ = await virtual.run { recorder.frames.count >= 2 && player.state == .paused }
         let landed = try #require(recorder.frames.last)
         #expect(abs(landed.time - 6.13) <= 0.04, "landed at \(landed.time)")
         #expect(landed.frame == Int((landed.time * 25).rounded()))
@@ -109,12 +112,12 @@ struct PlayerEngineTests {
             afterSeek == [.seeking, .pausing, .paused] || afterSeek == [.seeking, .buffering, .paused],
             "\(recorder.states)")
         player.play()
-        try await recorder.wait(for: .playing)
+        await recorder.wait(for: .playing, on: virtual)
         // Some frames played past the seek target.
         let shownBeforePlay = recorder.frames.count
-        _ = await eventually { recorder.frames.count >= shownBeforePlay + 5 }
+        _ = await virtual.run { recorder.frames.count >= shownBeforePlay + 5 }
         player.pause()
-        _ = await eventually { !(player.state != .paused) }
+        _ = await virtual.run { !(player.state != .paused) }
         #expect(player.state == .paused)
         // Playback went on from the seek target, and stops while paused.
         let shownAtPause = recorder.frames.count
@@ -122,49 +125,38 @@ struct PlayerEngineTests {
         #expect(last > 6.13)
         let paused = player.currentTime
         #expect(paused >= last - 0.001 && paused - last < 1, "paused at \(paused), last frame \(last)")
-        try await Task.sleep(nanoseconds: 300_000_000)
+        await virtual.run(for: .nanoseconds(300_000_000))
         #expect(recorder.frames.count == shownAtPause)
     }
 
-    @Test("at rate 2.0 twice the media time passes per wall second (within 10 %)")
+    @Test("at rate 2.0 twice the media time passes per second of the clock")
     func rate() async throws {
-        // Headless, on a tiny video that decodes far faster than real time, so a loaded machine does not starve the
-        // decoder; the measurement takes the first stall-free window of several.
-        let player = Player()
+        let virtual = VirtualPlayer()
+        let player = virtual.player
         let recorder = PlayerRecorder()
         recorder.observe(player, frames: false)
         player.playbackRate = 2
         player.open(config: PlayerConfiguration(with: try MediaFixtures.tinyCounter()))
-        try await recorder.wait(for: .playing)
-        var ratios: [Double] = []
-        for _ in 0..<8 {
-            let stallsBefore = recorder.states.filter { $0 == .buffering }.count
-            let wallStart = Date()
-            let mediaStart = player.currentTime
-            try await Task.sleep(nanoseconds: 1_000_000_000)
-            let mediaEnd = player.currentTime
-            let ratio = (mediaEnd - mediaStart) / Date().timeIntervalSince(wallStart)
-            guard recorder.states.filter({ $0 == .buffering }).count == stallsBefore, player.state == .playing else {
-                continue
-            }
-            ratios.append(ratio)
-            break
-        }
-        let ratio = try #require(ratios.first, "no stall-free second of playback at rate 2")
-        #expect(abs(ratio - 2) <= 0.2, "media advanced \(ratio)x wall time")
+        await recorder.wait(for: .playing, on: virtual)
+        let mediaStart = player.currentTime
+        await virtual.run(for: .seconds(1))
+        let advanced = player.currentTime - mediaStart
+        #expect(abs(advanced - 2) <= 0.01, "media advanced \(advanced) s in a second")
+        #expect(!recorder.states.contains(.buffering), "\(recorder.states)")
         #expect(player.playbackRate == 2)
         #expect(player.getStats()?.playbackRate == 2)
         player.stop()
-        try await recorder.wait(for: .idle)
+        await recorder.wait(for: .idle, on: virtual)
     }
 
     @Test("a negative rate is clamped on this engine and reported")
     func negativeRate() async throws {
-        let player = Player()
+        let virtual = VirtualPlayer()
+        let player = virtual.player
         let recorder = PlayerRecorder()
         recorder.observe(player)
         player.playbackRate = -1
-        _ = await eventually { !(recorder.errors.isEmpty) }
+        _ = await virtual.run { !(recorder.errors.isEmpty) }
         #expect(recorder.errors.first?.type == .playbackRateClamped)
         #expect(player.playbackRate == 0)
     }
@@ -172,17 +164,18 @@ struct PlayerEngineTests {
     @Test("a missing file and a 404 end in the error state with playerError")
     func failures() async throws {
         for url in [URL(fileURLWithPath: "/nonexistent/clip.mp4"), try LoopbackServer().url("/missing.mp4")] {
-            let player = Player()
+            let virtual = VirtualPlayer()
+            let player = virtual.player
             let recorder = PlayerRecorder()
             recorder.observe(player)
             player.open(config: PlayerConfiguration(with: url))
-            try await recorder.wait(for: .error)
+            await recorder.wait(for: .error, on: virtual)
             #expect(recorder.states == [.opening, .error])
             #expect(player.state.playerError?.severity == .fatal)
             #expect(player.state.playerError?.type == .sourceUnavailable)
             #expect(recorder.errors.contains { $0.severity == .fatal })
             player.stop()
-            try await recorder.wait(for: .idle)
+            await recorder.wait(for: .idle, on: virtual)
             #expect(recorder.states.suffix(2) == [.stopping, .idle])
         }
     }
@@ -192,19 +185,21 @@ struct PlayerEngineTests {
         let server = try LoopbackServer()
         let url = server.url("/clip.mp4")
         server.stop()
-        let player = Player()
+        let virtual = VirtualPlayer()
+        let player = virtual.player
         let recorder = PlayerRecorder()
         recorder.observe(player)
         player.open(config: PlayerConfiguration(with: url))
-        try await recorder.wait(for: .error)
+        await recorder.wait(for: .error, on: virtual)
         #expect(recorder.errors.map(\.type) == [.internetConnectionUnavailable, .sourceUnavailable])
         // A 404 is an answer, not a lost connection.
         let answering = try LoopbackServer()
-        let other = Player()
+        let otherClock = VirtualPlayer()
+        let other = otherClock.player
         let quiet = PlayerRecorder()
         quiet.observe(other)
         other.open(config: PlayerConfiguration(with: answering.url("/missing.mp4")))
-        try await quiet.wait(for: .error)
+        await quiet.wait(for: .error, on: otherClock)
         #expect(quiet.errors.map(\.type) == [.sourceUnavailable])
     }
 
@@ -212,12 +207,13 @@ struct PlayerEngineTests {
     func remote() async throws {
         let server = try LoopbackServer()
         server.serve("/short.mp4", body: Array(try Data(contentsOf: try MediaFixtures.shortCounter())))
-        let player = Player()
+        let virtual = VirtualPlayer()
+        let player = virtual.player
         let recorder = PlayerRecorder()
         recorder.observe(player)
         player.playbackRate = 2
         player.open(config: PlayerConfiguration(with: server.url("/short.mp4")))
-        try await recorder.wait(for: .ended)
+        await recorder.wait(for: .ended, on: virtual)
         #expect(
             withoutStalls(recorder.states) == [.opening, .ready, .play, .playing, .ended],
             "\(recorder.states) \(recorder.errors)")
@@ -256,16 +252,17 @@ struct PlayerBufferTests {
 
     @Test("decoding runs at most maxPrebufferTime ahead")
     func bounded() async throws {
-        let player = Player()
+        let virtual = VirtualPlayer()
+        let player = virtual.player
         let recorder = PlayerRecorder()
         recorder.observe(player)
         var configuration = PlayerConfiguration(with: try MediaFixtures.counter())
         configuration.maxPrebufferTime = 1
         player.load(config: configuration)
         player.open(autoplay: false)
-        try await recorder.wait(for: .paused)
+        await recorder.wait(for: .paused, on: virtual)
         // The statistics (published once a second) show the buffer filled to its bound.
-        #expect(await eventually { (player.getStats()?.bufferLength ?? 0) >= 0.9 })
+        #expect(await virtual.run { (player.getStats()?.bufferLength ?? 0) >= 0.9 })
         let stats = try #require(player.getStats())
         #expect(stats.bufferLength <= 1.1, "buffered \(stats.bufferLength) s")
         #expect(stats.decodedFrames <= 30, "decoded \(stats.decodedFrames) frames while paused")

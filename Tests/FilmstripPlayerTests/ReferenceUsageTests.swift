@@ -34,10 +34,13 @@ struct ReferenceUsageTests {
             "/track.vtt", text: TrackFixture.sprites(count: 2, columns: 2, rows: 1, cellWidth: 32, cellHeight: 18))
 
         let events = Mutex<[String]>([])
+        let clock = TestClock()
+        sdk.setPlayerClock(clock, date: clock.wallClock(from: VirtualPlayer.origin))
         let player = ReferenceUsage.playOnDemand(server.url("/clip.mp4"), sdk: sdk) { event in
             events.withLock { $0.append(event) }
         }
-        #expect(await eventually { events.withLock { $0.contains("state playing -> ended") } })
+        let virtual = VirtualPlayer(player, clock: clock, date: clock.wallClock(from: VirtualPlayer.origin))
+        #expect(await virtual.run { events.withLock { $0.contains("state playing -> ended") } })
         let log = events.withLock { $0 }
         #expect(
             log.prefix(3) == ["state idle -> opening", "seekable [ClosedRange(0.0...2.0)]", "state opening -> ready"])
@@ -50,13 +53,13 @@ struct ReferenceUsageTests {
 
         let scrubbed = ReferenceUsage.scrub(player, to: 1)
         #expect(scrubbed.stats != nil)
-        #expect(await eventually { player.state == .paused && player.currentTime == 1 })
+        #expect(await virtual.run { player.state == .paused && player.currentTime == 1 })
 
         let loaded = Mutex<(done: Bool, error: String?)>((false, nil))
         ReferenceUsage.loadThumbnails(for: player, track: server.url("/track.vtt"), sdk: sdk) { error in
             loaded.withLock { $0 = (true, error.map { "\($0)" }) }
         }
-        #expect(await eventually { loaded.withLock { $0.done } })
+        #expect(await virtual.run { loaded.withLock { $0.done } })
         #expect(loaded.withLock { $0.error } == nil)
         let preview = try #require(ReferenceUsage.thumbnail(for: player, at: 1.5, sdk: sdk))
         #expect(preview.start == 1 && preview.end == 2 && !preview.imageData.isEmpty)
@@ -67,8 +70,12 @@ struct ReferenceUsageTests {
     func live() async throws {
         let sdk = Self.sdk()
         let server = try LoopbackServer()
-        let stream = try SimulatedLiveStream(server: server)
+        let clock = TestClock()
+        let date = clock.wallClock(from: VirtualPlayer.origin)
+        sdk.setPlayerClock(clock, date: date)
+        let stream = try SimulatedLiveStream(server: server, now: { clock.now.offset.seconds })
         let player = ReferenceUsage.playLive(stream.url, sdk: sdk)
+        let virtual = VirtualPlayer(player, clock: clock, date: date)
         // Where playback starts, taken when it first plays (a stall later, on a busy machine, would add to it).
         let startBehind = Mutex<Double?>(nil)
         player.onState = { [weak player] _, state in
@@ -81,7 +88,7 @@ struct ReferenceUsageTests {
         #expect(player.chaseLiveEdgeHLSSegmentDuration == 10 && player.chaseLiveEdgeSpeedupRatio == 1.1)
         #expect(player.minPrebufferTime == 6 && player.maxPrebufferTime == 60 && player.minRebufferTime == 12)
         // 6 s of start buffer would need segments that do not exist yet; the optimized start needs one.
-        #expect(await eventually { player.state == .playing }, "\(player.state)")
+        #expect(await virtual.run { player.state == .playing }, "\(player.state)")
         let stats = try #require(player.getStats())
         #expect(stats.isLive)
         // The latency target (3 s) sets where playback starts; liveEdgeDelay applies when there is none.
@@ -92,18 +99,19 @@ struct ReferenceUsageTests {
 
     @Test("player-level buffer settings apply while playing: a smaller maxPrebufferTime bounds decoding at once")
     func reconfigured() async throws {
-        let player = Player()
+        let virtual = VirtualPlayer()
+        let player = virtual.player
         let recorder = PlayerRecorder()
         recorder.observe(player, frames: false)
         player.load(config: PlayerConfiguration(with: try MediaFixtures.counter()))
         player.open(autoplay: false)
-        try await recorder.wait(for: .paused)
-        #expect(await eventually { (player.getStats()?.bufferLength ?? 0) > 5 })
+        await recorder.wait(for: .paused, on: virtual)
+        #expect(await virtual.run { (player.getStats()?.bufferLength ?? 0) > 5 })
         player.maxPrebufferTime = 1
         player.seek(5)
-        #expect(await eventually { recorder.states.filter { $0 == .paused }.count == 2 })
+        #expect(await virtual.run { recorder.states.filter { $0 == .paused }.count == 2 })
         // The statistics (published once a second) show the buffer down to the new bound.
-        #expect(await eventually { (player.getStats()?.bufferLength ?? .infinity) <= 1.1 })
+        #expect(await virtual.run { (player.getStats()?.bufferLength ?? .infinity) <= 1.1 })
         let stats = try #require(player.getStats())
         #expect(stats.bufferLength <= 1.1, "buffered \(stats.bufferLength) s")
         player.stop()

@@ -16,9 +16,10 @@ struct SDKPlayerTests {
         #expect(sdk.playbackRateRange(of: .filmstrip) == -1...1.5)
         let seen = Mutex<[PlayerError]>([])
         sdk.onError = { error in seen.withLock { $0.append(error) } }
-        let player = sdk.player()
+        let virtual = sdk.virtualPlayer()
+        let player = virtual.player
         player.playbackRate = 3
-        _ = await eventually { !(seen.withLock({ $0.isEmpty })) }
+        _ = await virtual.run { !(seen.withLock({ $0.isEmpty })) }
         #expect(player.playbackRate == 1.5)
         #expect(seen.withLock { $0.first?.type } == .playbackRateClamped)
     }
@@ -29,13 +30,14 @@ struct SDKPlayerTests {
         server.serve("/v.mp4", body: Array(try Data(contentsOf: try MediaFixtures.shortCounter())))
         let sdk = Filmstrip()
         sdk.networkConfiguration = NetworkConfiguration(httpAdditionalHeaders: ["X-App": "sdk", "X-Shared": "sdk"])
-        let player = sdk.player()
+        let virtual = sdk.virtualPlayer()
+        let player = virtual.player
         let states = Mutex<[PlayerState.Kind]>([])
         player.onState = { _, state in states.withLock { $0.append(state.kind) } }
         var configuration = PlayerConfiguration(with: server.url("/v.mp4"))
         configuration.network = NetworkConfiguration(httpAdditionalHeaders: ["X-Shared": "player"])
         player.load(config: configuration)
-        _ = await eventually { states.withLock { $0.contains(.ready) } }
+        _ = await virtual.run { states.withLock { $0.contains(.ready) } }
         let request = try #require(server.requests.first { $0.target == "/v.mp4" })
         #expect(request.headers["x-app"] == "sdk")
         #expect(request.headers["x-shared"] == "player")
@@ -47,9 +49,10 @@ struct SDKPlayerTests {
         let sdk = Filmstrip()
         let seen = Mutex<[PlayerError.Severity]>([])
         sdk.onError = { error in seen.withLock { $0.append(error.severity) } }
-        let player = sdk.player()
+        let virtual = sdk.virtualPlayer()
+        let player = virtual.player
         player.open(config: PlayerConfiguration(with: URL(fileURLWithPath: "/nonexistent/x.mp4")))
-        _ = await eventually { !(!seen.withLock({ $0.contains(.fatal) })) }
+        _ = await virtual.run { !(!seen.withLock({ $0.contains(.fatal) })) }
         #expect(seen.withLock { $0.contains(.fatal) })
         #expect(player.state.playerError?.type == .sourceUnavailable)
         _ = sdk.thumbnails(for: player)

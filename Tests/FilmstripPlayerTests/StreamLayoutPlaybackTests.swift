@@ -17,14 +17,15 @@ struct StreamLayoutPlaybackTests {
         let server = try LoopbackServer()
         defer { server.stop() }
         let url = try StreamLayouts.serve(layout, on: server)
-        let player = Player()
+        let virtual = VirtualPlayer()
+        let player = virtual.player
         let recorder = PlayerRecorder()
         recorder.observe(player)
         player.playbackRate = 2
         var configuration = PlayerConfiguration(with: url)
         configuration.cmcd = CmcdConfiguration(sessionID: "s", mode: .headers)
         player.open(config: configuration)
-        try await recorder.wait(for: .ended)
+        await recorder.wait(for: .ended, on: virtual)
         #expect(recorder.errors.isEmpty, "\(layout): \(recorder.errors)")
         #expect(!recorder.states.contains(.error))
 

@@ -312,7 +312,7 @@ struct SegmentQueueRewindTests {
 
     @Test("what was read while kept (whole chunks and part of one) is read again, then the rest; the next run follows")
     func rewind() throws {
-        let queue = SegmentQueue()
+        let queue = SegmentQueue(activity: nil)
         queue.append(Data([1, 2, 3, 4]), newRun: true, segment: segment(0))
         queue.append(Data([5, 6, 7, 8]), newRun: false, segment: segment(1))
         queue.append(Data([9]), newRun: true, segment: segment(2))
@@ -338,7 +338,7 @@ struct SegmentQueueRewindTests {
 
     @Test("a seek's reset: the old run reads nothing more, and the new position's run waits for the reader's resume")
     func seekReset() throws {
-        let queue = SegmentQueue()
+        let queue = SegmentQueue(activity: nil)
         queue.append(Data([1, 2, 3, 4]), newRun: true, segment: segment(0))
         guard case .run(let old, _, _, _) = queue.nextRun() else {
             Issue.record("no run")

@@ -47,13 +47,13 @@ struct StreamingTests {
     func vodToEnd() async throws {
         let server = try LoopbackServer()
         let master = try StreamFixtures.serveLadder(on: server)
-        let (player, recorder) = observedPlayer()
+        let (virtual, player, recorder) = observedVirtualPlayer()
         player.playbackRate = 2
         // The lowest rendition: decoding at twice real time stays light beside the other suites.
         var configuration = PlayerConfiguration(with: master)
         configuration.streaming.adaptiveBitrate = false
         player.open(config: configuration)
-        try await recorder.wait(for: .ended)
+        await recorder.wait(for: .ended, on: virtual)
         // Stall detours (buffering -> play) on a loaded machine are allowed; nothing else is.
         let states = withoutStalls(recorder.states).reduce(into: [PlayerState.Kind]()) {
             if $0.last != $1 { $0.append($1) }
@@ -67,45 +67,43 @@ struct StreamingTests {
     }
 
     @Test(
-        "VOD seek lands on the target; rate 2 runs the clock at twice the wall clock",
-        .disabled(if: TestBuild.threadSanitized, Comment(rawValue: TestBuild.wallClockReason)))
+        "VOD seek lands on the target; rate 2 moves the playhead twice as fast as the clock")
     func seekAndRate() async throws {
         let server = try LoopbackServer()
         let master = try StreamFixtures.serveLadder(on: server)
-        let (player, recorder) = observedPlayer()
+        let (virtual, player, recorder) = observedVirtualPlayer()
         player.open(config: PlayerConfiguration(with: master))
-        try await recorder.wait(for: .playing)
+        await recorder.wait(for: .playing, on: virtual)
         player.seek(13)
-        try await recorder.wait(for: .seeking)
-        #expect(await eventually { player.state.kind == .playing })
+        await recorder.wait(for: .seeking, on: virtual)
+        #expect(await virtual.run { player.state.kind == .playing })
         #expect(player.currentTime >= 13 && player.currentTime < 15, "\(player.currentTime)")
         player.playbackRate = 2
         // Measured once the statistics say the rate is in force.
-        _ = await eventually { player.getStats()?.playbackRate == 2 }
-        let before = (player.currentTime, Date())
-        try await Task.sleep(nanoseconds: 2_000_000_000)
-        let advanced = player.currentTime - before.0
-        let wall = Date().timeIntervalSince(before.1)
-        #expect(player.state.kind == .playing || player.state.kind == .ended)
-        #expect(abs(advanced / wall - 2) < 0.3, "advanced \(advanced) s in \(wall) s")
+        _ = await virtual.run { player.getStats()?.playbackRate == 2 }
+        let before = player.currentTime
+        await virtual.run(for: .seconds(2))
+        let advanced = player.currentTime - before
+        #expect(player.state.kind == .playing)
+        #expect(abs(advanced - 4) < 0.05, "advanced \(advanced) s in 2 s")
         #expect(recorder.errors.filter { $0.severity != .warning }.isEmpty, "\(recorder.errors)")
     }
 
     @Test("live: starts liveEdgeDelay behind the edge; the seekable window slides with the playlist")
     func liveStartAndWindow() async throws {
         let server = try LoopbackServer()
-        let live = try SimulatedLiveStream(server: server, windowSize: 8, initialSegments: 12)
-        let (player, recorder) = observedPlayer()
+        let (virtual, player, recorder) = observedVirtualPlayer()
+        let live = try SimulatedLiveStream(server: server, windowSize: 8, initialSegments: 12, now: { virtual.now })
         var configuration = PlayerConfiguration(with: live.url)
         configuration.live.liveEdgeDelay = 5
         player.open(config: configuration)
-        try await recorder.wait(for: .playing)
+        await recorder.wait(for: .playing, on: virtual)
         let window = try #require(player.seekableTimeRanges.first)
         let latency = window.upperBound - player.currentTime
         // Five seconds behind the edge, rounded back to the start of a one-second segment.
         #expect(latency >= 4.5 && latency <= 6.8, "latency \(latency), window \(window)")
         #expect(abs(window.upperBound - window.lowerBound - 8) < 0.01)
-        #expect(await eventually { (player.seekableTimeRanges.first?.lowerBound ?? 0) >= window.lowerBound + 2 })
+        #expect(await virtual.run { (player.seekableTimeRanges.first?.lowerBound ?? 0) >= window.lowerBound + 2 })
         let stats = try #require(player.getStats())
         #expect(stats.isLive && stats.duration == 0)
         #expect(server.requestCount("/live/live.m3u8") >= 3, "the playlist is reloaded")
@@ -114,14 +112,14 @@ struct StreamingTests {
     @Test("live: a long pause falls behind the window and warns player_behind_live_window")
     func behindLiveWindow() async throws {
         let server = try LoopbackServer()
-        let live = try SimulatedLiveStream(server: server, windowSize: 4, initialSegments: 8)
-        let (player, recorder) = observedPlayer()
+        let (virtual, player, recorder) = observedVirtualPlayer()
+        let live = try SimulatedLiveStream(server: server, windowSize: 4, initialSegments: 8, now: { virtual.now })
         var configuration = PlayerConfiguration(with: live.url)
         configuration.live.behindLiveWindowTolerance = 0.5
         player.open(config: configuration)
-        try await recorder.wait(for: .playing)
+        await recorder.wait(for: .playing, on: virtual)
         player.pause()
-        let warned = await eventually {
+        let warned = await virtual.run {
             recorder.errors.contains { $0.type == .playerBehindLiveWindow && $0.severity == .warning }
         }
         #expect(warned, "\(recorder.errors)")
@@ -131,18 +129,18 @@ struct StreamingTests {
     @Test("live catch-up by speed-up: the clock runs faster until the cutoff distance")
     func catchUpBySpeedup() async throws {
         let server = try LoopbackServer()
-        let live = try SimulatedLiveStream(server: server, windowSize: 12, initialSegments: 14)
-        let (player, recorder) = observedPlayer()
+        let (virtual, player, recorder) = observedVirtualPlayer()
+        let live = try SimulatedLiveStream(server: server, windowSize: 12, initialSegments: 14, now: { virtual.now })
         var configuration = chasing(live.url, .speedupPlayback, cutoff: 4)
         configuration.live.chaseLiveEdgeSpeedupRatio = 2
         player.open(config: configuration)
-        try await recorder.wait(for: .playing)
+        await recorder.wait(for: .playing, on: virtual)
         func latency() -> Double { (player.seekableTimeRanges.first?.upperBound ?? 0) - player.currentTime }
         let start = latency()
         #expect(start > 6, "\(start)")
-        #expect(await eventually { latency() < 5 }, "latency stayed at \(latency())")
+        #expect(await virtual.run { latency() < 5 }, "latency stayed at \(latency())")
         // It settles: back to normal speed near the cutoff, not racing into the edge.
-        try await Task.sleep(nanoseconds: 1_500_000_000)
+        await virtual.run(for: .milliseconds(1500))
         #expect(latency() > 2, "\(latency())")
         #expect(!recorder.states.contains(.seeking))
     }
@@ -150,13 +148,13 @@ struct StreamingTests {
     @Test("live catch-up by skipping: one jump to the cutoff distance, on a segment boundary")
     func catchUpBySkipping() async throws {
         let server = try LoopbackServer()
-        let live = try SimulatedLiveStream(server: server, windowSize: 12, initialSegments: 14)
-        let (player, recorder) = observedPlayer()
+        let (virtual, player, recorder) = observedVirtualPlayer()
+        let live = try SimulatedLiveStream(server: server, windowSize: 12, initialSegments: 14, now: { virtual.now })
         var configuration = chasing(live.url, .skipFrames, cutoff: 3)
         configuration.live.chaseLiveEdgeHLSSegmentDuration = 1
         player.open(config: configuration)
-        try await recorder.wait(for: .seeking)
-        #expect(await eventually { player.state.kind == .playing })
+        await recorder.wait(for: .seeking, on: virtual)
+        #expect(await virtual.run { player.state.kind == .playing })
         let latency = (player.seekableTimeRanges.first?.upperBound ?? 0) - player.currentTime
         #expect(latency >= 2.5 && latency < 5.5, "\(latency)")
     }
@@ -165,18 +163,18 @@ struct StreamingTests {
     func cmcdHeaders() async throws {
         let server = try LoopbackServer()
         let master = try StreamFixtures.serveLadder(on: server)
-        let (player, recorder) = observedPlayer()
+        let (virtual, player, recorder) = observedVirtualPlayer()
         var configuration = PlayerConfiguration(with: master)
         configuration.cmcd = CmcdConfiguration(sessionID: "s-1", contentID: "vod-ladder", mode: .headers)
         configuration.streaming.adaptiveBitrate = false
         // A short forward buffer, so segments are also fetched while playing (not only at start-up).
         configuration.maxPrebufferTime = 4
         player.open(config: configuration)
-        try await recorder.wait(for: .playing)
+        await recorder.wait(for: .playing, on: virtual)
         // Segments fetched while playing, beyond the start-up ones.
         let fetched = { server.requests.filter { $0.path.hasPrefix("/vod/") && $0.path.hasSuffix(".ts") }.count }
         let atStart = fetched()
-        #expect(await eventually { fetched() >= atStart + 2 })
+        #expect(await virtual.run { fetched() >= atStart + 2 })
         let requests = server.requests.filter { $0.path.hasPrefix("/vod/") }
         #expect(requests.count >= 4)
         for (index, request) in requests.enumerated() {
@@ -208,16 +206,16 @@ struct StreamingTests {
     @Test("CMCD in query mode (st=l for live); configured headers on every request, SDK and player merged")
     func cmcdQueryAndHeaders() async throws {
         let server = try LoopbackServer()
-        let live = try SimulatedLiveStream(server: server)
         let sdk = NetworkConfiguration(httpAdditionalHeaders: ["X-App": "filmstrip-tests", "X-Token": "sdk"])
-        let (player, recorder) = observedPlayer(network: sdk)
+        let (virtual, player, recorder) = observedVirtualPlayer(network: sdk)
+        let live = try SimulatedLiveStream(server: server, now: { virtual.now })
         var configuration = PlayerConfiguration(with: live.url)
         configuration.cmcd = CmcdConfiguration(sessionID: "live-session", mode: .query)
         configuration.network = NetworkConfiguration(httpAdditionalHeaders: ["X-Token": "player"])
         player.open(config: configuration)
-        try await recorder.wait(for: .playing)
+        await recorder.wait(for: .playing, on: virtual)
         #expect(
-            await eventually { server.requests.contains { $0.path.hasPrefix("/live/") && $0.path.hasSuffix(".ts") } })
+            await virtual.run { server.requests.contains { $0.path.hasPrefix("/live/") && $0.path.hasSuffix(".ts") } })
         let requests = server.requests.filter { $0.path.hasPrefix("/live/") }
         #expect(requests.contains { $0.path.hasSuffix(".ts") })
         // The first request cannot know the stream is live yet.
@@ -235,13 +233,13 @@ struct StreamingTests {
     func switchesUp() async throws {
         let server = try LoopbackServer()
         let master = try StreamFixtures.serveLadder(on: server)
-        let (player, recorder) = observedPlayer()
+        let (virtual, player, recorder) = observedVirtualPlayer()
         player.open(config: PlayerConfiguration(with: master))
-        try await recorder.wait(for: .playing)
+        await recorder.wait(for: .playing, on: virtual)
         let segments = { server.requests.filter { $0.path.hasSuffix(".ts") }.map(\.path) }
         #expect(segments().first?.hasPrefix("/vod/v0/") == true, "\(segments())")
-        #expect(await eventually { segments().contains { $0.hasPrefix("/vod/v2/") } }, "\(segments())")
-        #expect(await eventually { player.getStats()?.bitrate == 1_200_000 })
+        #expect(await virtual.run { segments().contains { $0.hasPrefix("/vod/v2/") } }, "\(segments())")
+        #expect(await virtual.run { player.getStats()?.bitrate == 1_200_000 })
         #expect((player.getStats()?.bandwidthEstimate ?? 0) > 1_200_000)
     }
 
@@ -271,10 +269,10 @@ struct StreamingTests {
         let server = try LoopbackServer()
         let master = try StreamFixtures.serveLadder(on: server)
         for n in 0..<100 { server.remove("/vod/v2/segment-\(n).ts") }
-        let (player, recorder) = observedPlayer()
+        let (virtual, player, recorder) = observedVirtualPlayer()
         player.playbackRate = 2
         player.open(config: PlayerConfiguration(with: master))
-        try await recorder.wait(for: .ended)
+        await recorder.wait(for: .ended, on: virtual)
         let segments = server.requests.filter { $0.path.hasSuffix(".ts") }.map(\.path)
         #expect(segments.contains { $0.hasPrefix("/vod/v2/") }, "the top was tried: \(segments)")
         #expect(recorder.errors.contains { $0.type == .renditionSwitchFailed })
@@ -292,12 +290,12 @@ struct StreamingTests {
         let server = try LoopbackServer()
         let master = try StreamFixtures.serveLadder(on: server)
         server.remove("/vod/v0/segment-2.ts")
-        let (player, recorder) = observedPlayer()
+        let (virtual, player, recorder) = observedVirtualPlayer()
         var configuration = PlayerConfiguration(with: master)
         configuration.streaming.adaptiveBitrate = false
         player.playbackRate = 2
         player.open(config: configuration)
-        try await recorder.wait(for: .ended)
+        await recorder.wait(for: .ended, on: virtual)
         #expect(recorder.errors.contains { $0.type == .segmentSkipped && $0.message.contains("segment 2") })
         #expect(server.requestCount("/vod/v0/segment-2.ts") == 4, "one try and three retries")
         #expect(!recorder.states.contains(.error))
@@ -308,13 +306,13 @@ struct StreamingTests {
         let server = try LoopbackServer()
         let master = try StreamFixtures.serveLadder(on: server)
         server.remove("/vod/v0/segment-1.ts")
-        let (player, recorder) = observedPlayer()
+        let (virtual, player, recorder) = observedVirtualPlayer()
         var configuration = PlayerConfiguration(with: master)
         configuration.streaming.adaptiveBitrate = false
         configuration.streaming.missingSegmentPolicy = .fail
         configuration.streaming.segmentRetries = 1
         player.open(config: configuration)
-        try await recorder.wait(for: .error)
+        await recorder.wait(for: .error, on: virtual)
         #expect(recorder.errors.contains { $0.type == .sourceUnavailable && $0.severity == .fatal })
     }
 
@@ -330,23 +328,23 @@ struct StreamingTests {
     func serverDisappears() async throws {
         let server = try LoopbackServer()
         var configuration = try Self.shortBufferLadder(on: server)
-        let (player, recorder) = observedPlayer()
+        let (virtual, player, recorder) = observedVirtualPlayer()
         configuration.stateTimeouts?.buffering = 1
         // Requests wait for the server for up to 30 s.
         configuration.network = NetworkConfiguration(timeoutIntervalForResourceMs: 30000, waitsForConnectivity: true)
         player.open(config: configuration)
-        try await recorder.wait(for: .playing)
+        await recorder.wait(for: .playing, on: virtual)
         try server.setReachable(false)
         #expect(
-            await eventually {
+            await virtual.run {
                 recorder.errors.contains { $0.type == .internetConnectionUnavailable }
                     && player.state.kind == .buffering
             }, "\(recorder.states) \(recorder.errors)")
-        #expect(await eventually { recorder.errors.contains { $0.type == .stateTimeoutBuffering } })
+        #expect(await virtual.run { recorder.errors.contains { $0.type == .stateTimeoutBuffering } })
         #expect(recorder.errors.first { $0.type == .stateTimeoutBuffering }?.severity == .recoverable)
         try server.setReachable(true)
         #expect(
-            await eventually {
+            await virtual.run {
                 recorder.errors.contains { $0.type == .internetConnectionAvailable } && player.state.kind == .playing
             }, "\(recorder.states) \(recorder.errors)")
         #expect(!recorder.states.contains(.error))
@@ -357,13 +355,13 @@ struct StreamingTests {
     func connectivityNotAwaited() async throws {
         let server = try LoopbackServer()
         var configuration = try Self.shortBufferLadder(on: server)
-        let (player, recorder) = observedPlayer()
+        let (virtual, player, recorder) = observedVirtualPlayer()
         configuration.streaming.segmentRetries = 2
         configuration.network = NetworkConfiguration(waitsForConnectivity: false)
         player.open(config: configuration)
-        try await recorder.wait(for: .playing)
+        await recorder.wait(for: .playing, on: virtual)
         try server.setReachable(false)
-        try await recorder.wait(for: .error)
+        await recorder.wait(for: .error, on: virtual)
         #expect(recorder.errors.contains { $0.type == .internetConnectionUnavailable })
         let fatal = try #require(recorder.errors.first { $0.severity == .fatal })
         #expect(fatal.type == .sourceUnavailable && fatal.underlying != nil, "\(fatal)")
@@ -374,20 +372,20 @@ struct StreamingTests {
     @Test("a live playlist that fails to reload is retried with a warning; playback goes on")
     func liveReloadFailure() async throws {
         let server = try LoopbackServer()
-        let live = try SimulatedLiveStream(server: server)
-        let (player, recorder) = observedPlayer()
+        let (virtual, player, recorder) = observedVirtualPlayer()
+        let live = try SimulatedLiveStream(server: server, now: { virtual.now })
         player.open(config: PlayerConfiguration(with: live.url))
-        try await recorder.wait(for: .playing)
+        await recorder.wait(for: .playing, on: virtual)
         let before = server.requestCount("/live/live.m3u8")
         server.fail("/live/live.m3u8", with: [.status(503), .status(503)])
         #expect(
-            await eventually { recorder.errors.filter { $0.type == .playlistReloadFailed }.count >= 2 },
+            await virtual.run { recorder.errors.filter { $0.type == .playlistReloadFailed }.count >= 2 },
             "\(recorder.errors)")
-        #expect(await eventually { server.requestCount("/live/live.m3u8") >= before + 3 })
+        #expect(await virtual.run { server.requestCount("/live/live.m3u8") >= before + 3 })
         #expect(recorder.errors.allSatisfy { $0.severity == .warning })
         // Playback goes on: it may be buffering, or on its way back (`play`, between buffering and playing, which
         // the old check missed about once in twenty runs), but it plays again and never fails or ends.
-        #expect(await eventually(within: 30) { player.state.kind == .playing }, "\(player.state) \(recorder.states)")
+        #expect(await virtual.run { player.state.kind == .playing }, "\(player.state) \(recorder.states)")
         #expect(!recorder.states.contains(.error) && !recorder.states.contains(.ended), "\(recorder.states)")
     }
 
@@ -397,12 +395,12 @@ struct StreamingTests {
         let url = try StreamFixtures.serveEncrypted(on: server)
         let playlist = try String(contentsOf: StreamFixtures.makeEncrypted(), encoding: .utf8)
         #expect(playlist.contains("METHOD=AES-128"))
-        let (player, recorder) = observedPlayer()
+        let (virtual, player, recorder) = observedVirtualPlayer()
         var configuration = PlayerConfiguration(with: url)
         configuration.cmcd = CmcdConfiguration(mode: .headers)
         player.playbackRate = 2
         player.open(config: configuration)
-        try await recorder.wait(for: .ended)
+        await recorder.wait(for: .ended, on: virtual)
         #expect(recorder.errors.isEmpty, "\(recorder.errors)")
         #expect((player.getStats()?.presentedFrames ?? 0) + (player.getStats()?.droppedFrames ?? 0) >= 140)
         #expect(server.requestCount("/aes/key.bin") == 1)
@@ -410,12 +408,12 @@ struct StreamingTests {
         #expect(cmcdKeys(keyRequest)["ot"] == "k")
 
         server.remove("/aes/key.bin")
-        let (failing, failures) = observedPlayer()
+        let (failingClock, failing, failures) = observedVirtualPlayer()
         var strict = PlayerConfiguration(with: url)
         strict.streaming.missingSegmentPolicy = .fail
         strict.streaming.segmentRetries = 1
         failing.open(config: strict)
-        try await failures.wait(for: .error)
+        await failures.wait(for: .error, on: failingClock)
         #expect(
             failures.errors.contains { $0.type == .sourceUnavailable && $0.message.contains("key.bin") },
             "\(failures.errors)")
@@ -427,13 +425,13 @@ struct StreamingTests {
         let url = try StreamFixtures.serveEncrypted(on: server)
         // Every key answer comes 2 s late: well inside the default timeouts, past the key timeout.
         server.fail("/aes/key.bin", with: Array(repeating: .delay(2), count: 8))
-        let (player, recorder) = observedPlayer()
+        let (virtual, player, recorder) = observedVirtualPlayer()
         var configuration = PlayerConfiguration(with: url)
         configuration.network = NetworkConfiguration(timeoutIntervalForDrmAcquisitionMs: 300)
         configuration.streaming.missingSegmentPolicy = .fail
         configuration.streaming.segmentRetries = 1
         player.open(config: configuration)
-        try await recorder.wait(for: .error)
+        await recorder.wait(for: .error, on: virtual)
         #expect(
             recorder.errors.contains {
                 $0.type == .sourceUnavailable && $0.message.contains("key.bin")
@@ -446,9 +444,9 @@ struct StreamingTests {
     func badInput() async throws {
         let server = try LoopbackServer()
         server.serve("/bad/master.m3u8", text: "#EXTM3U\n#EXT-X-STREAM-INF:RESOLUTION=1x1\nv0.m3u8\n")
-        let (player, recorder) = observedPlayer()
+        let (virtual, player, recorder) = observedVirtualPlayer()
         player.open(config: PlayerConfiguration(with: server.url("/bad/master.m3u8")))
-        try await recorder.wait(for: .error)
+        await recorder.wait(for: .error, on: virtual)
         let fatal = try #require(recorder.errors.first { $0.severity == .fatal })
         #expect(
             fatal.type == .sourceInvalid && fatal.message.contains("line 3") && fatal.message.contains("BANDWIDTH"),
@@ -456,12 +454,12 @@ struct StreamingTests {
 
         let url = try StreamFixtures.serveEncrypted(on: server)
         server.serve("/aes/key.bin", body: Array(repeating: 7, count: 20))
-        let (keyed, keyRecorder) = observedPlayer()
+        let (keyedClock, keyed, keyRecorder) = observedVirtualPlayer()
         var strict = PlayerConfiguration(with: url)
         strict.streaming.missingSegmentPolicy = .fail
         strict.streaming.segmentRetries = 0
         keyed.open(config: strict)
-        try await keyRecorder.wait(for: .error)
+        await keyRecorder.wait(for: .error, on: keyedClock)
         #expect(keyRecorder.errors.contains { $0.severity == .fatal && $0.message.contains("16 bytes") })
     }
 
@@ -490,9 +488,9 @@ struct StreamingTests {
         for (path, reason) in [
             ("/img/thumbs.m3u8", "image playlist cannot be played"), ("/text/t.mpd", "no video or audio track"),
         ] {
-            let (player, recorder) = observedPlayer()
+            let (virtual, player, recorder) = observedVirtualPlayer()
             player.open(config: PlayerConfiguration(with: server.url(path)))
-            try await recorder.wait(for: .error)
+            await recorder.wait(for: .error, on: virtual)
             let fatal = try #require(recorder.errors.first { $0.severity == .fatal })
             #expect(fatal.type == .sourceInvalid && fatal.message.contains(reason), "\(path): \(fatal)")
             #expect(!server.requests.contains { $0.path.hasSuffix(".jpg") || $0.path.hasSuffix(".m4s") })
@@ -502,13 +500,13 @@ struct StreamingTests {
     @Test("a live reload that is not a playlist gives a playlist_reload_failed warning; playback goes on")
     func liveReloadGarbage() async throws {
         let server = try LoopbackServer()
-        let live = try SimulatedLiveStream(server: server)
-        let (player, recorder) = observedPlayer()
+        let (virtual, player, recorder) = observedVirtualPlayer()
+        let live = try SimulatedLiveStream(server: server, now: { virtual.now })
         player.open(config: PlayerConfiguration(with: live.url))
-        try await recorder.wait(for: .playing)
+        await recorder.wait(for: .playing, on: virtual)
         server.serve("/live/live.m3u8", text: "<html>maintenance</html>", contentType: "text/html")
         #expect(
-            await eventually { recorder.errors.contains { $0.type == .playlistReloadFailed } },
+            await virtual.run { recorder.errors.contains { $0.type == .playlistReloadFailed } },
             "\(recorder.errors)")
         #expect(recorder.errors.allSatisfy { $0.severity == .warning }, "\(recorder.errors)")
         #expect(!recorder.states.contains(.error))

@@ -27,11 +27,12 @@ private final class PlanarRecorder: VideoOutput, @unchecked Sendable {
 struct VideoOutputTests {
     @Test("8-bit 4:2:0 reaches a planar output as its own planes: luma and chroma of the frame its time says")
     func planarFrames() async throws {
-        let player = Player()
+        let virtual = VirtualPlayer()
+        let player = virtual.player
         let output = PlanarRecorder(maximum: nil)
         player.attach(to: output)
         player.open(config: PlayerConfiguration(with: try MediaFixtures.shortCounter()))
-        #expect(await eventually { player.state == .ended })
+        #expect(await virtual.run { player.state == .ended })
         let frames = output.planar
         #expect(frames.count > 40, "\(frames.count) planar frames")
         #expect(output.rgb.isEmpty)
@@ -51,12 +52,13 @@ struct VideoOutputTests {
 
     @Test("HDR (10-bit PQ) reaches a planar output as RGB, tone-mapped and fitted into its preferred size")
     func hdrComesAsRGB() async throws {
-        let player = Player()
+        let virtual = VirtualPlayer()
+        let player = virtual.player
         let output = PlanarRecorder(maximum: PixelSize(width: 160, height: 160))
         player.attach(to: output)
         player.load(config: PlayerConfiguration(with: try MediaFixtures.hdrPattern(transfer: "smpte2084")))
         player.open(autoplay: false)
-        #expect(await eventually { !output.rgb.isEmpty })
+        #expect(await virtual.run { !output.rgb.isEmpty })
         player.stop()
         #expect(output.planar.isEmpty)
         let image = try #require(output.rgb.first?.image)

@@ -27,7 +27,7 @@ final class AudioLaneDecoder: @unchecked Sendable {
     init(session: StreamSession, format: AudioFormat) {
         self.session = session
         self.format = format
-        let thread = Thread { [self] in run() }
+        let thread = Thread { [self] in Activity.thread(session.clock.activity) { run() } }
         thread.name = "filmstrip.player.audio"
         thread.start()
     }
@@ -68,9 +68,9 @@ final class AudioLaneDecoder: @unchecked Sendable {
         while !state.withLock({ $0.stopped }) {
             switch session.audioQueue.nextRun() {
             case .end, .failed:
-                Thread.sleep(forTimeInterval: 0.05)
+                session.clock.pause(0.05)
             case .interrupted:
-                Thread.sleep(forTimeInterval: 0.01)
+                session.clock.pause(0.01)
             case .run(let id, let start, let timing, let sequence):
                 decodeRun(id, start: start, timing: timing, sequence: sequence)
             }
@@ -102,7 +102,7 @@ final class AudioLaneDecoder: @unchecked Sendable {
                 while session.audioTimeline.offset(sequence: sequence) == nil, waited < 200,
                     state.withLock({ id >= $0.staleBelow && !$0.stopped })
                 {
-                    Thread.sleep(forTimeInterval: 0.01)
+                    session.clock.pause(0.01)
                     waited += 1
                 }
                 offset = session.audioTimeline.offset(sequence: sequence) ?? placement.place(earliest: first.time)
@@ -116,7 +116,7 @@ final class AudioLaneDecoder: @unchecked Sendable {
             while state.withLock({
                 id >= $0.staleBelow && !$0.stopped && (placed.last?.end ?? 0) > $0.videoTime + Self.lead
             }) {
-                Thread.sleep(forTimeInterval: 0.02)
+                session.clock.pause(0.02)
             }
             let current = state.withLock { state -> Bool in
                 guard id >= state.staleBelow, !state.stopped else { return false }

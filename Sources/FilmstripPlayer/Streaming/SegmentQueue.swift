@@ -30,7 +30,7 @@ final class SegmentQueue: @unchecked Sendable {
         var offset = 0
     }
 
-    private let condition = NSCondition()
+    private let condition: ParkingCondition
     private var chunks: [Chunk] = []
     private var runCounter = 0
     private var runStart = 0.0
@@ -45,6 +45,10 @@ final class SegmentQueue: @unchecked Sendable {
     private var epoch = 0
     /// The chunks of a run read so far, kept while the decoder may read that run again from its start.
     private var kept: (run: Int, chunks: [Chunk])?
+
+    init(activity: Activity?) {
+        condition = ParkingCondition(activity: activity)
+    }
 
     /// Queues the bytes of one segment; `newRun` starts a run with this segment (its start and how its timestamps
     /// map onto the timeline).

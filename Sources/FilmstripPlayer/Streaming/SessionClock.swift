@@ -1,14 +1,61 @@
-/// An injected clock, reduced to what the executors need: the time since the clock was handed over, and sleeping.
-/// Tests hand in a `TestClock`; players use `ContinuousClock`.
+import Foundation
+
+/// The player's clock, reduced to what its threads and tasks need: the time since the clock was handed over,
+/// sleeping on it (a task) or blocking on it (a thread), and the wall clock that goes with it (a live stream's dates).
+///
+/// Players use `ContinuousClock` and the system's date. On any other clock (a test clock) the player also keeps an
+/// ``Activity`` ledger, so the clock's owner can move it on whenever every thread and task of the player waits.
 struct SessionClock: Sendable {
     /// Time since the clock was handed over.
     let now: @Sendable () -> Duration
-    /// Sleeps for a duration on the clock (throws when cancelled).
-    let sleep: @Sendable (Duration) async throws -> Void
+    /// Sleeps until a time since the handover, not parked (a waiter that parks for itself; throws when cancelled).
+    let sleepUntil: @Sendable (Duration) async throws -> Void
+    /// The date now.
+    let date: @Sendable () -> Date
+    /// Who works and who waits (on a clock other than the system's).
+    let activity: Activity?
 
-    init<C: Clock>(_ clock: C) where C.Duration == Duration {
+    init<C: Clock>(_ clock: C, date: @escaping @Sendable () -> Date = { Date() }) where C.Duration == Duration {
         let start = clock.now
         now = { start.duration(to: clock.now) }
-        sleep = { try await clock.sleep(for: $0) }
+        sleepUntil = { try await clock.sleep(until: start.advanced(by: $0), tolerance: nil) }
+        self.date = date
+        activity = clock is ContinuousClock || clock is SuspendingClock ? nil : Activity()
+    }
+
+    /// Sleeps for a duration on the clock (throws when cancelled).
+    func sleep(_ duration: Duration) async throws {
+        try await sleepUntil(now() + duration)
+    }
+
+    /// Sleeps until a time since the handover, parked meanwhile (throws when cancelled).
+    func sleep(until deadline: Duration) async throws {
+        guard let activity, let id = Activity.worker else { return try await sleepUntil(deadline) }
+        activity.park(id, until: deadline)
+        defer { activity.wake(id) }
+        try await sleepUntil(deadline)
+    }
+
+    /// Blocks the calling thread until `seconds` pass on the clock or `semaphore` is signalled (whoever signals it
+    /// wakes the thread's worker first).
+    func block(for seconds: Double, on semaphore: DispatchSemaphore) {
+        guard seconds > 0 else { return }
+        guard let activity else {
+            _ = semaphore.wait(timeout: .now() + seconds)
+            return
+        }
+        let deadline = now() + .seconds(seconds)
+        let timer = Task { [sleepUntil] in
+            guard (try? await sleepUntil(deadline)) != nil else { return }
+            semaphore.signal()
+        }
+        activity.parked(until: deadline) { semaphore.wait() }
+        timer.cancel()
+    }
+
+    /// Blocks the calling thread for `seconds` on the clock (a thread's pause between looks at what it waits for).
+    func pause(_ seconds: Double) {
+        guard activity != nil else { return Thread.sleep(forTimeInterval: seconds) }
+        block(for: seconds, on: DispatchSemaphore(value: 0))
     }
 }

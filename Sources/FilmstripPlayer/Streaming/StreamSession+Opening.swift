@@ -9,7 +9,7 @@ extension StreamSession {
     /// Loads the manifest (and the first level's segments). Blocks the calling thread (the engine's); ``stop()``
     /// from another thread cancels it (then ``isStopped`` is true).
     func open() throws(PlayerError) -> StreamOpening {
-        let result = waitForTask { [self] () async -> Result<StreamOpening, PlayerError> in
+        let result = waitForTask(activity: clock.activity) { [self] () async -> Result<StreamOpening, PlayerError> in
             do throws(PlayerError) {
                 return .success(try await openAsync())
             } catch {

@@ -167,18 +167,25 @@ extension StreamSession {
 }
 
 /// Runs `operation` on a task and blocks the calling thread (the engine's or the decoder's, never a task's) until it
-/// ends. `started` gets the task, so another thread can cancel it, and returns whether to cancel it at once.
+/// ends. `started` gets the task, so another thread can cancel it, and returns whether to cancel it at once. With an
+/// `activity` ledger the task is a worker, and the thread is parked while it waits (the task wakes it as it ends).
 func waitForTask<T: Sendable>(
-    _ operation: @escaping @Sendable () async -> T, started: (Task<Void, Never>) -> Bool
+    activity: Activity?, _ operation: @escaping @Sendable () async -> T, started: (Task<Void, Never>) -> Bool
 ) -> T {
     let result = Mutex<T?>(nil)
     let done = DispatchSemaphore(value: 0)
-    let task = Task {
+    let waiter = Activity.worker
+    let task = Activity.task(activity) {
         let value = await operation()
         result.withLock { $0 = value }
+        if let activity, let waiter { activity.wake(waiter) }
         done.signal()
     }
     if started(task) { task.cancel() }
-    done.wait()
+    if let activity {
+        activity.parked(until: nil) { done.wait() }
+    } else {
+        done.wait()
+    }
     return result.withLock { $0! }
 }

@@ -142,7 +142,7 @@ final class SegmentChunks: TrickChunks, @unchecked Sendable {
 
     /// Runs `operation` on a task and waits for it (the feeder thread); ``interrupt()`` cancels it.
     private func blocking<T: Sendable>(_ operation: @escaping @Sendable () async -> T) throws -> T {
-        let value = waitForTask(operation) { task in
+        let value = waitForTask(activity: session.clock.activity, operation) { task in
             current.withLock { current in
                 current.task = task
                 return current.cancelled

@@ -89,9 +89,9 @@ final class StreamSession: Sendable {
     }
 
     let url: URL
-    let queue = SegmentQueue()
+    let queue: SegmentQueue
     /// The separate audio's lane (see `AudioLane.swift`): its bytes, wake-ups, placement and selection.
-    let audioQueue = SegmentQueue()
+    let audioQueue: SegmentQueue
     let audioWake = WakeSignal()
     let audioTimeline = AudioTimeline()
     let audioState = Mutex(AudioLaneState())
@@ -135,6 +135,8 @@ final class StreamSession: Sendable {
         self.url = url
         self.settings = settings
         self.clock = clock
+        queue = SegmentQueue(activity: clock.activity)
+        audioQueue = SegmentQueue(activity: clock.activity)
         deliver = report
         let reporter = CmcdReporter(configuration: cmcd)
         self.reporter = reporter
@@ -145,7 +147,8 @@ final class StreamSession: Sendable {
         configuration.retry = .none
         configuration.maximumResponseSize = max(configuration.maximumResponseSize, 256 << 20)
         client = StreamingClient(
-            url: url, transport: transport, configuration: configuration, decorate: reporter.decorator)
+            url: url, transport: transport, configuration: configuration, now: clock.date,
+            decorate: reporter.decorator)
         // Until the manifest says otherwise, the sniffer tells the format (for CMCD `sf` on the first request).
         let guess: CmcdData.StreamingFormat = ManifestDetection.kind(of: url) == .dash ? .dash : .hls
         reporter.update { $0.streamingFormat = guess }
@@ -165,12 +168,12 @@ final class StreamSession: Sendable {
         let begin = restart(at: time).begin
         fetching.withLock { task in
             guard task == nil else { return }
-            task = Task { [self] in await run() }
+            task = Activity.task(clock.activity) { [self] in await run() }
         }
         if settings.fetchesAudio, let plan = opened.withLock({ $0?.audio }) {
             audioFetching.withLock { task in
                 guard task == nil else { return }
-                task = Task { [self] in await runAudio(plan) }
+                task = Activity.task(clock.activity) { [self] in await runAudio(plan) }
             }
         }
         return begin

@@ -7,6 +7,8 @@ final class WakeSignal: Sendable {
     private struct State {
         var signalled = false
         var waiter: CheckedContinuation<Void, Never>?
+        /// The worker waiting (on a clock with an activity ledger), woken first by a signal.
+        var parked: (activity: Activity, id: Int)?
     }
 
     private let state = Mutex(State())
@@ -14,6 +16,7 @@ final class WakeSignal: Sendable {
     /// Wakes the waiter, or the next one.
     func signal() {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            if let parked = state.parked { parked.activity.wake(parked.id) }
             guard let waiter = state.waiter else {
                 state.signalled = true
                 return nil
@@ -26,8 +29,20 @@ final class WakeSignal: Sendable {
 
     /// Waits for `duration` on `clock` or until signalled (or cancelled).
     func wait(for duration: Duration, on clock: SessionClock) async {
+        let deadline = clock.now() + duration
+        let worker = clock.activity.flatMap { activity in Activity.worker.map { (activity, $0) } }
+        if let worker {
+            state.withLock { $0.parked = worker }
+            worker.0.park(worker.1, until: deadline)
+        }
+        defer {
+            if let worker {
+                state.withLock { $0.parked = nil }
+                worker.0.wake(worker.1)
+            }
+        }
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { try? await clock.sleep(duration) }
+            group.addTask { try? await clock.sleepUntil(deadline) }
             group.addTask { await self.wait() }
             await group.next()
             group.cancelAll()
