@@ -278,13 +278,18 @@ struct PlaybackEngine {
     private func wait(_ player: Player, until deadline: Double) {
         let seconds = deadline - now
         guard seconds > 0 else { return }
+        let until = clock.now() + .seconds(seconds)
         // A command sent after this check signals the semaphore, so the wait ends at once; extra signals only cost
-        // a spurious step.
+        // a spurious step. On a clock with an activity ledger the engine parks in the same critical section, so a
+        // command queued after the check finds it parked and wakes it.
         // While stopping, queued commands wait for the release: they do not cut the wait short.
         let stopping = machine.state.kind == .stopping
-        if player.shared.withLock({ ($0.commands.isEmpty || stopping) && !$0.shutdown }) {
-            clock.block(for: seconds, on: player.wakeUp)
+        let waits = player.shared.withLock { shared -> Bool in
+            guard (shared.commands.isEmpty || stopping) && !shared.shutdown else { return false }
+            if let activity = clock.activity, let id = Activity.worker { activity.park(id, until: until) }
+            return true
         }
+        if waits { clock.block(until: until, on: player.wakeUp) }
     }
 
     /// A decoder or source failure: fatal, with the cause kept. A file or progressive source whose server cannot be

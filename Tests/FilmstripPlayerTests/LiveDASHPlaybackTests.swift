@@ -134,8 +134,12 @@ struct LiveLatencyTests {
             latencies.append(samples.reduce(0, +) / Double(max(1, samples.count)))
             player.stop()
         }
-        // Each settles at its target, within a segment; far from the MPD's 3 s delay.
-        #expect(abs(latencies[0] - 6) <= 1, "\(latencies)")
-        #expect(abs(latencies[1] - 10) <= 1, "\(latencies)")
+        // Each settles at its target, within a segment and a frame (an MPD reload and the engine's step fall on the
+        // same instant of the clock, and run in the order the machine runs them: the window the engine saw then may
+        // be the one before the reload, a segment earlier, and the controller leaves drift of a segment alone);
+        // 4 s apart, far from the MPD's 3 s delay.
+        #expect(abs(latencies[0] - 6) <= 1.05, "\(latencies)")
+        #expect(abs(latencies[1] - 10) <= 1.05, "\(latencies)")
+        #expect(latencies[1] > latencies[0] + 2.9, "\(latencies)")
     }
 }

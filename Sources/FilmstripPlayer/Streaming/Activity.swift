@@ -65,9 +65,6 @@ final class Activity: Sendable {
         }
     }
 
-    /// Workers now (busy and parked).
-    var workers: Int { state.withLock { $0.busy.count + $0.parked.count } }
-
     /// The busy workers and the parked ones with their deadlines (for a test that waits too long to say why).
     var summary: String {
         state.withLock { state in
@@ -92,15 +89,6 @@ final class Activity: Sendable {
         let id = activity.join()
         $worker.withValue(id) { body() }
         activity.leave(id)
-    }
-
-    /// Parks the current worker around `wait` (a blocking wait that ends at `deadline` on the clock, or on a
-    /// signal whose sender wakes the worker first).
-    func parked<T>(until deadline: Duration?, _ wait: () throws -> T) rethrows -> T {
-        guard let id = Self.worker else { return try wait() }
-        park(id, until: deadline)
-        defer { wake(id) }
-        return try wait()
     }
 }
 

@@ -36,26 +36,31 @@ struct SessionClock: Sendable {
         try await sleepUntil(deadline)
     }
 
-    /// Blocks the calling thread until `seconds` pass on the clock or `semaphore` is signalled (whoever signals it
-    /// wakes the thread's worker first).
-    func block(for seconds: Double, on semaphore: DispatchSemaphore) {
-        guard seconds > 0 else { return }
+    /// Blocks the calling thread until `deadline` on the clock or until `semaphore` is signalled. A worker of the
+    /// activity ledger must be parked already (until `deadline`), in the same critical section that decided to wait,
+    /// so that whoever signals the semaphore after that decision finds it parked and wakes it; it is busy again on
+    /// return.
+    func block(until deadline: Duration, on semaphore: DispatchSemaphore) {
+        let seconds = (deadline - now()).seconds
         guard let activity else {
-            _ = semaphore.wait(timeout: .now() + seconds)
+            if seconds > 0 { _ = semaphore.wait(timeout: .now() + seconds) }
             return
         }
-        let deadline = now() + .seconds(seconds)
+        defer { if let id = Activity.worker { activity.wake(id) } }
+        guard seconds > 0 else { return }
         let timer = Task { [sleepUntil] in
             guard (try? await sleepUntil(deadline)) != nil else { return }
             semaphore.signal()
         }
-        activity.parked(until: deadline) { semaphore.wait() }
+        semaphore.wait()
         timer.cancel()
     }
 
     /// Blocks the calling thread for `seconds` on the clock (a thread's pause between looks at what it waits for).
     func pause(_ seconds: Double) {
-        guard activity != nil else { return Thread.sleep(forTimeInterval: seconds) }
-        block(for: seconds, on: DispatchSemaphore(value: 0))
+        guard let activity else { return Thread.sleep(forTimeInterval: seconds) }
+        let deadline = now() + .seconds(seconds)
+        if let id = Activity.worker { activity.park(id, until: deadline) }
+        block(until: deadline, on: DispatchSemaphore(value: 0))
     }
 }

@@ -177,15 +177,18 @@ func waitForTask<T: Sendable>(
     let waiter = Activity.worker
     let task = Activity.task(activity) {
         let value = await operation()
-        result.withLock { $0 = value }
-        if let activity, let waiter { activity.wake(waiter) }
+        // The result and the wake-up in one critical section with the waiter's decision to park.
+        result.withLock { result in
+            result = value
+            if let activity, let waiter { activity.wake(waiter) }
+        }
         done.signal()
     }
     if started(task) { task.cancel() }
-    if let activity {
-        activity.parked(until: nil) { done.wait() }
-    } else {
-        done.wait()
+    result.withLock { result in
+        if result == nil, let activity, let waiter { activity.park(waiter, until: nil) }
     }
+    done.wait()
+    if let activity, let waiter { activity.wake(waiter) }
     return result.withLock { $0! }
 }

@@ -32,8 +32,12 @@ final class WakeSignal: Sendable {
         let deadline = clock.now() + duration
         let worker = clock.activity.flatMap { activity in Activity.worker.map { (activity, $0) } }
         if let worker {
-            state.withLock { $0.parked = worker }
-            worker.0.park(worker.1, until: deadline)
+            // Parked under the signal's lock unless a signal is already kept (the wait then ends at once): a signal
+            // after this finds the worker parked and wakes it.
+            state.withLock { state in
+                state.parked = worker
+                if !state.signalled { worker.0.park(worker.1, until: deadline) }
+            }
         }
         defer {
             if let worker {
