@@ -49,7 +49,11 @@ struct CatalogRunTests {
         let newKey = try bench.key(bench.videos[4])
         #expect(newKey != oldKey)
         let afterTouch = try await bench.run()
-        #expect((afterTouch.done, afterTouch.skipped) == (1, 11))
+        // What failed, if anything did, with its error (the journal keeps it).
+        let failures = CatalogJournal.records(in: bench.catalog).filter { $0.status == .failed }.map {
+            "\($0.input): \($0.error.map { "\($0.kind): \($0.message)" } ?? "-")"
+        }
+        #expect((afterTouch.done, afterTouch.skipped) == (1, 11), "\(failures)")
         #expect(bench.catalog.isComplete(newKey) && bench.catalog.isComplete(oldKey))
         let made = CatalogJournal.records(in: bench.catalog).last { $0.status == .done }
         #expect(made?.key == newKey && made?.input == "videos/clip-4.mp4")
