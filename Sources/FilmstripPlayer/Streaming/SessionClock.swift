@@ -23,19 +23,6 @@ struct SessionClock: Sendable {
         activity = clock is ContinuousClock || clock is SuspendingClock ? nil : Activity()
     }
 
-    /// Sleeps for a duration on the clock (throws when cancelled).
-    func sleep(_ duration: Duration) async throws {
-        try await sleepUntil(now() + duration)
-    }
-
-    /// Sleeps until a time since the handover, parked meanwhile (throws when cancelled).
-    func sleep(until deadline: Duration) async throws {
-        guard let activity, let id = Activity.worker else { return try await sleepUntil(deadline) }
-        activity.park(id, until: deadline)
-        defer { activity.wake(id) }
-        try await sleepUntil(deadline)
-    }
-
     /// Blocks the calling thread until `deadline` on the clock or until `semaphore` is signalled. A worker of the
     /// activity ledger must be parked already (until `deadline`), in the same critical section that decided to wait,
     /// so that whoever signals the semaphore after that decision finds it parked and wakes it; it is busy again on
