@@ -58,7 +58,8 @@ public final class Filmstrip: Sendable {
     }
 
     /// A `.frames` engine loaded with the player's content (the URL of its last `load` or `open(config:)`), whose
-    /// requests carry the player's headers (headers set in an explicit `configuration` win over them).
+    /// requests carry the player's network settings (``Player/networkSettings``: headers, resource timeout, address
+    /// policy; headers set in an explicit `configuration` win over the player's).
     ///
     /// ```swift
     /// player.open(config: PlayerConfiguration(with: streamURL))
@@ -74,8 +75,7 @@ public final class Filmstrip: Sendable {
             throw MediaError(.invalidArgument, "the player has no content: load or open a configuration first")
         }
         var settings = frameSettings(configuration)
-        let headers = content.network.httpAdditionalHeaders ?? [:]
-        settings.loading.additionalHeaders.merge(headers) { mine, player in configuration == nil ? player : mine }
+        settings.loading = content.network.applied(to: settings.loading, headersWin: configuration == nil)
         let frames = FrameThumbnails(configuration: settings)
         try await frames.load(url: content.url)
         return frames
@@ -156,7 +156,9 @@ public final class Filmstrip: Sendable {
     ///
     /// The first call makes the engine (with `configuration`, or the SDK-wide ``thumbnailsConfiguration``); later
     /// calls without a configuration return it. A call with a configuration makes a new engine, which becomes the
-    /// player's from then on.
+    /// player's from then on. The engine's requests carry the player's network settings as they are when it is made
+    /// (``Player/networkSettings``: headers, resource timeout, address policy); headers set in an explicit
+    /// `configuration` win over the player's.
     public func thumbnails(
         for player: Player, engine: ThumbnailEngine = .tracks, configuration: ThumbnailsConfiguration? = nil
     ) -> TrackThumbnails {
@@ -164,7 +166,9 @@ public final class Filmstrip: Sendable {
         if configuration == nil, let existing = playerThumbnails.withLock({ $0[key] }), existing.player === player {
             return existing.engine
         }
-        let made = thumbnails(engine: engine, configuration: configuration)
+        var settings = configuration ?? thumbnailsConfiguration
+        settings.loading = player.networkSettings.applied(to: settings.loading, headersWin: configuration == nil)
+        let made = thumbnails(engine: engine, configuration: settings)
         playerThumbnails.withLock { table in
             // Entries of players that are gone are dropped (an identifier can be reused by a later player).
             table = table.filter { $0.value.player != nil }

@@ -368,3 +368,6 @@ public final class FrameThumbnails: Sendable {
         return Keyframe(time: time, end: isLast ? nil : end, image: image, thumbnail: thumbnail)
     }
 }
+
+/// Keyframes are decoded on demand: there is nothing to prefetch by time.
+extension FrameThumbnails: PreviewProvider {}

@@ -57,33 +57,37 @@ extension PreviewTrackGenerator {
         }
         var paths: Set<String> = [normal(manifest.path)]
         var templates: [NSRegularExpression] = []
-        if ManifestDetection.kind(of: manifest) == .dash {
-            paths.formUnion(VideoFolder.referencedPaths(inMPD: manifest).map(normal))
-            let folder = manifest.deletingLastPathComponent().standardizedFileURL.resolvingSymlinksInPath().path
-            let text = (try? String(contentsOf: manifest, encoding: .utf8)) ?? ""
-            for attribute in ["media=\"", "initialization=\""] {
-                var rest = text[...]
-                while let start = rest.range(of: attribute), let end = rest[start.upperBound...].firstIndex(of: "\"") {
-                    let template = String(rest[start.upperBound..<end])
-                    rest = rest[end...]
-                    guard template.contains("$"), !template.contains("://") else { continue }
-                    // $Number$, $Time$ and the like stand for any run of characters without a slash.
+        guard let parsed = try? ParsedManifest(contentsOf: manifest) else { return (paths, templates) }
+        let named = parsed.referencedFiles(includingRanged: true)
+        paths.formUnion(named.map(normal))
+        switch parsed {
+        case .hls:
+            // A master's media playlists, and what they name.
+            for playlist in named
+            where ManifestDetection.kind(ofExtension: (playlist as NSString).pathExtension) == .hls {
+                let files = (try? ParsedManifest(contentsOf: URL(fileURLWithPath: playlist)))?
+                    .referencedFiles(includingRanged: true)
+                paths.formUnion((files ?? []).map(normal))
+            }
+        case .dash(let presentation):
+            // A template's segments ($Number$, $Time$ and the like stand for any run of characters without a slash).
+            for case .template(let template) in presentation.periods.flatMap(\.tracks).flatMap(\.renditions).map(
+                \.segments)
+            where template.baseURL.isFileURL {
+                // The folder the template's names are relative to (the base URL names a folder or a file in it).
+                let base = URL(string: "x", relativeTo: template.baseURL)?.absoluteURL ?? template.baseURL
+                let folder = normal(base.deletingLastPathComponent().path)
+                for name in [template.media] + (template.initialization.map { [$0] } ?? [])
+                where name.contains("$") && !name.contains("://") {
                     var pattern = ""
                     var inside = false
-                    for part in template.split(separator: "$", omittingEmptySubsequences: false) {
+                    for part in name.split(separator: "$", omittingEmptySubsequences: false) {
                         pattern += inside ? "[^/]*" : NSRegularExpression.escapedPattern(for: String(part))
                         inside.toggle()
                     }
                     let full = "^" + NSRegularExpression.escapedPattern(for: folder + "/") + pattern + "$"
                     if let expression = try? NSRegularExpression(pattern: full) { templates.append(expression) }
                 }
-            }
-        } else {
-            let named = VideoFolder.referencedPaths(in: manifest, ranged: true)
-            paths.formUnion(named.map(normal))
-            for playlist in named where playlist.lowercased().hasSuffix(".m3u8") {
-                paths.formUnion(
-                    VideoFolder.referencedPaths(in: URL(fileURLWithPath: playlist), ranged: true).map(normal))
             }
         }
         return (paths, templates)

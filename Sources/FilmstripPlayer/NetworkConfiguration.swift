@@ -61,6 +61,24 @@ public struct NetworkConfiguration: Sendable, Hashable {
         return result
     }
 
+    /// `loading` with the set fields laid over it: the one mapping from the player's network settings to a loader's,
+    /// used by the player's own requests and by every thumbnails engine made for a player. Headers merge key by key,
+    /// `headersWin` saying whose value a name set on both sides keeps (the player's unless the caller's loading
+    /// settings were given explicitly); the resource timeout and the address policy replace the loader's when set.
+    /// The waiting for connectivity stays with whoever retries (the player's stream session; a loader's
+    /// ``RetryPolicy``).
+    public func applied(to loading: LoadingConfiguration, headersWin: Bool = true) -> LoadingConfiguration {
+        var result = loading
+        if let httpAdditionalHeaders {
+            result.additionalHeaders.merge(httpAdditionalHeaders) { loader, network in headersWin ? network : loader }
+        }
+        if let timeoutIntervalForResourceMs, timeoutIntervalForResourceMs > 0 {
+            result.resourceTimeout = Double(timeoutIntervalForResourceMs) / 1000
+        }
+        if let addressPolicy { result.addressPolicy = addressPolicy }
+        return result
+    }
+
     /// Applies the set fields to a URLSession configuration (`waitsForConnectivity` only where the platform's
     /// URLSession supports it).
     public func apply(to session: URLSessionConfiguration) {

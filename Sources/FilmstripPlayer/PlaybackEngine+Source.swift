@@ -40,11 +40,7 @@ extension PlaybackEngine {
         retired = (0, 0)
         var options = FrameExtractorConfiguration()
         let network = NetworkConfiguration.merged(sdk: player.sdkNetwork, player: configuration.network)
-        options.loading.additionalHeaders = network.httpAdditionalHeaders ?? [:]
-        options.loading.addressPolicy = network.addressPolicy ?? .any
-        if let ms = network.timeoutIntervalForResourceMs {
-            options.loading.resourceTimeout = Double(ms) / 1000
-        }
+        options.loading = network.applied(to: options.loading)
         #if os(Linux)
             // Linux's transport is libcurl (see DefaultTransport); every setting travels with each request.
             let transport = DefaultTransport.shared

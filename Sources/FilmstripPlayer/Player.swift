@@ -203,6 +203,12 @@ public final class Player: Sendable {
         return (content.url, NetworkConfiguration.merged(sdk: sdkNetwork, player: content.network))
     }
 
+    /// The network settings the player's requests carry: the SDK's, overridden field by field by the current
+    /// content's (the SDK's alone before any content). Thumbnails engines made for the player take them too.
+    public var networkSettings: NetworkConfiguration {
+        currentContent?.network ?? NetworkConfiguration.merged(sdk: sdkNetwork, player: nil)
+    }
+
     /// Prepares content: `idle -> opening -> ready`.
     public func load(config: PlayerConfiguration) {
         send(.load(config, autoplay: nil))

@@ -118,37 +118,9 @@ public final class StreamingClient: Sendable {
         return state.withLock { $0.manifestBytes } ?? Data()
     }
 
-    /// The error kind of a manifest that did not parse.
-    private static func kind(unsupported: Bool, tooLarge: Bool) -> StreamingError.Kind {
-        unsupported ? .unsupported : tooLarge ? .tooLarge : .manifest
-    }
-
     /// Parses manifest bytes, telling HLS from DASH by their content.
     func parseManifest(_ data: Data, url: URL) throws(StreamingError) -> Presentation {
-        switch ContentKind.detect(data) {
-        case .hlsPlaylist?:
-            let playlist: HLSPlaylist
-            do {
-                playlist = try HLSPlaylistParser(maximumEntries: limits.maximumEntries).parse(data, url: url)
-            } catch {
-                throw StreamingError(
-                    Self.kind(unsupported: error.kind == .unsupported, tooLarge: error.kind == .tooLarge),
-                    "the playlist cannot be used: line \(error)", url: url, underlying: error)
-            }
-            return playlist.presentation(url: url)
-        case .mpd?:
-            do {
-                return try DASHManifestParser(
-                    limits: .init(maximumBytes: limits.maximumManifestBytes, maximumEntries: limits.maximumEntries)
-                ).parse(data, url: url)
-            } catch {
-                throw StreamingError(
-                    Self.kind(unsupported: error.kind == .unsupported, tooLarge: error.kind == .tooLarge),
-                    "the MPD cannot be used: \(error)", url: url, underlying: error)
-            }
-        default:
-            throw StreamingError(.manifest, "neither an HLS playlist (#EXTM3U) nor a DASH MPD", url: url)
-        }
+        try ParsedManifest(data, url: url, limits: limits).presentation(url: url)
     }
 
     // MARK: Segments

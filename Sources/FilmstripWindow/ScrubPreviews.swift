@@ -25,13 +25,12 @@ public final class ScrubPreviews: Sendable {
 
     /// Where the previews come from.
     public let source: Source
-    private let track: TrackThumbnails?
-    private let frames: FrameThumbnails?
+    /// The engine that answers: the `.tracks` engine for a track, the `.frames` engine for keyframes.
+    public let provider: any PreviewProvider
 
-    private init(_ source: Source, track: TrackThumbnails? = nil, frames: FrameThumbnails? = nil) {
+    private init(_ source: Source, _ provider: any PreviewProvider) {
         self.source = source
-        self.track = track
-        self.frames = frames
+        self.provider = provider
     }
 
     /// The previews for `player`'s content (load or open it first): `sidecar` when given, else the image track its
@@ -50,30 +49,25 @@ public final class ScrubPreviews: Sendable {
         if let sidecar {
             let engine = sdk.thumbnails(for: player, configuration: configuration)
             try await engine.load(track: sidecar)
-            return ScrubPreviews(.sidecar, track: engine)
+            return ScrubPreviews(.sidecar, engine)
         }
-        if let content = player.contentURL, ["m3u8", "m3u", "mpd"].contains(content.pathExtension.lowercased()) {
+        if let content = player.contentURL, ManifestDetection.isManifest(content) {
             let engine = sdk.thumbnails(for: player, configuration: configuration)
             do {
                 try await engine.load(track: content)
-                return ScrubPreviews(.imageTrack, track: engine)
+                return ScrubPreviews(.imageTrack, engine)
             } catch let error as ThumbnailsError where error.kind == .unsupported || error.kind == .parse {
                 // No image track: the keyframes below.
             }
         }
-        return ScrubPreviews(.frames, frames: try await sdk.thumbnails(for: player, engine: .frames))
+        return ScrubPreviews(.frames, try await sdk.thumbnails(for: player, engine: .frames))
     }
 
     /// The preview for time `t` (seconds on the player's timeline), decoded, with the cue it belongs to; nil when
     /// there is none or it cannot be had.
     public func thumbnail(at t: Double) async -> (image: PixelBuffer, cue: ClosedRange<Double>)? {
-        let found: Thumbnail?
-        if let track {
-            found = try? await track.thumbnail(at: t)
-        } else {
-            found = try? await frames?.thumbnail(at: t)
-        }
-        guard let found, let (image, _) = try? ImageCodec.decode(found.imageData) else { return nil }
+        guard let found = try? await provider.thumbnail(at: t), let (image, _) = try? ImageCodec.decode(found.imageData)
+        else { return nil }
         let end = max(found.timeStampStart, found.timeStampEnd)
         return (image, found.timeStampStart...end)
     }
@@ -81,6 +75,6 @@ public final class ScrubPreviews: Sendable {
     /// Fetches the sheets around `t` and then the rest in waves (track sources; the `.frames` engine decodes on
     /// demand).
     public func prefetch(around t: Double, direction: ScrubDirection) {
-        track?.prefetch(around: t, direction: direction)
+        provider.prefetch(around: t, direction: direction)
     }
 }

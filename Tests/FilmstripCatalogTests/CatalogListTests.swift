@@ -82,26 +82,31 @@ struct CatalogListTests {
         for name in ["init.mp4", "s0.m4s"] { try Data([0]).write(to: directory.file("show/v0/segs/" + name)) }
         try Data("#EXTM3U\n#EXT-X-BYTERANGE:100@0\n#EXTINF:2,\nall.ts\n".utf8).write(to: directory.file("one.m3u8"))
         try Data([0]).write(to: directory.file("all.ts"))
+        // An MPD that does not parse still counts as a stream (opening it says why).
         try Data("<MPD/>".utf8).write(to: directory.file("dash.mpd"))
         // A DASH stream in single-file mode (as ffmpeg's `-single_file 1` writes it): its Representations' files
-        // belong to it, by BaseURL or by SegmentList/initialization names.
+        // belong to it, by BaseURL, by SegmentList/initialization names and by a static template's segments.
         try FileManager.default.createDirectory(at: directory.file("od"), withIntermediateDirectories: true)
         try Data(
             """
-            <MPD><Period><AdaptationSet><Representation id="0"><BaseURL>od-stream0.mp4</BaseURL></Representation>
-            <Representation id="1"><SegmentList><Initialization sourceURL="od-init1.mp4"/>
-            <SegmentURL media="od-stream1.mp4" mediaRange="0-9"/></SegmentList></Representation>
-            <Representation id="2"><SegmentTemplate media="chunk-$Number$.mp4"/></Representation>
-            </AdaptationSet></Period></MPD>
+            <MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="static" mediaPresentationDuration="PT2S" minBufferTime="PT2S">
+            <Period><AdaptationSet mimeType="video/mp4">
+            <Representation id="0" bandwidth="1"><BaseURL>od-stream0.mp4</BaseURL>
+            <SegmentBase indexRange="10-19"><Initialization range="0-9"/></SegmentBase></Representation>
+            <Representation id="1" bandwidth="1"><SegmentList timescale="1" duration="2">
+            <Initialization sourceURL="od-init1.mp4"/><SegmentURL media="od-stream1.mp4" mediaRange="0-9"/></SegmentList>
+            </Representation>
+            <Representation id="2" bandwidth="1"><SegmentTemplate media="chunk-$Number$.mp4" timescale="1" duration="2"/>
+            </Representation></AdaptationSet></Period></MPD>
             """.utf8
         ).write(to: directory.file("od/manifest.mpd"))
-        for name in ["od-stream0.mp4", "od-init1.mp4", "od-stream1.mp4", "chunk-1.mp4"] {
+        for name in ["od-stream0.mp4", "od-init1.mp4", "od-stream1.mp4", "chunk-1.mp4", "chunk-2.mp4"] {
             try Data([0]).write(to: directory.file("od/" + name))
         }
         let items = try CatalogList.read(directory.url)
         #expect(
             items.map(\.input) == [
-                "a.mp4", "dash.mpd", "od/chunk-1.mp4", "od/manifest.mpd", "one.m3u8", "show/master.m3u8",
+                "a.mp4", "dash.mpd", "od/chunk-2.mp4", "od/manifest.mpd", "one.m3u8", "show/master.m3u8",
                 "shows/b.mkv", "stream/index.m3u8", "stream/other.ts",
             ])
         #expect(items[6].url == directory.file("shows/b.mkv").standardizedFileURL)

@@ -86,3 +86,52 @@ struct SDKPlayerTests {
         #expect(replaced !== first && sdk.thumbnails(for: player) === replaced)
     }
 }
+
+@Suite("The player's network settings reach its thumbnails engines")
+struct PlayerNetworkThumbnailsTests {
+    /// A two-cue sprite track on `server`; the track's URL.
+    static func serveTrack(on server: LoopbackServer) throws -> URL {
+        server.serve(
+            "/t/sprite-1.jpg", body: try SpriteSheetFixture.encoded(columns: 2, rows: 1, cellWidth: 32, cellHeight: 18),
+            contentType: "image/jpeg")
+        server.serve(
+            "/t/t.vtt", text: TrackFixture.sprites(count: 2, columns: 2, rows: 1, cellWidth: 32, cellHeight: 18))
+        return server.url("/t/t.vtt")
+    }
+
+    @Test("the .tracks engine sends the SDK's and the content's headers, and keeps the player's address policy")
+    func tracksEngine() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let url = try Self.serveTrack(on: server)
+        let sdk = Filmstrip()
+        var configuration = ThumbnailsConfiguration()
+        configuration.cacheDirectory = nil
+        sdk.thumbnailsConfiguration = configuration
+        sdk.networkConfiguration = NetworkConfiguration(httpAdditionalHeaders: ["x-app": "a-1", "x-session": "sdk"])
+        let player = sdk.player()
+        defer { player.stop() }
+        var content = PlayerConfiguration(with: server.url("/none.m3u8"))
+        content.network = NetworkConfiguration(httpAdditionalHeaders: ["x-session": "s-42"])
+        player.load(config: content)
+        #expect(player.networkSettings.httpAdditionalHeaders == ["x-app": "a-1", "x-session": "s-42"])
+        let engine = sdk.thumbnails(for: player)
+        try await engine.load(webVTTTrack: url)
+        _ = try #require(try await engine.thumbnail(at: 1.5))
+        let requests = server.requests.filter { $0.path.hasPrefix("/t/") }
+        #expect(Set(requests.map(\.path)) == ["/t/t.vtt", "/t/sprite-1.jpg"])
+        #expect(
+            requests.allSatisfy { $0.headers["x-session"] == "s-42" && $0.headers["x-app"] == "a-1" },
+            "\(requests.map(\.headers))")
+
+        // A player whose settings allow public addresses only: the loopback track is refused before any request.
+        server.forgetRequests()
+        let guarded = sdk.player()
+        defer { guarded.stop() }
+        var publicOnly = PlayerConfiguration(with: server.url("/none.m3u8"))
+        publicOnly.network = NetworkConfiguration(addressPolicy: .publicOnly)
+        guarded.load(config: publicOnly)
+        await #expect(throws: ThumbnailsError.self) { try await sdk.thumbnails(for: guarded).load(webVTTTrack: url) }
+        #expect(server.requests.filter { $0.path.hasPrefix("/t/") }.isEmpty)
+    }
+}
