@@ -23,22 +23,10 @@ struct PageCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "Directory to write the page, the video and its previews to.")
     var output: String
 
-    @Option(help: "Seconds per thumbnail.")
-    var interval: Double = 2
-
-    @Option(
-        help: ArgumentHelp(generationModeHelp + " Default auto: every preview shows a moment of its own cue."),
-        transform: generationMode)
-    var mode: PreviewTrackConfiguration.Mode = .auto
-
-    func validate() throws {
-        guard interval > 0, interval.isFinite else { throw ValidationError("--interval must be positive") }
-    }
+    @OptionGroup var previews: OnDemandPreviewOptions
 
     func run() async throws {
-        var options = ServerConfiguration(libraries: []).trackOptions
-        options.interval = interval
-        options.mode = mode
+        let options = previews.applied(to: ServerConfiguration(libraries: []).trackOptions)
         do {
             let result = try await StandalonePage.write(
                 video: URL(fileURLWithPath: video), to: URL(fileURLWithPath: output, isDirectory: true),

@@ -41,18 +41,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "How many tracks are generated at once.")
     var parallel = 2
 
-    @Option(help: "Seconds per thumbnail of generated tracks.")
-    var interval: Double = 2
-
-    @Option(
-        help: ArgumentHelp(generationModeHelp + " Default auto: every preview shows a moment of its own cue."),
-        transform: generationMode)
-    var mode: PreviewTrackConfiguration.Mode = .auto
+    @OptionGroup var previews: OnDemandPreviewOptions
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
         guard parallel >= 1 else { throw ValidationError("--parallel must be at least 1") }
-        guard interval > 0, interval.isFinite else { throw ValidationError("--interval must be positive") }
     }
 
     func run() async throws {
@@ -61,8 +54,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.host = host
         configuration.port = port
         configuration.maximumParallelGenerations = parallel
-        configuration.trackOptions.interval = interval
-        configuration.trackOptions.mode = mode
+        configuration.trackOptions = previews.applied(to: configuration.trackOptions)
         if let cacheDirectory { configuration.cacheDirectory = URL(fileURLWithPath: cacheDirectory, isDirectory: true) }
         let server: LibraryServer
         do {

@@ -53,9 +53,13 @@ public enum MediaBenchmarks {
             cancellation: CancellationFlag())
     }
 
+    /// The keyframe generation decodes for the cue at `start` (keyframe mode, the default).
     private static func key(in input: MediaInput, at start: Double, interval: Double) throws -> OwnedPacket {
-        let key = try input.keyPacket(atOrAfter: start)
-        return key.time >= start + interval ? try input.keyPacket(atOrBefore: start) : key
+        let cue = CuePicture(start: start, end: start + interval)
+        guard let key = try input.keyPacket(for: cue, mode: .keyframe) else {
+            throw MediaError(.decodeFailed, "no keyframe for the cue at \(start) s")
+        }
+        return key
     }
 
     private static func decoding(_ skipping: Bool) -> KeyframeDecoding { skipping ? .preview : .full }

@@ -74,7 +74,8 @@ extension PreviewTrackGenerator {
                                         while options.skipBlank, tries < 4,
                                             try PreviewTrackGenerator.isBlank(frame, analyzer: converters[0]),
                                             let later = owner.keyPacket(
-                                                from: owner.time(of: key) + 0.001, before: plan.end(of: k))
+                                                inside: CuePicture(
+                                                    start: owner.time(of: key) + 0.001, end: plan.end(of: k)))
                                         {
                                             tries += 1
                                             key = later
@@ -130,28 +131,34 @@ extension PreviewTrackGenerator {
     private static func chooseStreamFrame(
         _ k: Int, segment s: Int, plan: Plan, store: SegmentStore, mode: PreviewTrackConfiguration.Mode
     ) async throws -> (StreamSegment, OwnedPacket?) {
-        let start = plan.start(of: k)
-        let end = plan.end(of: k)
+        let cue = CuePicture(start: plan.start(of: k), end: plan.end(of: k))
         let here = try await store.segment(s)
-        if mode == .accurate { return (here, nil) }
-        if let key = here.keyPacket(from: start, before: end) { return (here, key) }
-        if s + 1 < store.timeline.segments.count, store.timeline.segments[s + 1].start < end - MediaTime.tolerance {
-            let next = try await store.segment(s + 1)
-            if let key = next.firstKeyPacket, next.time(of: key) < end - MediaTime.tolerance { return (next, key) }
+        for look in CuePicture.looks(mode) {
+            switch look {
+            case .keyframeInside:
+                if let key = here.keyPacket(inside: cue) { return (here, key) }
+                let segments = store.timeline.segments
+                if s + 1 < segments.count, segments[s + 1].start < cue.end - MediaTime.tolerance {
+                    let next = try await store.segment(s + 1)
+                    if let key = next.firstKeyPacket, cue.contains(next.time(of: key)) { return (next, key) }
+                }
+            case .keyframeBefore:
+                if let key = here.keyPacket(atOrBefore: cue.start) { return (here, key) }
+                var earlier = s - 1
+                while earlier >= 0 {
+                    let segment = try await store.segment(earlier)
+                    if let key = segment.packets.last(where: \.isKey) { return (segment, key) }
+                    earlier -= 1
+                }
+                // Nothing before the cue: the stream's first keyframe, in this segment.
+                guard let key = here.firstKeyPacket else {
+                    throw MediaError(.decodeFailed, "no keyframe near \(cue.start) s", url: here.reference.url)
+                }
+                return (here, key)
+            case .exactFrame: return (here, nil)
+            }
         }
-        // No keyframe inside the cue: auto decodes the cue's own first frame.
-        if mode == .auto { return (here, nil) }
-        if let key = here.keyPacket(atOrBefore: start) { return (here, key) }
-        var earlier = s - 1
-        while earlier >= 0 {
-            let segment = try await store.segment(earlier)
-            if let key = segment.packets.last(where: \.isKey) { return (segment, key) }
-            earlier -= 1
-        }
-        guard let key = here.firstKeyPacket else {
-            throw MediaError(.decodeFailed, "no keyframe near \(start) s", url: here.reference.url)
-        }
-        return (here, key)
+        return (here, nil)
     }
 }
 

@@ -182,31 +182,20 @@ public enum PreviewTrackGenerator {
     )
         throws(MediaError) -> OwnedFrame
     {
-        let start = plan.start(of: k)
-        switch mode {
-        case .accurate:
-            return try input.exactFrame(at: start)
-        case .keyframe, .auto:
-            var key = try input.keyPacket(atOrAfter: start)
-            if key.time >= plan.end(of: k) || key.time < start - MediaTime.tolerance {
-                // No keyframe inside the cue: auto decodes the cue's own first frame; keyframe mode takes the one
-                // before it, the nearest picture at keyframe cost.
-                if mode == .auto { return try input.exactFrame(at: start) }
-                key = try input.keyPacket(atOrBefore: start)
-            }
-            var frame = try input.decode(keyPacket: key, decoding)
-            // --skip-blank: a black or uniform picture gives way to a later keyframe inside the cue.
-            guard let analyzer else { return frame }
-            var tries = 0
-            while tries < 4, try isBlank(frame, analyzer: analyzer) {
-                tries += 1
-                let later = try input.keyPacket(atOrAfter: key.time + 0.001)
-                guard later.time > key.time, later.time < plan.end(of: k) - MediaTime.tolerance else { break }
-                key = later
-                frame = try input.decode(keyPacket: later, decoding)
-            }
-            return frame
+        let cue = CuePicture(start: plan.start(of: k), end: plan.end(of: k))
+        guard var key = try input.keyPacket(for: cue, mode: mode) else { return try input.exactFrame(at: cue.start) }
+        var frame = try input.decode(keyPacket: key, decoding)
+        // --skip-blank: a black or uniform picture gives way to a later keyframe inside the cue.
+        guard let analyzer else { return frame }
+        var tries = 0
+        while tries < 4, try isBlank(frame, analyzer: analyzer) {
+            tries += 1
+            let later = try input.keyPacket(atOrAfter: key.time + 0.001)
+            guard later.time > key.time, cue.contains(later.time) else { break }
+            key = later
+            frame = try input.decode(keyPacket: later, decoding)
         }
+        return frame
     }
 
     /// Whether a decoded frame is black or one flat colour (judged on a 64 px copy).

@@ -1,8 +1,9 @@
 import Filmstrip
-import FilmstripMedia
 import FilmstripTesting
 import Foundation
 import Testing
+
+@testable import FilmstripMedia
 
 @Suite("Preview track generation")
 struct PreviewTrackGeneratorTests {
@@ -53,6 +54,22 @@ struct PreviewTrackGeneratorTests {
         #expect(track.cues[9].region == SpatialRegion(x: 80, y: 120, width: 80, height: 60))
         let text = try String(contentsOf: summary.trackURL, encoding: .utf8)
         #expect(text.contains("\nsprite-1.jpg#xywh=0,0,80,60\n"))
+        // One rule for a cue's picture: an HLS rendition of that video (the streaming path) shows the same frames.
+        let stream = try TemporaryDirectory()
+        defer { stream.remove() }
+        let fromStream = try await PreviewTrackGenerator.generate(
+            from: try MediaFixtures.hls(), to: stream.url, options: options(.keyframe))
+        #expect(try await framesShown(fromStream) == [0, 0, 50, 50, 100, 100, 150, 150, 200, 200])
+    }
+
+    @Test("the rule for a cue's picture: the looks of each mode, and a cue's bounds within the tolerance")
+    func cueRule() {
+        #expect(CuePicture.looks(.keyframe) == [.keyframeInside, .keyframeBefore, .exactFrame])
+        #expect(CuePicture.looks(.auto) == [.keyframeInside, .exactFrame])
+        #expect(CuePicture.looks(.accurate) == [.exactFrame])
+        let cue = CuePicture(start: 2, end: 3)
+        #expect(cue.contains(2) && cue.contains(2 - MediaTime.tolerance / 2) && cue.contains(2.999))
+        #expect(!cue.contains(1.99) && !cue.contains(3) && !cue.contains(3 - MediaTime.tolerance / 2))
     }
 
     @Test("auto mode: the keyframe inside a cue when there is one, else the cue's own first frame")

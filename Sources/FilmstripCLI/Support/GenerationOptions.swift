@@ -131,3 +131,27 @@ struct GenerationOptions: ParsableArguments {
         return notes
     }
 }
+
+/// The preview options of the commands that make tracks for a page or a library on demand (`page`, `serve`): a
+/// preview every 2 s in auto mode by default, for scrubbing, where `generate`'s defaults suit a catalog.
+struct OnDemandPreviewOptions: ParsableArguments {
+    @Option(help: "Seconds per thumbnail of generated tracks.")
+    var interval: Double = 2
+
+    @Option(
+        help: ArgumentHelp(generationModeHelp + " Default auto: every preview shows a moment of its own cue."),
+        transform: generationMode)
+    var mode: PreviewTrackConfiguration.Mode = .auto
+
+    func validate() throws {
+        guard interval > 0, interval.isFinite else { throw ValidationError("--interval must be positive") }
+    }
+
+    /// `options` with these set.
+    func applied(to options: PreviewTrackConfiguration) -> PreviewTrackConfiguration {
+        var options = options
+        options.interval = interval
+        options.mode = mode
+        return options
+    }
+}

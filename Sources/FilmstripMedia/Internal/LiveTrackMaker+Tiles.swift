@@ -19,19 +19,31 @@ extension LiveTrackMaker {
         case .success(let segment): here = segment
         case .failure(let failure): return failure.tile
         }
-        let mode = configuration.preview.mode
+        let cue = CuePicture(start: start, end: end)
         var choice: (StreamSegment, OwnedPacket?) = (here, nil)
-        if mode != .accurate {
-            if let key = here.keyPacket(from: start, before: end) {
-                choice = (here, key)
-            } else if i + 1 < segments.count, segments[i + 1].start < end - MediaTime.tolerance, !segments[i + 1].isGap,
-                segments[i + 1].discontinuitySequence == reference.discontinuitySequence,
-                case .success(let next) = await open(segments[i + 1], client: client, counting: false),
-                let key = next.firstKeyPacket, next.time(of: key) < end - MediaTime.tolerance
-            {
-                choice = (next, key)
-            } else if mode == .keyframe, let key = here.keyPacket(atOrBefore: start) {
-                choice = (here, key)
+        looks: for look in CuePicture.looks(configuration.preview.mode) {
+            switch look {
+            case .keyframeInside:
+                if let key = here.keyPacket(inside: cue) {
+                    choice = (here, key)
+                    break looks
+                }
+                // The next segment's first keyframe, when it starts inside the cue in the same discontinuity.
+                if i + 1 < segments.count, segments[i + 1].start < end - MediaTime.tolerance, !segments[i + 1].isGap,
+                    segments[i + 1].discontinuitySequence == reference.discontinuitySequence,
+                    case .success(let next) = await open(segments[i + 1], client: client, counting: false),
+                    let key = next.firstKeyPacket, cue.contains(next.time(of: key))
+                {
+                    choice = (next, key)
+                    break looks
+                }
+            case .keyframeBefore:
+                // In the cue's own segment only (earlier segments of a live window may be gone); else the exact frame.
+                if let key = here.keyPacket(atOrBefore: start) {
+                    choice = (here, key)
+                    break looks
+                }
+            case .exactFrame: break looks
             }
         }
         guard let width = state.tileWidth, let height = state.tileHeight else { return .missing }
