@@ -126,7 +126,7 @@ let package = Package(
         .target(
             name: "FilmstripCatalog",
             dependencies: [
-                "FilmstripSync", "FilmstripFormats", "FilmstripImaging", "FilmstripLoading", "FilmstripMedia",
+                "FilmstripSync", "FilmstripLoading", "FilmstripMedia",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

@@ -1,3 +1,4 @@
+public import FilmstripMedia
 public import Foundation
 
 #if canImport(Glibc)
@@ -53,17 +54,17 @@ public struct Catalog: Sendable {
     }
 
     /// The settings of the last run, or `nil` before the first.
-    public func settings() throws(CatalogError) -> CatalogConfiguration? {
+    public func settings() throws(CatalogError) -> PreviewOutputSettings? {
         guard FileManager.default.fileExists(atPath: settingsFile.path) else { return nil }
         do {
-            return try JSONDecoder.catalog.decode(CatalogConfiguration.self, from: Data(contentsOf: settingsFile))
+            return try JSONDecoder.catalog.decode(PreviewOutputSettings.self, from: Data(contentsOf: settingsFile))
         } catch {
             throw CatalogError(.storage, "unreadable catalog settings", url: settingsFile, underlying: error)
         }
     }
 
     /// Creates the folders and records `settings` (atomically; every shard writes the same).
-    func prepare(settings: CatalogConfiguration) throws(CatalogError) {
+    func prepare(settings: PreviewOutputSettings) throws(CatalogError) {
         for folder in [items, staging, results] { try Durable.makeDirectory(folder.path) }
         if (try? self.settings()) != settings {
             try Durable.write(JSONEncoder.catalog.encodeLine(settings), to: settingsFile.path)

@@ -31,7 +31,7 @@ public enum CatalogGenerator {
         } catch {
             throw CatalogError(.invalidSettings, error.message, underlying: error)
         }
-        let settings = CatalogConfiguration(options.preview)
+        let settings = PreviewOutputSettings(options.preview)
         try catalog.prepare(settings: settings)
         let staleRemoved = catalog.removeStaleStaging()
         let journal = try CatalogJournal(catalog: catalog, shard: shard)
@@ -72,7 +72,7 @@ public enum CatalogGenerator {
 final class ItemContext: Sendable {
     let catalog: Catalog
     let shard: CatalogShard
-    let settings: CatalogConfiguration
+    let settings: PreviewOutputSettings
     let options: CatalogRunConfiguration
     let journal: CatalogJournal
     let transport: any DataLoading
@@ -80,7 +80,7 @@ final class ItemContext: Sendable {
     let recorded: DoneKeys
 
     init(
-        catalog: Catalog, shard: CatalogShard, settings: CatalogConfiguration, options: CatalogRunConfiguration,
+        catalog: Catalog, shard: CatalogShard, settings: PreviewOutputSettings, options: CatalogRunConfiguration,
         journal: CatalogJournal, transport: any DataLoading, recorded: DoneKeys
     ) {
         self.catalog = catalog

@@ -3,7 +3,7 @@ public import Foundation
 
 /// How a shard runs.
 public struct CatalogRunConfiguration: Sendable {
-    /// The generation options. The output-changing ones become the catalog's ``CatalogConfiguration``; `workers` is set
+    /// The generation options. The output-changing ones become the catalog's ``PreviewOutputSettings``; `workers` is set
     /// per item from ``cores`` and ``jobs`` unless ``workersPerItem`` is given.
     public var preview = PreviewTrackConfiguration()
     /// Items made at the same time.

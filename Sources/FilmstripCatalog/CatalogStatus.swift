@@ -1,4 +1,5 @@
 public import FilmstripLoading
+import FilmstripMedia
 import FilmstripSync
 import Foundation
 
@@ -90,7 +91,7 @@ public struct CatalogStatus: Sendable {
     }
 
     private static func state(
-        of item: CatalogItem, _ catalog: Catalog, _ settings: CatalogConfiguration, _ loading: LoadingConfiguration,
+        of item: CatalogItem, _ catalog: Catalog, _ settings: PreviewOutputSettings, _ loading: LoadingConfiguration,
         _ transport: any DataLoading, _ verify: Bool, _ journal: Journal
     ) async -> Item {
         let identity: ItemIdentity

@@ -1,3 +1,4 @@
+public import FilmstripMedia
 import Foundation
 
 /// The completion marker of an item: `filmstrip-item.json` in its folder, written last, after every output is on
@@ -34,7 +35,7 @@ public struct ItemCompletion: Sendable, Hashable, Codable {
     /// The version of the input it was made from.
     public var identity: ItemIdentity
     /// The settings it was made with.
-    public var settings: CatalogConfiguration
+    public var settings: PreviewOutputSettings
     /// Every output file, sorted by path.
     public var files: [File]
     /// The track files.

@@ -1,4 +1,5 @@
 public import FilmstripLoading
+public import FilmstripMedia
 public import Foundation
 
 #if canImport(Glibc)
@@ -98,9 +99,8 @@ public struct ContentKey: Sendable, Hashable, Codable, CustomStringConvertible {
     public let hex: String
 
     /// The key of `identity` under `settings`.
-    public init(identity: ItemIdentity, settings: CatalogConfiguration) {
-        let text = "filmstrip-item\n" + identity.canonical + "\n--\n" + settings.canonical
-        hex = Digest.sha256Hex(Data(text.utf8), bytes: 16)
+    public init(identity: ItemIdentity, settings: PreviewOutputSettings) {
+        hex = settings.contentKey(of: identity.canonical)
     }
 
     /// A key read back from a file name or a record; `nil` unless it is 32 lowercase hex digits.

@@ -72,7 +72,7 @@ struct CatalogRunTests {
         // Back to the first settings: those outputs are still there.
         let back = try await bench.run()
         #expect((back.done, back.skipped) == (0, 12))
-        #expect(try bench.catalog.settings() == CatalogConfiguration(CatalogBench.options().preview))
+        #expect(try bench.catalog.settings() == PreviewOutputSettings(CatalogBench.options().preview))
     }
 
     @Test("--force makes every item again, byte for byte the same whatever the parallelism")
@@ -187,18 +187,36 @@ struct CatalogRunTests {
     @Test("the sheet format is part of the key; JPEG keys are the ones made before WebP existed")
     func imageFormatKey() throws {
         var preview = CatalogBench.options().preview
-        let jpeg = CatalogConfiguration(preview)
+        let jpeg = PreviewOutputSettings(preview)
         #expect(jpeg.imageFormat == nil)
         let encoded = try JSONEncoder().encode(jpeg)
         #expect(!String(decoding: encoded, as: UTF8.self).contains("imageFormat"))
         preview.imageFormat = .webp
-        let webp = CatalogConfiguration(preview)
+        let webp = PreviewOutputSettings(preview)
         #expect(webp.imageFormat == "webp")
         let identity = ItemIdentity(location: "https://example.com/a.mp4", size: 1)
         #expect(ContentKey(identity: identity, settings: jpeg) != ContentKey(identity: identity, settings: webp))
         // Read back from catalog.json, the format is applied again.
-        let decoded = try JSONDecoder().decode(CatalogConfiguration.self, from: try JSONEncoder().encode(webp))
+        let decoded = try JSONDecoder().decode(PreviewOutputSettings.self, from: try JSONEncoder().encode(webp))
         #expect(try decoded.applied(to: PreviewTrackConfiguration()).imageFormat == .webp)
+    }
+
+    @Test("one content key: pinned for the defaults, names part of it only when not the defaults, serve's the same")
+    func oneContentKey() throws {
+        let identity = ItemIdentity(location: "https://example.com/a.mp4", size: 1)
+        let defaults = PreviewOutputSettings(PreviewTrackConfiguration())
+        // Pinned: a change here would make every catalog's outputs again.
+        #expect(ContentKey(identity: identity, settings: defaults).hex == "5024d17a676fa266a46924846d7f6bfa")
+        let encoded = String(decoding: try JSONEncoder().encode(defaults), as: UTF8.self)
+        #expect(!encoded.contains("trackName") && !encoded.contains("sheetPrefix"))
+        var renamed = PreviewTrackConfiguration()
+        renamed.trackName = "previews.vtt"
+        let other = PreviewOutputSettings(renamed)
+        #expect(other.trackName == "previews.vtt")
+        #expect(ContentKey(identity: identity, settings: other) != ContentKey(identity: identity, settings: defaults))
+        #expect(try other.applied(to: PreviewTrackConfiguration()).trackName == "previews.vtt")
+        // One function: what the key hashes is the identity's text and the settings, whoever asks.
+        #expect(defaults.contentKey(of: identity.canonical) == ContentKey(identity: identity, settings: defaults).hex)
     }
 
     @Test("two processes on the same shard at once: each item made once, one done line each")

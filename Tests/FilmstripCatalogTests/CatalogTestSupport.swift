@@ -1,3 +1,4 @@
+import FilmstripMedia
 import FilmstripTesting
 import Foundation
 
@@ -44,7 +45,7 @@ struct CatalogBench {
 
     /// The key an item has under `options` now.
     func key(_ video: URL, _ options: CatalogRunConfiguration = Self.options()) throws -> ContentKey {
-        ContentKey(identity: try ItemIdentity.ofFile(video), settings: CatalogConfiguration(options.preview))
+        ContentKey(identity: try ItemIdentity.ofFile(video), settings: PreviewOutputSettings(options.preview))
     }
 
     /// Every output file of every complete item, by item folder and path, with its bytes (the marker left out).

@@ -250,15 +250,10 @@ actor TrackStore {
         }
     }
 
-    /// Names a video version and the generation options: the cache folder of its generated track.
+    /// Names a video version and the generation options: the cache folder of its generated track (the content key
+    /// a catalog gives the same video version under the same settings).
     static func versionKey(_ video: VideoLibrary.Video, options: PreviewTrackConfiguration) -> String {
-        let identity =
-            [
-                video.version, "\(options.interval)",
-                "\(options.count ?? 0)", "\(options.width)", "\(options.columns)x\(options.rows)", "\(options.quality)",
-                options.mode.rawValue, options.trackName, options.sheetPrefix,
-            ].joined(separator: "\n") + (options.imageFormat == .jpeg ? "" : "\n" + options.imageFormat.rawValue)
-        return Digest.sha256Hex(identity, bytes: 16)
+        PreviewOutputSettings(options).contentKey(of: video.version)
     }
 }
 

@@ -1,14 +1,15 @@
 import FilmstripFormats
 import FilmstripImaging
-public import FilmstripMedia
+import FilmstripLoading
 import Foundation
 
-/// The generation settings that change what an item's outputs hold: part of every item's content key, and kept in
-/// the catalog's `catalog.json` so that `catalog status` and `catalog index` find the same keys.
+/// The generation settings that change what a track's files hold, in one canonical record: what every cache of
+/// generated tracks keys them by (``contentKey(of:)``: a catalog's items, `serve`'s generated tracks), and what a
+/// catalog keeps in its `catalog.json` so that `catalog status` and `catalog index` find the same keys.
 ///
 /// Settings that change how outputs are made but not their bytes (parallel decoders, the thumbnail bound, the
 /// network) are left out: changing them does not regenerate anything.
-public struct CatalogConfiguration: Sendable, Hashable, Codable {
+public struct PreviewOutputSettings: Sendable, Hashable, Codable {
     /// Bumped when the same settings would give different bytes (a change to the generator's output).
     public static let outputVersion = 1
 
@@ -43,6 +44,10 @@ public struct CatalogConfiguration: Sendable, Hashable, Codable {
     public var bifWidth: Int
     /// The largest sheet, `WxH`.
     public var maximumSheetSize: String
+    /// The sheets' and the WebVTT track's names when they are not the defaults (`sprite-`, `thumbnails.vtt`);
+    /// `nil` for the defaults, so keys made before names were part of them stay the same.
+    public var sheetPrefix: String?
+    public var trackName: String?
 
     /// The settings of `options`.
     public init(_ options: PreviewTrackConfiguration) {
@@ -62,22 +67,25 @@ public struct CatalogConfiguration: Sendable, Hashable, Codable {
         skipBlank = options.skipBlank
         bifWidth = options.bifWidth
         maximumSheetSize = options.maximumSheetSize.description
+        let defaults = PreviewTrackConfiguration()
+        sheetPrefix = options.sheetPrefix == defaults.sheetPrefix ? nil : options.sheetPrefix
+        trackName = options.trackName == defaults.trackName ? nil : options.trackName
     }
 
     /// `options` with these settings.
-    public func applied(to options: PreviewTrackConfiguration) throws(CatalogError) -> PreviewTrackConfiguration {
+    public func applied(to options: PreviewTrackConfiguration) throws(MediaError) -> PreviewTrackConfiguration {
         var options = options
         var formats = Set<PreviewTrackConfiguration.OutputFormat>()
         for name in self.formats {
             guard let format = PreviewTrackConfiguration.OutputFormat(rawValue: name) else {
-                throw CatalogError(.storage, "unknown output format \"\(name)\" in the catalog's settings")
+                throw MediaError(.invalidArgument, "unknown output format \"\(name)\" in the settings")
             }
             formats.insert(format)
         }
         guard let mode = PreviewTrackConfiguration.Mode(rawValue: mode), let size = PixelSize(maximumSheetSize),
             let format = ImageFormat(rawValue: imageFormat ?? "jpeg")
         else {
-            throw CatalogError(.storage, "unreadable mode, sheet size or image format in the catalog's settings")
+            throw MediaError(.invalidArgument, "unreadable mode, sheet size or image format in the settings")
         }
         options.imageFormat = format
         options.formats = formats
@@ -93,7 +101,17 @@ public struct CatalogConfiguration: Sendable, Hashable, Codable {
         options.skipBlank = skipBlank
         options.bifWidth = bifWidth
         options.maximumSheetSize = size
+        let defaults = PreviewTrackConfiguration()
+        options.sheetPrefix = sheetPrefix ?? defaults.sheetPrefix
+        options.trackName = trackName ?? defaults.trackName
         return options
+    }
+
+    /// The key of what `identity` (a file's path, size and time, a URL's validators: whatever names one version of
+    /// a video) gives under these settings: SHA-256 over both, as 32 hex digits (128 bits). A changed video or
+    /// changed settings give a new key; the same ones give the same key in any process on any node.
+    public func contentKey(of identity: String) -> String {
+        Digest.sha256Hex("filmstrip-item\n" + identity + "\n--\n" + canonical, bytes: 16)
     }
 
     /// One line per setting, in a fixed order: what the content key hashes.
@@ -106,5 +124,6 @@ public struct CatalogConfiguration: Sendable, Hashable, Codable {
             "bif-width \(bifWidth)",
             "max-sheet-size \(maximumSheetSize)",
         ].joined(separator: "\n") + (imageFormat.map { "\nimage-format \($0)" } ?? "")
+            + (sheetPrefix.map { "\nsheet-prefix \($0)" } ?? "") + (trackName.map { "\ntrack-name \($0)" } ?? "")
     }
 }
