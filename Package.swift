@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "FilmstripStreaming", targets: ["FilmstripStreaming"]),
         .library(name: "FilmstripThumbnails", targets: ["FilmstripThumbnails"]),
         .library(name: "FilmstripMedia", targets: ["FilmstripMedia"]),
+        .library(name: "FilmstripPreviews", targets: ["FilmstripPreviews"]),
         .library(name: "FilmstripPlayer", targets: ["FilmstripPlayer"]),
         .library(name: "FilmstripServer", targets: ["FilmstripServer"]),
         .library(name: "FilmstripCatalog", targets: ["FilmstripCatalog"]),
@@ -116,6 +117,13 @@ let package = Package(
             linkerSettings: ffmpegLibraries
         ),
         .target(
+            name: "FilmstripPreviews",
+            dependencies: [
+                "FilmstripSync", "FilmstripFormats", "FilmstripImaging", "FilmstripLoading", "FilmstripStreaming",
+                "FilmstripMedia",
+            ]
+        ),
+        .target(
             name: "FilmstripPlayer",
             dependencies: [
                 "FilmstripSync",
@@ -126,7 +134,7 @@ let package = Package(
         .target(
             name: "FilmstripCatalog",
             dependencies: [
-                "FilmstripSync", "FilmstripLoading", "FilmstripMedia",
+                "FilmstripSync", "FilmstripLoading", "FilmstripMedia", "FilmstripPreviews",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -135,7 +143,7 @@ let package = Package(
             dependencies: [
                 "FilmstripSync",
                 "FilmstripFormats", "FilmstripImaging", "FilmstripLoading", "FilmstripStreaming", "FilmstripThumbnails",
-                "FilmstripMedia", "FilmstripPlayer",
+                "FilmstripMedia", "FilmstripPreviews", "FilmstripPlayer",
             ]
         ),
         // `filmstrip play --window`: the player on a screen (SDL2 video and audio, keys, a seek bar with previews).
@@ -148,7 +156,7 @@ let package = Package(
             dependencies: [
                 "FilmstripSync",
                 "FilmstripFormats", "FilmstripImaging", "FilmstripLoading", "FilmstripStreaming", "FilmstripThumbnails",
-                "FilmstripMedia",
+                "FilmstripMedia", "FilmstripPreviews",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -170,7 +178,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "FilmstripBench",
-            dependencies: ["FilmstripSync", "Filmstrip", "FilmstripMedia", "FilmstripTesting"],
+            dependencies: ["FilmstripSync", "Filmstrip", "FilmstripPreviews", "FilmstripTesting"],
             path: "Benchmarks/FilmstripBench"
         ),
         // The usage of a typical streaming app, compiled with the package and run by ReferenceUsageTests.
@@ -192,8 +200,8 @@ let package = Package(
         .testTarget(
             name: "FilmstripMediaTests",
             dependencies: [
-                "FilmstripSync", "Filmstrip", "FilmstripFormats", "FilmstripMedia", "FilmstripStreaming",
-                "FilmstripTesting",
+                "FilmstripSync", "Filmstrip", "FilmstripFormats", "FilmstripMedia", "FilmstripPreviews",
+                "FilmstripStreaming", "FilmstripTesting",
             ]),
         .testTarget(
             name: "FilmstripPlayerTests",
@@ -209,13 +217,13 @@ let package = Package(
         .testTarget(
             name: "FilmstripServerTests",
             dependencies: [
-                "FilmstripMedia", "FilmstripServer", "FilmstripTesting",
+                "FilmstripMedia", "FilmstripPreviews", "FilmstripServer", "FilmstripTesting",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
             name: "FilmstripCatalogTests",
-            dependencies: ["FilmstripCatalog", "FilmstripMedia", "FilmstripTesting"]
+            dependencies: ["FilmstripCatalog", "FilmstripMedia", "FilmstripPreviews", "FilmstripTesting"]
         ),
         .testTarget(
             name: "FilmstripCLITests",

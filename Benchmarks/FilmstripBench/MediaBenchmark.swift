@@ -1,5 +1,5 @@
 import Filmstrip
-@_spi(Benchmarks) import FilmstripMedia
+@_spi(Benchmarks) import FilmstripPreviews
 import FilmstripTesting
 import Foundation
 

@@ -3,6 +3,7 @@
 @_exported public import FilmstripLoading
 @_exported public import FilmstripMedia
 @_exported public import FilmstripPlayer
+@_exported public import FilmstripPreviews
 @_exported public import FilmstripStreaming
 import FilmstripSync
 @_exported public import FilmstripThumbnails

@@ -1,4 +1,5 @@
-public import FilmstripMedia
+import FilmstripMedia
+public import FilmstripPreviews
 public import Foundation
 
 #if canImport(Glibc)

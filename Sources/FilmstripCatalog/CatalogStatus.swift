@@ -1,5 +1,6 @@
 public import FilmstripLoading
 import FilmstripMedia
+import FilmstripPreviews
 import FilmstripSync
 import Foundation
 

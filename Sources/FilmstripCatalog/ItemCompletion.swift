@@ -1,4 +1,5 @@
-public import FilmstripMedia
+import FilmstripMedia
+public import FilmstripPreviews
 import Foundation
 
 /// The completion marker of an item: `filmstrip-item.json` in its folder, written last, after every output is on

@@ -1,5 +1,6 @@
 import FilmstripLoading
 import FilmstripMedia
+import FilmstripPreviews
 import FilmstripSync
 import Foundation
 

@@ -1,5 +1,6 @@
 public import FilmstripLoading
-public import FilmstripMedia
+import FilmstripMedia
+public import FilmstripPreviews
 public import Foundation
 
 #if canImport(Glibc)

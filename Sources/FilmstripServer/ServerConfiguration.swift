@@ -1,4 +1,5 @@
-public import FilmstripMedia
+import FilmstripMedia
+public import FilmstripPreviews
 public import Foundation
 
 /// How `filmstrip serve` runs: which folders it serves, where it listens, where generated tracks go.

@@ -1,4 +1,5 @@
-public import FilmstripMedia
+import FilmstripMedia
+public import FilmstripPreviews
 public import Foundation
 
 /// A watch page that works straight from disk (`file://`): the video, its preview track's sheets and an

@@ -1,3 +1,4 @@
+@_spi(Benchmarks) import FilmstripPreviews
 import FilmstripTesting
 import Foundation
 import Testing

@@ -3,7 +3,7 @@ import FilmstripTesting
 import Foundation
 import Testing
 
-@testable import FilmstripMedia
+@testable import FilmstripPreviews
 
 @Suite("Preview track generation")
 struct PreviewTrackGeneratorTests {

@@ -1,4 +1,5 @@
 import FilmstripMedia
+import FilmstripPreviews
 import FilmstripTesting
 import Foundation
 import Logging

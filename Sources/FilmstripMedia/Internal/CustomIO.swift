@@ -57,7 +57,7 @@ private func customIOSeek(_ opaque: UnsafeMutableRawPointer?, _ offset: Int64, _
 
 /// A forward-only byte stream for ``MediaInput``: `read` fills the buffer and returns the count, 0 at the end, and
 /// throws to fail the input.
-struct ByteStream: Sendable {
+package struct ByteStream: Sendable {
     var read: @Sendable (UnsafeMutableRawBufferPointer) throws -> Int
 }
 

@@ -1,18 +1,20 @@
-import CFFmpeg
-import FilmstripImaging
+package import CFFmpeg
+package import FilmstripImaging
 
 /// Converts decoded frames to RGB at a target size with swscale, honouring the frame's colour matrix and range;
 /// HDR frames (PQ or HLG) are tone-mapped to SDR BT.709. One converter per worker; the swscale context is reused
 /// while sizes and formats stay the same.
-final class FrameConverter {
+package final class FrameConverter {
     private var context: OpaquePointer?
     /// 16-bit RGB at the target size, for HDR frames before tone mapping.
     private var wide: [UInt16] = []
 
+    package init() {}
+
     deinit { sws_freeContext(context) }
 
     /// Scales `frame` to `width` x `height` RGB into `destination` (rows `stride` bytes apart).
-    func convert(
+    package func convert(
         _ frame: UnsafeMutablePointer<AVFrame>, width: Int, height: Int, into destination: UnsafeMutablePointer<UInt8>,
         stride: Int
     ) throws(MediaError) {
@@ -77,7 +79,7 @@ final class FrameConverter {
 
     /// The frame as an RGB image of `width` x `height`, turned clockwise by `quarterTurns` (an ``Orientation``
     /// code: the mirror bit flips it after turning; the target size is the size before turning).
-    func image(
+    package func image(
         _ frame: UnsafeMutablePointer<AVFrame>, width: Int, height: Int, quarterTurns: Int
     ) throws(MediaError)
         -> PixelBuffer

@@ -1,10 +1,10 @@
-import FilmstripFormats
+package import FilmstripFormats
 import FilmstripImaging
 
 /// How a decoded picture becomes an image: the one place that applies the sample aspect ratio, fits a maximum size
 /// and turns the picture by its display matrix (the extractor, stream frames, frame thumbnails and the player's
 /// frames all convert through it).
-struct FrameGeometry: Sendable, Hashable {
+package struct FrameGeometry: Sendable, Hashable {
     /// The size shown, sample aspect ratio applied, in display orientation (turned).
     let displayWidth: Int
     let displayHeight: Int
@@ -29,13 +29,13 @@ struct FrameGeometry: Sendable, Hashable {
     var displaySize: (width: Int, height: Int) { (displayWidth, displayHeight) }
 
     /// `width` x `height` as seen after `quarterTurns` clockwise turns (swapped for an odd count).
-    static func turned(_ width: Int, _ height: Int, by quarterTurns: Int) -> (width: Int, height: Int) {
+    package static func turned(_ width: Int, _ height: Int, by quarterTurns: Int) -> (width: Int, height: Int) {
         quarterTurns & 1 == 1 ? (height, width) : (width, height)
     }
 
     /// The image's size: the display size fitted into `maximum` (keeping its aspect), in display orientation when
     /// `turning`, else in the coded orientation.
-    func outputSize(fittingIn maximum: PixelSize?, turning: Bool = true) -> (width: Int, height: Int) {
+    package func outputSize(fittingIn maximum: PixelSize?, turning: Bool = true) -> (width: Int, height: Int) {
         var (w, h) = (displayWidth, displayHeight)
         if let maximum {
             let fitted = PixelSize(width: w, height: h).fitted(within: maximum)

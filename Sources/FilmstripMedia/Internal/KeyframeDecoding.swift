@@ -7,7 +7,7 @@
 /// (`FilmstripBench generate` prints the figure), while the decode takes less time. Only H.264 and HEVC have the
 /// switch; other decoders ignore it. `AV_CODEC_FLAG2_FAST` is not used: in H.264 it only changes deblocking across
 /// slices decoded by slice threads, and a lone keyframe decode runs on one thread.
-enum KeyframeDecoding: Sendable, Hashable {
+package enum KeyframeDecoding: Sendable, Hashable {
     /// Every step of the decode.
     case full
     /// The in-loop deblocking filter skipped.
@@ -18,7 +18,7 @@ enum KeyframeDecoding: Sendable, Hashable {
 
     /// `.preview` when an image `width` wide (in display orientation) shrinks a picture of `geometry` at least
     /// ``previewReduction`` times.
-    static func forImage(width: Int, of geometry: FrameGeometry) -> KeyframeDecoding {
+    package static func forImage(width: Int, of geometry: FrameGeometry) -> KeyframeDecoding {
         width > 0 && width * previewReduction <= geometry.displayWidth ? .preview : .full
     }
 }

@@ -115,7 +115,7 @@ extension MediaInput {
     }
 
     /// The key packet at or before `t`. When `t` is before the first keyframe, the first keyframe.
-    func keyPacket(atOrBefore t: Double) throws(MediaError) -> OwnedPacket {
+    package func keyPacket(atOrBefore t: Double) throws(MediaError) -> OwnedPacket {
         var firstKey: OwnedPacket?
         let found = try searchBackward(from: t) { (target, fromStart) throws(MediaError) -> SearchPass<OwnedPacket> in
             var best: OwnedPacket?
@@ -144,7 +144,7 @@ extension MediaInput {
     }
 
     /// The first key packet at or after `t`, else the last one before it (near the end of the video).
-    func keyPacket(atOrAfter t: Double) throws(MediaError) -> OwnedPacket {
+    package func keyPacket(atOrAfter t: Double) throws(MediaError) -> OwnedPacket {
         try seek(to: t)
         var previous: OwnedPacket?
         while try readPacket() {
@@ -222,7 +222,9 @@ extension MediaInput {
     /// Decodes one key packet on its own: send it, drain the decoder, take the frame, reset. A `.preview` decode
     /// skips the in-loop deblocking filter (H.264, HEVC): no later frame references this picture, and the image
     /// made from it is shrunk enough that the filter's work does not show (``KeyframeDecoding``).
-    func decode(keyPacket key: OwnedPacket, _ decoding: KeyframeDecoding = .full) throws(MediaError) -> OwnedFrame {
+    package func decode(
+        keyPacket key: OwnedPacket, _ decoding: KeyframeDecoding = .full
+    ) throws(MediaError) -> OwnedFrame {
         try checkCancelled()
         avcodec_flush_buffers(codec)
         codec?.pointee.skip_loop_filter = decoding == .preview ? AVDISCARD_ALL : AVDISCARD_DEFAULT
@@ -288,7 +290,7 @@ extension MediaInput {
 
     /// The frame shown at `t`: the last frame whose presentation time is at or before `t` (the first frame when
     /// `t` precedes it). Decodes forward from the keyframe before `t`.
-    func exactFrame(at t: Double) throws(MediaError) -> OwnedFrame {
+    package func exactFrame(at t: Double) throws(MediaError) -> OwnedFrame {
         // The first frame decoded from 0 (t precedes the video's first frame): the answer when nothing is earlier.
         var earliest: OwnedFrame?
         let found = try searchBackward(from: t) { (target, fromStart) throws(MediaError) -> SearchPass<OwnedFrame> in

@@ -1,17 +1,22 @@
 import CFFmpeg
-import FilmstripLoading
+package import FilmstripLoading
 import FilmstripSync
-import Foundation
+package import Foundation
 
 /// How a ``MediaInput`` reaches the network.
-struct MediaNetwork: Sendable {
+package struct MediaNetwork: Sendable {
     var transport: any DataLoading
     var configuration: LoadingConfiguration
+
+    package init(transport: any DataLoading, configuration: LoadingConfiguration) {
+        self.transport = transport
+        self.configuration = configuration
+    }
 }
 
 /// Where a ``MediaInput``'s bytes come from. Only a URL input carries a network: a stream or a segment in memory
 /// opens nothing else.
-enum MediaSource {
+package enum MediaSource {
     /// A file or an http(s) URL; the resources it names (an HLS playlist's segments) come through `network`.
     case url(URL, network: MediaNetwork)
     /// A forward-only byte stream (a player's segments, in order), named `label` in errors.
@@ -32,7 +37,7 @@ enum MediaSource {
 /// Local files are read by FFmpeg's own file protocol. http(s) inputs, and every playlist or segment an HLS input
 /// opens over http(s), go through ``HTTPRangeSource`` (bounded `Range` requests on Filmstrip's loader), so bytes
 /// are counted and requests carry the configured headers and timeouts. A remote input may not open local files.
-final class MediaInput {
+package final class MediaInput {
     typealias CodecContext = UnsafeMutablePointer<AVCodecContext>
 
     let url: URL
@@ -58,9 +63,9 @@ final class MediaInput {
     /// Stream start in time-base units (times are reported relative to it).
     var startTimestamp: Int64
     /// Duration in seconds (0 when unknown).
-    var duration: Double
+    package var duration: Double
     /// How the display matrix shows the picture: clockwise quarter turns, plus 4 when mirrored (``Orientation``).
-    private(set) var quarterTurns: Int
+    package private(set) var quarterTurns: Int
     /// Whether the demuxer has an exact keyframe index (MP4/MOV, MKV), so a backward seek lands on the keyframe.
     var hasIndex: Bool
     /// Whether the decoder was taken over from a previous input instead of created.
@@ -82,7 +87,7 @@ final class MediaInput {
     /// With `audioOnly` (and `audio`), an input without video opens on its audio stream instead of failing with
     /// `noVideoStream`: ``isAudioOnly`` is then true, there is no video decoder, and the input is read with
     /// ``nextAudioOnly()``.
-    init(
+    package init(
         _ source: MediaSource, cancellation: CancellationFlag, reusing previous: MediaInput? = nil,
         audio: AudioFormat? = nil, audioOnly allowsAudioOnly: Bool = false
     )
@@ -305,7 +310,7 @@ final class MediaInput {
     // MARK: Accounting
 
     /// Bytes read: received over HTTP for remote inputs, read from disk for local ones.
-    var bytesRead: Int {
+    package var bytesRead: Int {
         if let streamIO { return streamIO.bytesRead }
         if isRemote {
             return (rootIO?.source.bytesTransferred ?? 0) + closedBytes
@@ -329,7 +334,7 @@ final class MediaInput {
     static let maximumAspect = 16.0
 
     /// How the video's pictures are shown: sample aspect ratio and rotation.
-    var geometry: FrameGeometry {
+    package var geometry: FrameGeometry {
         let parameters = stream.pointee.codecpar.pointee
         let sar = parameters.sample_aspect_ratio
         return FrameGeometry(
@@ -338,12 +343,12 @@ final class MediaInput {
     }
 
     /// Display size after sample aspect ratio and rotation.
-    var displaySize: (width: Int, height: Int) { geometry.displaySize }
+    package var displaySize: (width: Int, height: Int) { geometry.displaySize }
 
     // MARK: State the extensions share (MediaInput+NestedIO.swift, MediaInput+Reading.swift)
 
     /// Frames decoded so far (read by other threads for statistics while this one decodes).
-    var framesDecoded: Int { decodedCount.load(ordering: .relaxed) }
+    package var framesDecoded: Int { decodedCount.load(ordering: .relaxed) }
     let decodedCount = Atomic<Int>(0)
 
     /// A playlist or segment that could not be opened or read since the last ``beginCall()``.

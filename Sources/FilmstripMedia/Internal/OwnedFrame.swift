@@ -1,8 +1,8 @@
-import CFFmpeg
+package import CFFmpeg
 
 /// An `AVFrame` owned by Swift, freed on deinit.
-final class OwnedFrame {
-    let pointer: UnsafeMutablePointer<AVFrame>
+package final class OwnedFrame {
+    package let pointer: UnsafeMutablePointer<AVFrame>
     /// Presentation time in seconds from the start of the stream (for stream segments, on the presentation
     /// timeline once mapped).
     var time: Double
@@ -22,15 +22,15 @@ final class OwnedFrame {
 }
 
 /// An `AVPacket` owned by Swift, freed on deinit.
-final class OwnedPacket {
+package final class OwnedPacket {
     let pointer: UnsafeMutablePointer<AVPacket>
     /// Presentation time in seconds from the start of the stream.
-    let time: Double
+    package let time: Double
     /// Whether the packet holds a keyframe.
-    let isKey: Bool
+    package let isKey: Bool
     /// Byte offset of the packet in its input (-1 when the demuxer does not know), and its size.
-    let position: Int64
-    let size: Int
+    package let position: Int64
+    package let size: Int
 
     init?(cloning packet: UnsafeMutablePointer<AVPacket>, time: Double) {
         guard let copy = av_packet_clone(packet) else { return nil }

@@ -1,16 +1,16 @@
-import FilmstripFormats
+package import FilmstripFormats
 import FilmstripImaging
 import FilmstripLoading
-import FilmstripStreaming
+package import FilmstripStreaming
 import FilmstripSync
-import Foundation
+package import Foundation
 
 /// Frames from an HLS or DASH presentation through the streaming layer: the manifest (and, for a master, the one
 /// chosen media playlist), the chosen rendition's initialisation data once, and only the segments that hold the
 /// times asked for, each demuxed from memory.
-final class StreamFrames: Sendable {
-    let client: StreamingClient
-    let url: URL
+package final class StreamFrames: Sendable {
+    package let client: StreamingClient
+    package let url: URL
     private let maximumSize: PixelSize?
     private let state = Mutex(TimelineState())
 
@@ -25,7 +25,7 @@ final class StreamFrames: Sendable {
     /// The kind of track to read (video, or an HLS I-frame playlist).
     let kind: Presentation.TrackKind
 
-    init(url: URL, options: FrameExtractorConfiguration, kind: Presentation.TrackKind = .video) {
+    package init(url: URL, options: FrameExtractorConfiguration, kind: Presentation.TrackKind = .video) {
         self.url = url
         self.kind = kind
         maximumSize = options.maximumSize
@@ -38,13 +38,13 @@ final class StreamFrames: Sendable {
     private let wallClock: @Sendable () -> Date
 
     /// Whether `url` names a streaming manifest (see ``ManifestDetection``).
-    static func isManifest(_ url: URL) -> Bool { ManifestDetection.isManifest(url) }
+    package static func isManifest(_ url: URL) -> Bool { ManifestDetection.isManifest(url) }
 
     var framesDecoded: Int { decoded.withLock { $0 } }
 
     /// The timeline of the chosen video rendition, loaded once; a live presentation's is loaded again (the manifest
     /// refreshed) once it is older than the manifest's `minimumUpdatePeriod` (or its target duration).
-    func timeline() async throws(MediaError) -> MediaTimeline {
+    package func timeline() async throws(MediaError) -> MediaTimeline {
         let now = wallClock()
         let task = state.withLock { state -> Task<MediaTimeline, any Error> in
             if let current = state.task {
@@ -87,8 +87,9 @@ final class StreamFrames: Sendable {
     }
 
     /// The bytes a demuxer needs for `segment` of `client`'s presentation at `url`.
-    static func bytes(of segment: SegmentReference, client: StreamingClient, url: URL) async throws(MediaError) -> Data
-    {
+    package static func bytes(
+        of segment: SegmentReference, client: StreamingClient, url: URL
+    ) async throws(MediaError) -> Data {
         do {
             async let initialization = client.initialization(for: segment)
             let media = try await client.media(segment)
@@ -101,7 +102,9 @@ final class StreamFrames: Sendable {
     }
 
     /// Opens segment `index` of `timeline` (fetching it).
-    func open(_ index: Int, of timeline: MediaTimeline, cancellation: CancellationFlag) async throws -> StreamSegment {
+    package func open(
+        _ index: Int, of timeline: MediaTimeline, cancellation: CancellationFlag
+    ) async throws -> StreamSegment {
         guard timeline.segments.indices.contains(index) else {
             throw MediaError(
                 timeline.presentation.isLive ? .timeOutOfRange : .invalidMedia,
@@ -244,7 +247,7 @@ final class StreamFrames: Sendable {
     static func format(_ t: Double) -> String { String(format: "%.3f", t) }
 
     /// A streaming-layer failure as a media error.
-    static func mediaError(_ error: any Error, url: URL) -> MediaError {
+    package static func mediaError(_ error: any Error, url: URL) -> MediaError {
         if let media = error as? MediaError { return media }
         if error is CancellationError { return MediaError(.cancelled, "cancelled", url: url) }
         guard let streaming = error as? StreamingError else {

@@ -1,5 +1,5 @@
-import FilmstripFormats
-import Foundation
+package import FilmstripFormats
+package import Foundation
 
 /// One segment of a stream, demuxed from memory (its initialisation data, then its media bytes) with its own
 /// demuxer and decoder, its video packets read once and placed on the presentation timeline.
@@ -7,16 +7,16 @@ import Foundation
 /// Sendable because the packets are read-only after opening and everything that touches the demuxer or decoder
 /// (`decode`, `exactFrame`) runs under `lock`, so workers that share a neighbouring segment never use its decoder at
 /// once. `input.quarterTurns` and `input.displaySize` are fixed when the input is opened.
-final class StreamSegment: @unchecked Sendable {
+package final class StreamSegment: @unchecked Sendable {
     private let lock = NSLock()
-    let reference: SegmentReference
-    let input: MediaInput
+    package let reference: SegmentReference
+    package let input: MediaInput
     /// Video packets in decode order (times on the input's clock).
-    let packets: [OwnedPacket]
+    package let packets: [OwnedPacket]
     /// Presentation time = input time + shift.
     let shift: Double
 
-    init(reference: SegmentReference, bytes: Data, cancellation: CancellationFlag) throws(MediaError) {
+    package init(reference: SegmentReference, bytes: Data, cancellation: CancellationFlag) throws(MediaError) {
         self.reference = reference
         input = try MediaInput(.memory(bytes, label: reference.url), cancellation: cancellation)
         packets = try input.remainingVideoPackets()
@@ -28,26 +28,26 @@ final class StreamSegment: @unchecked Sendable {
         shift = placement.place(earliest: earliest)
     }
 
-    func time(of packet: OwnedPacket) -> Double { packet.time + shift }
+    package func time(of packet: OwnedPacket) -> Double { packet.time + shift }
 
     /// The last key packet at or before `t`.
-    func keyPacket(atOrBefore t: Double) -> OwnedPacket? {
+    package func keyPacket(atOrBefore t: Double) -> OwnedPacket? {
         packets.last { $0.isKey && time(of: $0) <= t + MediaTime.tolerance }
     }
 
     /// The first key packet at or after `t` and before `end`.
-    func keyPacket(from t: Double, before end: Double) -> OwnedPacket? {
+    package func keyPacket(from t: Double, before end: Double) -> OwnedPacket? {
         packets.first {
             $0.isKey && time(of: $0) >= t - MediaTime.tolerance && time(of: $0) < end - MediaTime.tolerance
         }
     }
 
     /// The first key packet.
-    var firstKeyPacket: OwnedPacket? { packets.first { $0.isKey } }
+    package var firstKeyPacket: OwnedPacket? { packets.first { $0.isKey } }
 
     /// Decodes a key packet on its own; the frame carries its presentation time, and the count is the frames the
     /// decoder produced.
-    func decode(_ key: OwnedPacket) throws(MediaError) -> (frame: OwnedFrame, decoded: Int) {
+    package func decode(_ key: OwnedPacket) throws(MediaError) -> (frame: OwnedFrame, decoded: Int) {
         lock.lock()
         defer { lock.unlock() }
         let before = input.framesDecoded
@@ -58,7 +58,7 @@ final class StreamSegment: @unchecked Sendable {
 
     /// The frame shown at `t` (the last at or before it), decoding forward from the keyframe before it; `nil` when
     /// the segment has no decodable frame at or before `t`.
-    func exactFrame(at t: Double) throws(MediaError) -> (frame: OwnedFrame?, decoded: Int) {
+    package func exactFrame(at t: Double) throws(MediaError) -> (frame: OwnedFrame?, decoded: Int) {
         lock.lock()
         defer { lock.unlock() }
         let before = input.framesDecoded

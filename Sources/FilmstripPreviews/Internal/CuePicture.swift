@@ -1,4 +1,5 @@
 import FilmstripFormats
+import FilmstripMedia
 
 /// Which picture shows the cue `[start, end)`: the one rule of a file's, a stream's and a live track's generation and
 /// of the benchmark. Each asks it for the order of its looks and performs them on what it has (a file's index, the

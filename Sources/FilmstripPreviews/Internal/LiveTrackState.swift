@@ -1,5 +1,6 @@
 import FilmstripFormats
 import FilmstripImaging
+import FilmstripMedia
 import Foundation
 
 /// What a live run has published, kept in `DIR/.filmstrip-live.json` (written atomically after each sheet, before

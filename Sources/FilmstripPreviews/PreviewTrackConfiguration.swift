@@ -1,6 +1,7 @@
 public import FilmstripFormats
 public import FilmstripImaging
 public import FilmstripLoading
+public import FilmstripMedia
 public import Foundation
 
 /// Settings for ``PreviewTrackGenerator``. Every property has a documented default.

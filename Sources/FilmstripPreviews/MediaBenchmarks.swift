@@ -1,6 +1,7 @@
 import FilmstripFormats
 import FilmstripImaging
 import FilmstripLoading
+import FilmstripMedia
 public import Foundation
 
 /// Measurements for `make bench` that need the media layer's internals. Not API.

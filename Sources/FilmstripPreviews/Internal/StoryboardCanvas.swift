@@ -1,5 +1,6 @@
 import FilmstripFormats
 import FilmstripImaging
+import FilmstripMedia
 import Foundation
 
 /// The storyboard's one sheet: every `step`-th thumbnail (so that all of them fit within the maximum sheet size),

@@ -1,4 +1,5 @@
 public import FilmstripFormats
+import FilmstripMedia
 public import Foundation
 
 /// Settings for ``LivePreviewTrackGenerator``: the track's look (``preview``) and how the live run follows its

@@ -1,5 +1,6 @@
 import FilmstripFormats
 import FilmstripLoading
+import FilmstripMedia
 import FilmstripStreaming
 import Foundation
 

@@ -1,5 +1,6 @@
 import FilmstripFormats
 public import FilmstripLoading
+import FilmstripMedia
 import FilmstripStreaming
 import FilmstripSync
 public import Foundation

@@ -1,5 +1,6 @@
 import FilmstripFormats
 import FilmstripImaging
+import FilmstripMedia
 import FilmstripStreaming
 import FilmstripSync
 import Foundation

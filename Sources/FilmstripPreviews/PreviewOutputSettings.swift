@@ -1,6 +1,7 @@
 import FilmstripFormats
 import FilmstripImaging
 import FilmstripLoading
+public import FilmstripMedia
 import Foundation
 
 /// The generation settings that change what a track's files hold, in one canonical record: what every cache of

@@ -1,4 +1,5 @@
 import FilmstripFormats
+import FilmstripMedia
 import FilmstripStreaming
 import Foundation
 

@@ -1,5 +1,6 @@
 import FilmstripFormats
 import FilmstripImaging
+public import FilmstripMedia
 import FilmstripStreaming
 import FilmstripSync
 public import Foundation

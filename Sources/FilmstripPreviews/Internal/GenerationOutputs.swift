@@ -1,3 +1,4 @@
+import FilmstripMedia
 import Foundation
 
 /// The sheets and track files of one generation: the main width, and each extra width in its own `w<width>/`

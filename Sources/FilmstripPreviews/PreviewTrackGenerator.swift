@@ -1,7 +1,7 @@
-import CFFmpeg
 import FilmstripFormats
 import FilmstripImaging
 import FilmstripLoading
+import FilmstripMedia
 import FilmstripSync
 public import Foundation
 
