@@ -25,7 +25,7 @@ extension PreviewTrackGenerator {
         }
         let streamingProtocol = timeline.presentation.streamingProtocol
         if options.attach {
-            try checkAttachment(
+            try ManifestAttachment.checkAttachment(
                 input: input, directory: directory, streamingProtocol: streamingProtocol, options: options)
             options.formats.insert(streamingProtocol == .hls ? .hls : .dash)
         }
@@ -114,7 +114,7 @@ extension PreviewTrackGenerator {
                 started: started, bytesRead: stream.client.statistics.bytes,
                 decodedFrames: counters.decoded.load(ordering: .relaxed))
             if options.attach {
-                summary.attachedManifest = try await attach(
+                summary.attachedManifest = try await ManifestAttachment.attach(
                     summary, stream: stream, timeline: timeline, displaySize: first.input.displaySize,
                     directory: directory, sheetTemplate: options.sheetName(nil))
                 summary.files.append(summary.attachedManifest!)

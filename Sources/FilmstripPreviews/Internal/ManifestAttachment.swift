@@ -3,7 +3,9 @@ import FilmstripMedia
 import FilmstripStreaming
 import Foundation
 
-extension PreviewTrackGenerator {
+/// `--attach`: the stream's own manifest written again with the preview tracks added, beside the tracks, after
+/// checking that nothing written would land on the stream's own files.
+enum ManifestAttachment {
     /// The name of the stream's manifest with the tracks added, per protocol.
     static func attachedName(_ streamingProtocol: Presentation.StreamingProtocol) -> String {
         streamingProtocol == .hls ? "master.m3u8" : "manifest.mpd"
