@@ -151,7 +151,8 @@ struct HTTPLoadingTests {
         let cancelled = Task { try await loader.data(for: url) }
         let results = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<8 { group.addTask { try await loader.data(for: url).count } }
-            try await Task.sleep(nanoseconds: 100_000_000)
+            // The download is under way (the server holds it 2 s); whoever asks meanwhile shares it.
+            _ = await eventually { server.requestCount("/file.bin") == 1 }
             cancelled.cancel()
             return try await group.reduce(into: [Int]()) { $0.append($1) }
         }
