@@ -28,15 +28,19 @@ public final class RetryLoop<Value: Sendable>: LoadHandle, Sendable {
     public typealias Pause =
         @Sendable (_ pause: Duration, _ resume: @escaping @Sendable (Bool) -> Void) -> (any LoadHandle)?
 
+    /// Where the loop is: before its first attempt, in an attempt, in the pause between two, or done (its
+    /// completion called).
+    private enum Phase {
+        case notStarted, attempting, pausing, finished
+    }
+
     private struct State {
         var schedule: RetrySchedule
         /// Counts attempts and pauses: a handle is kept only while what it belongs to is the current step.
         var step = 0
         var current: (any LoadHandle)?
-        /// Between attempts.
-        var waiting = false
-        var started = false
-        var finished = false
+        var phase = Phase.notStarted
+        /// ``cancel()`` was called: an attempt under way ends the loop when it completes, a pause at once.
         var cancelled = false
     }
 
@@ -65,8 +69,9 @@ public final class RetryLoop<Value: Sendable>: LoadHandle, Sendable {
     /// Makes the first attempt (once).
     public func begin() {
         let first = state.withLock { state -> Bool in
-            defer { state.started = true }
-            return !state.started
+            guard state.phase == .notStarted else { return false }
+            state.phase = .attempting
+            return true
         }
         if first { attempt(1) }
     }
@@ -81,8 +86,8 @@ public final class RetryLoop<Value: Sendable>: LoadHandle, Sendable {
 
     private func attempt(_ number: Int) {
         let step = state.withLock { state -> Int? in
-            guard !state.finished, !state.cancelled else { return nil }
-            state.waiting = false
+            guard state.phase != .finished, !state.cancelled else { return nil }
+            state.phase = .attempting
             state.current = nil
             state.step += 1
             return state.step
@@ -95,11 +100,11 @@ public final class RetryLoop<Value: Sendable>: LoadHandle, Sendable {
     private func completed(_ number: Int, _ result: Result<Value, any Error>) {
         guard case .failure(let error) = result, let failure = failed(error) else { return finish(result) }
         let next = state.withLock { state -> (RetrySchedule.Decision, Int)? in
-            guard !state.finished, !state.cancelled else { return nil }
+            guard state.phase != .finished, !state.cancelled else { return nil }
             let decision = state.schedule.failed(failure)
             guard case .retry = decision else { return (decision, state.step) }
             state.current = nil
-            state.waiting = true
+            state.phase = .pausing
             state.step += 1
             return (decision, state.step)
         }
@@ -115,7 +120,7 @@ public final class RetryLoop<Value: Sendable>: LoadHandle, Sendable {
     /// Keeps `handle` while `step` is the current one; cancels it if the loop was cancelled meanwhile.
     private func keep(_ handle: (any LoadHandle)?, step: Int) {
         let cancelled = state.withLock { state -> Bool in
-            if state.step == step, !state.finished { state.current = handle }
+            if state.step == step, state.phase != .finished { state.current = handle }
             return state.cancelled
         }
         if cancelled { handle?.cancel() }
@@ -123,22 +128,21 @@ public final class RetryLoop<Value: Sendable>: LoadHandle, Sendable {
 
     private func finish(_ result: Result<Value, any Error>) {
         let first = state.withLock { state -> Bool in
-            defer { state.finished = true }
+            defer { state.phase = .finished }
             state.current = nil
-            state.waiting = false
-            return !state.finished
+            return state.phase != .finished
         }
         if first { completion(result) }
     }
 
     /// Cancels the attempt under way (its completion ends the loop) or the pause (the loop ends at once).
     public func cancel() {
-        let (current, waiting) = state.withLock { state in
+        let (current, pausing) = state.withLock { state in
             state.cancelled = true
-            return (state.current, state.waiting)
+            return (state.current, state.phase == .pausing)
         }
         current?.cancel()
-        if waiting { finish(.failure(cancellation())) }
+        if pausing { finish(.failure(cancellation())) }
     }
 }
 

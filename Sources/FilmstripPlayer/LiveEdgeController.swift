@@ -8,9 +8,9 @@
 /// catching up is suspended. It resumes only when the playhead is back within the cutoff distance of the edge, for
 /// example after a seek to live. While paused, nothing is decided either. So the controller never drags a viewer
 /// out of the DVR window they chose.
-public struct LiveEdgeController: Sendable, Hashable {
+struct LiveEdgeController: Sendable, Hashable {
     /// What the engine should do.
-    public enum Decision: Sendable, Hashable {
+    enum Decision: Sendable, Hashable {
         /// Nothing.
         case none
         /// Set the playback rate (catch-up started or ended).
@@ -20,11 +20,11 @@ public struct LiveEdgeController: Sendable, Hashable {
     }
 
     /// The configuration (``reconfigure(_:)`` changes it while playing).
-    public private(set) var configuration: LiveConfiguration
+    private(set) var configuration: LiveConfiguration
     /// Whether catching up by speed-up is in progress.
-    public private(set) var catchingUp = false
+    private(set) var catchingUp = false
     /// Whether the user's seek suspended catching up.
-    public private(set) var suspendedByUser = false
+    private(set) var suspendedByUser = false
     private var behindReported = false
     /// Whether the latency at the start of playback was looked at.
     private var startChecked = false
@@ -32,17 +32,17 @@ public struct LiveEdgeController: Sendable, Hashable {
     private var band = 2.0
 
     /// Creates a controller.
-    public init(configuration: LiveConfiguration) {
+    init(configuration: LiveConfiguration) {
         self.configuration = configuration
     }
 
     /// New settings from now on; where catching up stands is kept.
-    public mutating func reconfigure(_ configuration: LiveConfiguration) {
+    mutating func reconfigure(_ configuration: LiveConfiguration) {
         self.configuration = configuration
     }
 
     /// The latency to settle at, seconds (``LiveConfiguration/liveEdgeLatencyMs``).
-    public var latencyTarget: Double? { configuration.liveEdgeLatencyMs.map { max(0, Double($0) / 1000) } }
+    var latencyTarget: Double? { configuration.liveEdgeLatencyMs.map { max(0, Double($0) / 1000) } }
 
     /// The distance beyond which catching up starts (and beyond which a user's seek suspends it): the latency target
     /// plus its band when only a target is set, else the catch-up threshold.
@@ -64,7 +64,7 @@ public struct LiveEdgeController: Sendable, Hashable {
     /// Where to start in a live window: the latency target behind the edge when one is set; else `liveEdgeDelay`
     /// behind it (a DASH MPD's `suggestedPresentationDelay` when that is larger). Never closer than three target
     /// durations (RFC 8216, 6.3.3) and never before the window.
-    public func startPosition(
+    func startPosition(
         window: ClosedRange<Double>, targetDuration: Double = 0, suggestedDelay: Double? = nil
     ) -> Double {
         let wanted = latencyTarget ?? max(configuration.liveEdgeDelay, suggestedDelay ?? 0)
@@ -73,13 +73,13 @@ public struct LiveEdgeController: Sendable, Hashable {
     }
 
     /// Whether `position` lies behind the seekable window (with the tolerance).
-    public func isBehindLiveWindow(position: Double, window: ClosedRange<Double>) -> Bool {
+    func isBehindLiveWindow(position: Double, window: ClosedRange<Double>) -> Bool {
         position < max(0, window.lowerBound - configuration.behindLiveWindowTolerance)
     }
 
     /// The user sought to `position`: suspends catching up when that is further from the edge than the catch-up
     /// threshold. Returns a rate reset if a speed-up was running.
-    public mutating func userSought(to position: Double, window: ClosedRange<Double>) -> Decision {
+    mutating func userSought(to position: Double, window: ClosedRange<Double>) -> Decision {
         let distance = window.upperBound - position
         let wasCatchingUp = catchingUp
         catchingUp = false
@@ -92,7 +92,7 @@ public struct LiveEdgeController: Sendable, Hashable {
     ///
     /// `segmentDuration` (the stream's target or segment duration) sizes the band a latency target tolerates: the
     /// window grows a segment at a time, so the distance to its end moves by that much on its own.
-    public mutating func observe(
+    mutating func observe(
         position: Double, window: ClosedRange<Double>, isPlaying: Bool, segmentDuration: Double = 0
     )
         -> (decision: Decision, warning: PlayerError?)

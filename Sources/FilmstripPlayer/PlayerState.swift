@@ -98,9 +98,9 @@ extension PlayerState.Kind {
 
 /// The player's state as a value: transitions are checked against the graph, refused ones are reported, never
 /// performed.
-public struct PlayerStateMachine: Sendable, Hashable {
+struct PlayerStateMachine: Sendable, Hashable {
     /// The outcome of a requested transition.
-    public enum Outcome: Sendable, Hashable {
+    enum Outcome: Sendable, Hashable {
         /// The state changed from `previous` to `current`.
         case moved(previous: PlayerState, current: PlayerState)
         /// The transition is not in the graph; the state is unchanged and `warning` says why.
@@ -108,18 +108,18 @@ public struct PlayerStateMachine: Sendable, Hashable {
     }
 
     /// The current state.
-    public private(set) var state: PlayerState = .idle
+    private(set) var state: PlayerState = .idle
 
     /// Starts in ``PlayerState/idle``.
-    public init() {}
+    init() {}
 
     /// Starts in a given state (for restoring a player, and for tests).
-    public init(state: PlayerState) {
+    init(state: PlayerState) {
         self.state = state
     }
 
     /// Moves to `next` if the graph allows it.
-    public mutating func move(to next: PlayerState) -> Outcome {
+    mutating func move(to next: PlayerState) -> Outcome {
         guard state.kind.canMove(to: next.kind) else {
             return .refused(
                 PlayerError(

@@ -57,23 +57,23 @@ public struct StateTimeoutConfiguration: Sendable, Hashable, Codable {
 /// let deadline = timeouts.enter(.opening, at: clock.now)   // schedule a wake-up at `deadline`, if any
 /// if let error = timeouts.check(at: clock.now) { report(error) }
 /// ```
-public struct StateTimeoutController: Sendable, Hashable {
+struct StateTimeoutController: Sendable, Hashable {
     /// The configuration; `nil` disables every timeout.
-    public let configuration: StateTimeoutConfiguration?
+    let configuration: StateTimeoutConfiguration?
     /// The state whose timer is armed.
-    public private(set) var armedState: PlayerState.Kind?
+    private(set) var armedState: PlayerState.Kind?
     /// When the armed timer expires (in the caller's clock, seconds).
-    public private(set) var deadline: Double?
+    private(set) var deadline: Double?
 
     /// Creates a controller with nothing armed.
-    public init(configuration: StateTimeoutConfiguration?) {
+    init(configuration: StateTimeoutConfiguration?) {
         self.configuration = configuration
     }
 
     /// Enters `state` at `now`: disarms the previous timer and arms this state's, if it has one. Returns the
     /// deadline to wake up at, or `nil`.
     @discardableResult
-    public mutating func enter(_ state: PlayerState.Kind, at now: Double) -> Double? {
+    mutating func enter(_ state: PlayerState.Kind, at now: Double) -> Double? {
         armedState = nil
         deadline = nil
         guard let seconds = configuration?.seconds(for: state), seconds > 0 else { return nil }
@@ -83,7 +83,7 @@ public struct StateTimeoutController: Sendable, Hashable {
     }
 
     /// Reports the timeout if the armed timer has expired at `now`; then disarms it, so each entry reports once.
-    public mutating func check(at now: Double) -> PlayerError? {
+    mutating func check(at now: Double) -> PlayerError? {
         guard let state = armedState, let deadline, now >= deadline else { return nil }
         let seconds = configuration?.seconds(for: state) ?? 0
         armedState = nil

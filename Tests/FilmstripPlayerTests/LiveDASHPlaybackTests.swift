@@ -1,8 +1,9 @@
-import FilmstripPlayer
 import FilmstripSync
 import FilmstripTesting
 import Foundation
 import Testing
+
+@testable import FilmstripPlayer
 
 /// Live DASH on the player: a dynamic MPD whose segments exist only inside their availability window (a strict
 /// origin answers 404 otherwise), with the server's clock on time or an hour ahead (then read from `UTCTiming`).

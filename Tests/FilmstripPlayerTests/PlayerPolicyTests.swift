@@ -1,6 +1,7 @@
-import FilmstripPlayer
 import Foundation
 import Testing
+
+@testable import FilmstripPlayer
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

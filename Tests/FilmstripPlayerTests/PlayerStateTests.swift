@@ -1,5 +1,6 @@
-import FilmstripPlayer
 import Testing
+
+@testable import FilmstripPlayer
 
 @Suite("Player states")
 struct PlayerStateTests {

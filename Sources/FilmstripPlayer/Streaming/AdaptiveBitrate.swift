@@ -7,17 +7,17 @@ import Foundation
 /// a few instant loopback or cache hits hide a throttled link for many segments. The estimate is the lower of the two
 /// averages, so it drops quickly and rises with care. Downloads under 16 KB say more about latency than bandwidth
 /// and are not sampled.
-public struct BandwidthEstimator: Sendable, Hashable {
+struct BandwidthEstimator: Sendable, Hashable {
     private var fast = Average(halfLife: 3)
     private var slow = Average(halfLife: 9)
     /// Samples taken.
-    public private(set) var sampleCount = 0
+    private(set) var sampleCount = 0
 
     /// Creates an estimator with no samples.
-    public init() {}
+    init() {}
 
     /// Records a download of `bytes` that took `seconds`.
-    public mutating func add(bytes: Int, seconds: Double) {
+    mutating func add(bytes: Int, seconds: Double) {
         guard bytes >= 16 * 1024, seconds > 0 else { return }
         let secondsPerBit = max(seconds, 1e-4) / Double(bytes * 8)
         fast.add(secondsPerBit, weight: seconds)
@@ -26,7 +26,7 @@ public struct BandwidthEstimator: Sendable, Hashable {
     }
 
     /// The estimate in bits per second, `nil` before the first sample.
-    public var bitsPerSecond: Double? {
+    var bitsPerSecond: Double? {
         guard sampleCount > 0, let f = fast.value, let s = slow.value else { return nil }
         return 1 / max(f, s)
     }
@@ -67,31 +67,31 @@ private func pow2(_ x: Double) -> Double { exp2(x) }
 /// each arrived segment with ``arrived(from:)`` (the first one of the pending rendition commits it) and a switch that
 /// could not be made (its playlist or first segment failed) with ``switchFailed()``, which keeps the committed
 /// rendition and waits the usual spacing before trying upwards again.
-public struct RenditionSelector: Sendable, Hashable {
+struct RenditionSelector: Sendable, Hashable {
     /// The bitrates of the renditions (bits per second), as the playlist lists them.
-    public let bitrates: [Int]
+    let bitrates: [Int]
     /// Fraction of the estimate an up-switch may use.
-    public var upFraction = 0.7
+    var upFraction = 0.7
     /// Above this fraction of the estimate the current rendition is too expensive.
-    public var downThreshold = 0.9
+    var downThreshold = 0.9
     /// Fraction of the estimate a down-switch aims for.
-    public var downFraction = 0.8
+    var downFraction = 0.8
     /// Segments to receive between two up-switches.
-    public var minimumSegmentsBetweenSwitches = 2
+    var minimumSegmentsBetweenSwitches = 2
     /// The committed rendition (an index into ``bitrates``): the one whose segments are arriving.
-    public private(set) var current: Int
+    private(set) var current: Int
     /// A switch chosen but not yet committed: its first segment has not arrived.
-    public private(set) var pending: Int?
+    private(set) var pending: Int?
     private var segmentsSinceSwitch = Int.max / 2
 
     /// A selector starting at `initial` (by default the first listed, as RFC 8216 recommends clients do).
-    public init(bitrates: [Int], initial: Int = 0) {
+    init(bitrates: [Int], initial: Int = 0) {
         self.bitrates = bitrates
         current = bitrates.indices.contains(initial) ? initial : 0
     }
 
     /// The rendition to fetch the next segment from: the committed one, or the target of a (pending) switch.
-    public mutating func next(estimate: Double?) -> Int {
+    mutating func next(estimate: Double?) -> Int {
         guard let estimate, bitrates.count > 1 else { return pending ?? current }
         let now = Double(bitrates[current])
         if now > downThreshold * estimate {
@@ -111,7 +111,7 @@ public struct RenditionSelector: Sendable, Hashable {
     }
 
     /// A segment of `rendition` arrived. The first one of a pending switch commits it.
-    public mutating func arrived(from rendition: Int) {
+    mutating func arrived(from rendition: Int) {
         if rendition == pending {
             current = rendition
             pending = nil
@@ -121,7 +121,7 @@ public struct RenditionSelector: Sendable, Hashable {
     }
 
     /// The pending switch could not be made: the committed rendition stays, and an up-switch waits the spacing.
-    public mutating func switchFailed() {
+    mutating func switchFailed() {
         pending = nil
         segmentsSinceSwitch = 0
     }

@@ -1,4 +1,4 @@
-public import FilmstripFormats
+import FilmstripFormats
 
 /// The streaming session's fetch decisions as a value: which segment comes next, whether it starts a new run for the
 /// decoder, and when to wait because the forward buffer is full or a live stream has nothing newer yet.
@@ -15,9 +15,9 @@ public import FilmstripFormats
 ///     scheduler.fetched(segment, rendition: "720p")
 /// }
 /// ```
-public struct SegmentScheduler: Sendable, Hashable {
+struct SegmentScheduler: Sendable, Hashable {
     /// What the session should do next.
-    public enum Action: Sendable, Hashable {
+    enum Action: Sendable, Hashable {
         /// Fetch this segment; with `newRun` its initialisation section goes first and a new decoder starts.
         case fetch(SegmentReference, newRun: Bool)
         /// The forward buffer is full: wait for the playhead to move.
@@ -29,22 +29,22 @@ public struct SegmentScheduler: Sendable, Hashable {
     }
 
     /// Seconds the forward buffer may hold ahead of the playhead.
-    public var maxBuffer: Double {
+    var maxBuffer: Double {
         didSet { maxBuffer = max(1, maxBuffer) }
     }
     /// The end of what is queued, on the presentation timeline.
-    public private(set) var bufferEnd = 0.0
+    private(set) var bufferEnd = 0.0
     private var last: (rendition: String, segment: SegmentReference)?
 
     /// Creates a scheduler; the buffer holds at least one second.
-    public init(maxBuffer: Double) {
+    init(maxBuffer: Double) {
         self.maxBuffer = max(1, maxBuffer)
     }
 
     /// Starts over at the segment that holds `time` (the first one before the list, the last one past it); returns
     /// that segment's start, where playback begins.
     @discardableResult
-    public mutating func seek(to time: Double, in segments: [SegmentReference]) -> Double {
+    mutating func seek(to time: Double, in segments: [SegmentReference]) -> Double {
         last = nil
         bufferEnd = Self.start(of: time, in: segments)
         return bufferEnd
@@ -58,7 +58,7 @@ public struct SegmentScheduler: Sendable, Hashable {
     }
 
     /// The next step for a playhead at `playhead`, given the current rendition's segments.
-    public func next(playhead: Double, segments: [SegmentReference], rendition: String, isLive: Bool) -> Action {
+    func next(playhead: Double, segments: [SegmentReference], rendition: String, isLive: Bool) -> Action {
         if bufferEnd - playhead >= maxBuffer { return .waitForRoom }
         guard let index = Self.firstIndex(endingAfter: bufferEnd, in: segments) else {
             return isLive ? .waitForSegments : .finished
@@ -68,19 +68,19 @@ public struct SegmentScheduler: Sendable, Hashable {
     }
 
     /// `segment` of `rendition` is queued.
-    public mutating func fetched(_ segment: SegmentReference, rendition: String) {
+    mutating func fetched(_ segment: SegmentReference, rendition: String) {
         bufferEnd = segment.end
         last = (rendition, segment)
     }
 
     /// `segment` was given up: the buffer end moves past it and the next segment starts a new run.
-    public mutating func skipped(_ segment: SegmentReference) {
+    mutating func skipped(_ segment: SegmentReference) {
         bufferEnd = segment.end
         last = nil
     }
 
     /// What becomes of a segment that still fails after its retries.
-    public enum Failure: Sendable, Hashable {
+    enum Failure: Sendable, Hashable {
         /// It was the first segment of a rendition switch: the switch is abandoned and the segment is fetched again
         /// from the committed rendition (nothing is skipped for a switch that did not happen).
         case abandonSwitch
@@ -92,7 +92,7 @@ public struct SegmentScheduler: Sendable, Hashable {
 
     /// `segment` still failed after its retries: abandon the switch it began (`switching`), fail the stream (the
     /// server is `unreachable`, or the policy says so), or skip it (the scheduler moves past it).
-    public mutating func failed(
+    mutating func failed(
         _ segment: SegmentReference, switching: Bool, unreachable: Bool,
         policy: StreamingConfiguration.MissingSegmentPolicy
     ) -> Failure {
@@ -121,12 +121,12 @@ public struct SegmentScheduler: Sendable, Hashable {
         return low < segments.count ? low : nil
     }
 
-    public static func == (a: SegmentScheduler, b: SegmentScheduler) -> Bool {
+    static func == (a: SegmentScheduler, b: SegmentScheduler) -> Bool {
         a.maxBuffer == b.maxBuffer && a.bufferEnd == b.bufferEnd && a.last?.rendition == b.last?.rendition
             && a.last?.segment == b.last?.segment
     }
 
-    public func hash(into hasher: inout Hasher) {
+    func hash(into hasher: inout Hasher) {
         hasher.combine(maxBuffer)
         hasher.combine(bufferEnd)
         hasher.combine(last?.segment)
