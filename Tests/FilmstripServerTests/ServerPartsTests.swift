@@ -99,6 +99,35 @@ struct TrackStoreTests {
         return (videos, TrackStore(library: videos, configuration: configuration, logger: Logger(label: "test")))
     }
 
+    @Test("a generated track's cache key changes with every setting that changes its bytes, and with the video")
+    func versionKey() throws {
+        let temp = try TemporaryDirectory()
+        defer { temp.remove() }
+        let library = temp.url.appendingPathComponent("library")
+        try FileManager.default.createDirectory(at: library, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: MediaFixtures.counter(), to: library.appendingPathComponent("c.mp4"))
+        let video = try #require(try VideoLibrary(directories: [library]).videos().first)
+        let base = PreviewTrackConfiguration()
+        let key = TrackStore.versionKey(video, options: base)
+        var changes: [(String, (inout PreviewTrackConfiguration) -> Void)] = [
+            ("chroma", { $0.chromaSubsampling = base.chromaSubsampling == .s420 ? .s444 : .s420 }),
+            ("formats", { $0.formats.insert(.bif) }), ("extra widths", { $0.additionalWidths = [320] }),
+            ("blank skipping", { $0.skipBlank.toggle() }), ("track name", { $0.trackName = "previews.vtt" }),
+            ("interval", { $0.interval += 1 }), ("mode", { $0.mode = $0.mode == .accurate ? .keyframe : .accurate }),
+        ]
+        changes.append(("nothing", { _ in }))
+        for (name, change) in changes {
+            var options = base
+            change(&options)
+            #expect((TrackStore.versionKey(video, options: options) == key) == (name == "nothing"), "\(name)")
+        }
+        // The same settings under the same video version give the catalog's content key for that version.
+        #expect(key == PreviewOutputSettings(base).contentKey(of: video.version))
+        var touched = video
+        touched.modified = video.modified.addingTimeInterval(1)
+        #expect(TrackStore.versionKey(touched, options: base) != key)
+    }
+
     @Test("concurrent requests for one video share one generation, kept in the cache for the next server")
     func oneGeneration() async throws {
         let temp = try TemporaryDirectory()
