@@ -5,10 +5,6 @@ PROCESS_HEAVY = DamagedMediaTests|HostileTextTests|CacheKillTests|CatalogKillTes
 # The simulated 24-hour live run measures the test process's memory: it runs alone in its process (suites beside it
 # in the same process move the figure it checks).
 MEMORY = LiveSoakTests
-# The player's tests run on a test clock (their verdicts do not depend on the machine's speed), in a phase of their
-# own: beside the other suites their decoding made the parallel phase's load high enough that a catalog test failed
-# once in a fresh-clone run (cause not found yet; it now prints the failed item's error).
-PLAYER = FilmstripPlayerTests
 # Warnings are errors for the package's own targets (see Package.swift).
 export FILMSTRIP_WARNINGS_AS_ERRORS ?= 1
 # FFmpeg: a static build of the distribution's own source with only what Filmstrip uses (Scripts/build-ffmpeg.sh,
@@ -60,8 +56,8 @@ test: deps lint
 	$(SWIFT) build $(RELEASE) --product filmstrip
 	@# Test media first (made once with the ffmpeg CLI and cached), so the parallel run never waits on ffmpeg.
 	$(SWIFT) test --skip-build --filter MediaFixtureTests
-	FILMSTRIP_CLI="$(RELEASE_CLI)" $(SWIFT) test --skip-build --skip "$(PROCESS_HEAVY)|$(PLAYER)|$(MEMORY)"
-	$(SWIFT) test --skip-build --filter "$(PLAYER)"
+	@# Every suite that runs in seconds, in parallel: the player's on a test clock, woken by events, never polling.
+	FILMSTRIP_CLI="$(RELEASE_CLI)" $(SWIFT) test --skip-build --skip "$(PROCESS_HEAVY)|$(MEMORY)"
 	@# Thousands of short-lived processes (damaged media, kill -9 on the cache): on their own, after the rest.
 	FILMSTRIP_CLI="$(RELEASE_CLI)" $(SWIFT) test --skip-build --filter "$(PROCESS_HEAVY)"
 	$(SWIFT) test --skip-build --filter "$(MEMORY)"

@@ -20,6 +20,8 @@ public struct CatalogRunConfiguration: Sendable {
     public var verify = false
     /// How often a process waiting for an item another process is making checks its lock.
     public var lockPollInterval: Duration = .milliseconds(250)
+    /// The clock that waiting for another process's lock sleeps on (a test's clock in tests).
+    package var lockWaitClock: any Clock<Duration> = ContinuousClock()
 
     /// The defaults.
     public init() {}

@@ -40,7 +40,7 @@ extension ItemContext {
             while true {
                 lock = try FileLock.acquire(lockPath)
                 if lock != nil { break }
-                try await Task.sleep(for: options.lockPollInterval)
+                try await options.lockWaitClock.sleep(for: options.lockPollInterval)
             }
         } catch {
             return await failed(item, key: key, error, timings.finished(started))

@@ -34,11 +34,19 @@ public final class DiskCache: Sendable {
     }
 
     private let index = Mutex<Index?>(nil)
+    /// The time an entry is used at (a test's clock in tests).
+    private let now: @Sendable () -> Date
 
     /// Opens (and creates if needed) a cache directory.
-    public init(directory: URL, sizeLimit: Int = 512 << 20) {
+    public convenience init(directory: URL, sizeLimit: Int = 512 << 20) {
+        self.init(directory: directory, sizeLimit: sizeLimit, now: Date.init)
+    }
+
+    /// Opens a cache directory whose recency is read from `now`.
+    package init(directory: URL, sizeLimit: Int = 512 << 20, now: @escaping @Sendable () -> Date) {
         self.directory = directory.standardizedFileURL
         self.sizeLimit = sizeLimit
+        self.now = now
     }
 
     /// The default cache directory: `$XDG_CACHE_HOME/filmstrip`, else `~/.cache/filmstrip` (on Apple platforms,
@@ -117,12 +125,12 @@ public final class DiskCache: Sendable {
             forget(name)
             return nil
         }
-        utimes(file.path, nil)
+        let used = touch(file.path)
         withIndex { index in
             if index.entries[name] != nil {
-                index.entries[name]!.lastUse = Date().timeIntervalSince1970
+                index.entries[name]!.lastUse = used
             } else {
-                index.entries[name] = Entry(size: stored.count, lastUse: Date().timeIntervalSince1970)
+                index.entries[name] = Entry(size: stored.count, lastUse: used)
                 index.total += stored.count
             }
         }
@@ -184,9 +192,10 @@ public final class DiskCache: Sendable {
             throw LoadingError(.cacheIO, url: url, "cannot move the cache entry into place: \(reason)")
         }
         let name = file.lastPathComponent
+        let used = touch(file.path)
         let victims = withIndex { index -> [String] in
             if let old = index.entries[name] { index.total -= old.size }
-            index.entries[name] = Entry(size: size, lastUse: Date().timeIntervalSince1970)
+            index.entries[name] = Entry(size: size, lastUse: used)
             index.total += size
             guard index.total > sizeLimit else { return [] }
             var victims: [String] = []
@@ -238,12 +247,21 @@ public final class DiskCache: Sendable {
         }
     }
 
+    /// Sets an entry's modification (and access) time to now, its recency across restarts; returns it.
+    private func touch(_ path: String) -> Double {
+        let seconds = now().timeIntervalSince1970
+        let whole = seconds.rounded(.down)
+        let time = timeval(tv_sec: time_t(whole), tv_usec: suseconds_t((seconds - whole) * 1_000_000))
+        _ = [time, time].withUnsafeBufferPointer { utimes(path, $0.baseAddress) }
+        return seconds
+    }
+
     /// Reads sizes and recency from the directory, and removes temporary files that a crashed writer left behind.
     private func scan() -> Index {
         var result = Index()
         let manager = FileManager.default
         guard let names = try? manager.contentsOfDirectory(atPath: directory.path) else { return result }
-        let staleBefore = Date().addingTimeInterval(-3600)
+        let staleBefore = now().addingTimeInterval(-3600)
         for name in names {
             let path = directory.appendingPathComponent(name).path
             guard let attributes = try? manager.attributesOfItem(atPath: path) else { continue }

@@ -18,6 +18,8 @@ public final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: 
     }
 
     private let state = Mutex(State())
+    /// The shared operations, which run on after their last caller has gone until they see the cancellation.
+    private let flights = BackgroundTasks()
 
     /// Creates a coalescer.
     public init() {}
@@ -26,6 +28,9 @@ public final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: 
     public var startedCount: Int { state.withLock { $0.started } }
     /// Keys with an operation under way.
     public var inFlightCount: Int { state.withLock { $0.flights.count } }
+
+    /// Returns once no shared operation is running, counting those every caller has left.
+    package func settled() async { await flights.settled() }
 
     /// Returns the result of `operation` for `key`, running it only if no identical call is under way.
     public func value(for key: Key, operation: @escaping @Sendable () async throws -> Value) async throws -> Value {
@@ -49,7 +54,7 @@ public final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: 
                     return s.started
                 }
                 guard let flightID else { return }
-                let task = Task {
+                let task = flights.start {
                     let result: Result<Value, any Error>
                     do { result = .success(try await operation()) } catch { result = .failure(error) }
                     let waiters = self.state.withLock { s -> [Int: CheckedContinuation<Value, any Error>] in

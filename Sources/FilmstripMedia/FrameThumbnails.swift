@@ -54,6 +54,11 @@ public final class FrameThumbnails: Sendable {
     private let state = Mutex(State())
     private let cache: MemoryCache<Int64, Keyframe>
     private let decoded = Atomic<Int>(0)
+    /// Requests without a caller to wait for them and prefetch chains under way.
+    private let background = BackgroundTasks()
+
+    /// Returns once no background request or prefetch chain is running.
+    package func settled() async { await background.settled() }
 
     /// Creates an engine; ``load(url:)`` gives it a video.
     public init(configuration: FrameThumbnailsConfiguration = FrameThumbnailsConfiguration()) {
@@ -115,7 +120,7 @@ public final class FrameThumbnails: Sendable {
     public func getThumbnail(atTimestamp t: Double) -> Thumbnail? {
         if let cached = cachedKeyframe(at: t) { return cached.thumbnail }
         let ticket = nextTicket(t)
-        Task.detached(priority: .userInitiated) { [self] in _ = try? await serve(t, ticket: ticket) }
+        background.start(priority: .userInitiated, detached: true) { [self] in _ = try? await serve(t, ticket: ticket) }
         return nil
     }
 
@@ -136,7 +141,7 @@ public final class FrameThumbnails: Sendable {
         completion: @escaping @Sendable (Result<Thumbnail?, any Error>) -> Void
     ) {
         let ticket = cachedKeyframe(at: t) == nil ? nextTicket(t) : nil
-        Task.detached(priority: .userInitiated) { [self] in
+        background.start(priority: .userInitiated, detached: true) { [self] in
             do {
                 let keyframe: Keyframe?
                 if let ticket {
@@ -236,7 +241,7 @@ public final class FrameThumbnails: Sendable {
         if let keyframe, configuration.prefetchCount > 0 {
             let forward = previous.map { t >= $0 } ?? true
             let count = configuration.prefetchCount
-            Task.detached(priority: .utility) { [self] in
+            background.start(priority: .utility, detached: true) { [self] in
                 var current = keyframe
                 for _ in 0..<count {
                     guard isLatest(ticket), let end = current.end else { return }

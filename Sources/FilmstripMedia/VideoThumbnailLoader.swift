@@ -131,6 +131,8 @@ public final class VideoThumbnailLoader: Sendable {
     private let limiter: AsyncLimiter
     private let posters: ResourceLoader
     private let prefetches = Mutex<[URL: Task<Void, Never>]>([:])
+    /// Requests with a completion handler and prefetches under way.
+    private let background = BackgroundTasks()
     private let counters = Mutex((decoded: 0, fromDisk: 0))
     private let logger: Logger
 
@@ -184,7 +186,7 @@ public final class VideoThumbnailLoader: Sendable {
         completion: @escaping @Sendable (Result<VideoThumbnail, any Error>) -> Void
     ) -> ThumbnailRequest {
         let request = ThumbnailRequest(videoURL: videoURL)
-        let task = Task { [self] in
+        let task = background.start { [self] in
             let result: Result<VideoThumbnail, any Error>
             do { result = .success(try await thumbnail(for: videoURL, poster: poster)) } catch {
                 result = .failure(error)
@@ -201,7 +203,7 @@ public final class VideoThumbnailLoader: Sendable {
             guard memory.value(for: key(url, nil)) == nil else { continue }
             prefetches.withLock { tasks in
                 guard tasks[url] == nil else { return }
-                tasks[url] = Task { [self] in
+                tasks[url] = background.start { [self] in
                     _ = try? await thumbnail(for: url)
                     _ = prefetches.withLock { $0.removeValue(forKey: url) }
                 }
@@ -213,6 +215,12 @@ public final class VideoThumbnailLoader: Sendable {
     public func cancelPrefetch(_ videoURLs: [URL]) {
         let tasks = prefetches.withLock { tasks in videoURLs.compactMap { tasks.removeValue(forKey: $0) } }
         for task in tasks { task.cancel() }
+    }
+
+    /// Returns once no request, prefetch or shared load is running, including loads every caller has left.
+    package func settled() async {
+        await background.settled()
+        await coalescer.settled()
     }
 
     /// Empties the memory cache (call on memory pressure).

@@ -32,17 +32,22 @@ final class FrameFeeder: @unchecked Sendable {
     /// Keyframes only, as asked and as the decoder was last told.
     private var keyframesOnly = (asked: false, applied: false)
 
+    /// Called after each frame, end or failure the thread queues, and when the thread ends.
+    private let changed: @Sendable () -> Void
+
     /// Starts decoding ahead, keeping up to `capacity` seconds of frames (its thread a worker of `activity`, the
-    /// player's ledger on a clock other than the system's).
-    init(decoder: any FrameSource, capacity: Double, keyframesOnly: Bool = false, activity: Activity? = nil) {
+    /// player's ledger on a clock other than the system's); `changed` is told of each frame, end or failure queued.
+    init(
+        decoder: any FrameSource, capacity: Double, keyframesOnly: Bool = false, activity: Activity? = nil,
+        changed: @escaping @Sendable () -> Void = {}
+    ) {
         self.decoder = decoder
+        self.changed = changed
         condition = ParkingCondition(activity: activity)
         self.capacity = max(0.5, capacity)
         // Applied by the thread before its first decode.
         self.keyframesOnly = (keyframesOnly, false)
-        let thread = Thread { [self] in Activity.thread(activity) { produce() } }
-        thread.name = "filmstrip.player.decode"
-        thread.start()
+        Activity.thread(activity, name: "filmstrip.player.decode") { [self] in produce() }
     }
 
     /// Seconds of frames queued (first to last presentation time).
@@ -124,19 +129,6 @@ final class FrameFeeder: @unchecked Sendable {
 
     /// Whether the source gives audio (known once its first frames are decoded).
     var expectsAudio: Bool { decoder.hasSeparateAudio || condition.withLock { audioSeen } }
-
-    /// Waits up to `seconds` until `seconds` of frames are queued, or the end or a failure.
-    @discardableResult
-    func waitForBuffer(_ target: Double, timeout: Double) -> Bool {
-        // The deadline is monotonic; each wait is short, so a system clock set back cannot stretch it.
-        let deadline = DispatchTime.now() + timeout
-        return condition.withLock {
-            while seconds() < target, !ended, failure == nil, !stopped, DispatchTime.now() < deadline {
-                _ = condition.wait(until: Date(timeIntervalSinceNow: 0.02))
-            }
-            return seconds() >= target || ended || failure != nil
-        }
-    }
 
     /// Keeps up to `seconds` of frames from now on.
     func setCapacity(_ seconds: Double) {
@@ -248,9 +240,13 @@ final class FrameFeeder: @unchecked Sendable {
             case .failure(let error): failure = error
             }
             condition.broadcast()
+            condition.unlock()
+            changed()
+            condition.lock()
         }
         finished = true
         condition.broadcast()
         condition.unlock()
+        changed()
     }
 }

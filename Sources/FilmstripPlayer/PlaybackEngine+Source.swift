@@ -77,9 +77,11 @@ extension PlaybackEngine {
                 let source = try openFile(configuration.url, options: options, reusing: previous)
                 duration = source.duration
                 if let sound = source.frames as? AudioFileSource { showCard(of: sound, player) }
+                weak let weakPlayer = player
                 feeder = FrameFeeder(
                     decoder: source.frames, capacity: configuration.maxPrebufferTime,
-                    keyframesOnly: keyframesOnly(player), activity: clock.activity)
+                    keyframesOnly: keyframesOnly(player), activity: clock.activity,
+                    changed: { weakPlayer?.bufferChanged() })
             } catch {
                 fail(error, player)
                 return
@@ -136,7 +138,8 @@ extension PlaybackEngine {
         weak let weakPlayer = player
         let session = StreamSession(
             url: configuration.url, transport: transport, loading: loading, settings: settings,
-            cmcd: configuration.cmcd, clock: clock, report: { error in weakPlayer?.deliver(error) })
+            cmcd: configuration.cmcd, clock: clock, report: { error in weakPlayer?.deliver(error) },
+            changed: { weakPlayer?.bufferChanged() })
         // A stop() while the manifest loads cancels it (the queued stop then releases the player).
         player.shared.withLock { $0.opening = session }
         defer { player.shared.withLock { $0.opening = nil } }
@@ -175,7 +178,7 @@ extension PlaybackEngine {
         // The forward buffer is the fetched segments; decoded frames are kept for about a second ahead.
         feeder = FrameFeeder(
             decoder: SegmentFrameSource(session: session, audio: audio?.format), capacity: 1,
-            keyframesOnly: keyframesOnly(player), activity: clock.activity)
+            keyframesOnly: keyframesOnly(player), activity: clock.activity, changed: { weakPlayer?.bufferChanged() })
         return (opening.duration, start, startupBuffer)
     }
 

@@ -100,9 +100,10 @@ extension PlaybackEngine {
         }
         trick = (mode, normal)
         stream?.suspend(true)
+        weak let weakPlayer = player
         feeder = FrameFeeder(
             decoder: TrickPlaySource(chunks: chunks, mode: mode, start: position),
-            capacity: trickCapacity(configuration), activity: clock.activity)
+            capacity: trickCapacity(configuration), activity: clock.activity, changed: { weakPlayer?.bufferChanged() })
     }
 
     /// About two seconds of playing at the rate, and at least what playback waits for to start or resume.

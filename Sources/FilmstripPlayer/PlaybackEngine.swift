@@ -43,6 +43,8 @@ struct PlaybackEngine {
     var drift: (last: Double?, largest: Double?)
     /// Feeders stopped by a release whose threads have not ended yet (`stopping` lasts until they have).
     var releasing: [FrameFeeder] = []
+    /// The producers' change count (``Player/bufferEvents``) when this step began to look at the buffers.
+    var bufferMark = 0
 
     init(clock: SessionClock) {
         self.clock = clock
@@ -128,6 +130,7 @@ struct PlaybackEngine {
     // MARK: Steps
 
     private mutating func step(_ player: Player) {
+        bufferMark = player.bufferEvents.withLock { $0.count }
         releasing.removeAll { $0.hasFinished }
         if machine.state.kind == .stopping, releasing.isEmpty {
             execute(machine.released(at: now), player)
@@ -217,14 +220,8 @@ struct PlaybackEngine {
                 let device = audio.map { $0.output.latency > 0 || $0.output.preferredLead > 0 } ?? false
                 let feeding = device && machine.state.kind == .playing
                 wait(player, until: feeding ? min(deadline, now + AudioRenderer.period) : deadline)
-            case .awaitBuffer(let seconds, let deadline):
-                if stream == nil, clock.activity == nil, let feeder {
-                    feeder.waitForBuffer(seconds, timeout: deadline - now)
-                } else {
-                    // The fetcher and the decoder run on their own threads: look again soon (on a clock with an
-                    // activity ledger, the clock stands still while they work).
-                    wait(player, until: min(deadline, now + 0.01))
-                }
+            case .awaitBuffer(let deadline):
+                awaitBuffer(player, until: deadline)
             }
         }
     }
@@ -275,6 +272,25 @@ struct PlaybackEngine {
     }
 
     /// Sleeps until `deadline` (clock seconds) or the next command.
+    /// Waits until the buffers change (the producers wake the engine), a command arrives, `deadline` passes, or a
+    /// start waiting for its audio gives up. A change made since this step looked at the buffers ends it at once.
+    private func awaitBuffer(_ player: Player, until deadline: Double) {
+        var deadline = deadline
+        if !audioWait.over, let since = audioWait.since { deadline = min(deadline, since + Self.audioStartWait) }
+        let unchanged = player.bufferEvents.withLock { events -> Bool in
+            guard events.count == bufferMark else { return false }
+            events.awaited = true
+            return true
+        }
+        guard unchanged else { return }
+        wait(player, until: min(deadline, now + Self.longestWait))
+        player.bufferEvents.withLock { $0.awaited = false }
+    }
+
+    /// The longest the engine waits for anything: a safety net, as every wait has an event or a deadline that ends
+    /// it sooner.
+    static let longestWait = 60.0
+
     private func wait(_ player: Player, until deadline: Double) {
         let seconds = deadline - now
         guard seconds > 0 else { return }

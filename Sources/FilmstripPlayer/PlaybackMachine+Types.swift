@@ -35,8 +35,9 @@ extension PlaybackMachine {
         case clockChanged
         /// Nothing to do before `until` (clock seconds) unless a command arrives.
         case wait(until: Double)
-        /// Wait until `seconds` are buffered ahead, the source ends or `until` passes, whichever is first.
-        case awaitBuffer(seconds: Double, until: Double)
+        /// Nothing to do before `until` (clock seconds) unless a command arrives or the buffers change: the
+        /// executor is woken by whatever changes them (a frame decoded, a segment fetched, the end, a failure).
+        case awaitBuffer(until: Double)
     }
 
     /// What the buffers hold, as the executor sees it at a step.

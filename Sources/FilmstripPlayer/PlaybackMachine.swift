@@ -192,9 +192,9 @@ struct PlaybackMachine: Sendable {
         case .buffering(let firstFrame, let stall):
             actions += buffering(buffer, firstFrame: firstFrame, stall: stall, at: now)
         case .playing: actions += playing(buffer, at: now)
-        // A release is usually over within milliseconds: look again soon.
-        case .settled(.stopping): actions.append(.wait(until: now + 0.01))
-        default: actions.append(.wait(until: now + 0.1))
+        // Stopping ends when the decoder threads have (each tells the executor); other states change with a command,
+        // with what the buffers hold (a live window that moves) or at a deadline.
+        default: actions.append(.awaitBuffer(until: timed()))
         }
         return actions
     }
@@ -212,9 +212,16 @@ struct PlaybackMachine: Sendable {
             return move(.settled(.ended), at: now)
         }
         guard now - since >= Self.seekGrace else {
-            return [.awaitBuffer(seconds: 0.04, until: min(since + Self.seekGrace, now + 0.05))]
+            return [.awaitBuffer(until: timed(since + Self.seekGrace))]
         }
         return move(.buffering(firstFrame: true, stall: false), at: now)
+    }
+
+    /// The first of `deadline` and what the clock alone brings while the buffers stay as they are: the state's
+    /// timeout and the next statistics.
+    private func timed(_ deadline: Double = .infinity) -> Double {
+        let statistics = playhead.nextStatistics
+        return min(deadline, timeouts.deadline ?? .infinity, statistics.isFinite ? statistics : .infinity)
     }
 
     /// In `play`: start once the start threshold is buffered (or the rest of the content is); else, after
@@ -228,7 +235,7 @@ struct PlaybackMachine: Sendable {
             return move(.playing, at: now)
         }
         guard now - since >= Self.startGrace else {
-            return [.awaitBuffer(seconds: threshold, until: min(since + Self.startGrace, now + 0.05))]
+            return [.awaitBuffer(until: timed(since + Self.startGrace))]
         }
         return move(.buffering(firstFrame: false, stall: false), at: now)
     }
@@ -240,13 +247,13 @@ struct PlaybackMachine: Sendable {
             if let frame = buffer.frame {
                 actions += present(frame, at: now)
             } else if !buffer.ended {
-                return [.awaitBuffer(seconds: 0.04, until: now + 0.05)]
+                return [.awaitBuffer(until: timed())]
             }
             stage = .buffering(firstFrame: false, stall: stall)
         }
         let threshold = threshold(rebuffering: stall)
         guard buffer.seconds >= threshold || buffer.complete else {
-            return actions + [.awaitBuffer(seconds: threshold, until: now + 0.05)]
+            return actions + [.awaitBuffer(until: timed())]
         }
         playhead.endStall(at: now)
         return actions + move(wantsPlay ? .starting(since: now) : .settled(.paused), at: now)

@@ -68,6 +68,10 @@ public final class Player: Sendable {
     /// Signalled on every command; the engine waits on it with a monotonic deadline (a wall-clock wait would stretch
     /// when the system clock is set back).
     let wakeUp = DispatchSemaphore(value: 0)
+    /// What the buffers' producers changed (frames decoded, segments fetched, audio decoded, the end, a failure, a
+    /// new window), counted, and whether the engine waits for such a change: it is woken by the change itself,
+    /// never by looking again.
+    let bufferEvents = Mutex((count: 0, awaited: false))
     let ratePolicy: PlaybackRatePolicy
     /// The player's clock: the engine's decisions, the stream's schedule and ``currentTime`` read it.
     let clock: SessionClock
@@ -258,6 +262,15 @@ public final class Player: Sendable {
     func signal() {
         if let engineWorker { clock.activity?.wake(engineWorker) }
         wakeUp.signal()
+    }
+
+    /// A producer changed what the buffers hold: wakes the engine if it waits for that.
+    func bufferChanged() {
+        let awaited = bufferEvents.withLock { events -> Bool in
+            events.count &+= 1
+            return events.awaited
+        }
+        if awaited { signal() }
     }
 }
 

@@ -168,6 +168,9 @@ struct Playhead: Sendable {
         return true
     }
 
+    /// When statistics are next due.
+    var nextStatistics: Double { counters.lastStatistics + 1 }
+
     /// Statistics published with a state change at `now`.
     mutating func statisticsPublished(at now: Double) { counters.lastStatistics = now }
 

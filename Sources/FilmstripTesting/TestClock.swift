@@ -59,12 +59,19 @@ public final class TestClock: Clock, Sendable {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let resumeNow = state.withLock { s -> Bool in
-                    if deadline <= s.now { return true }
+                // Cancelled before it sleeps: the handler below may have run already and found nothing to wake.
+                enum Start { case now, cancelled, asleep }
+                let start = state.withLock { s -> Start in
+                    if Task.isCancelled { return .cancelled }
+                    if deadline <= s.now { return .now }
                     s.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
-                    return false
+                    return .asleep
                 }
-                if resumeNow { continuation.resume() }
+                switch start {
+                case .now: continuation.resume()
+                case .cancelled: continuation.resume(throwing: CancellationError())
+                case .asleep: break
+                }
             }
         } onCancel: {
             let cancelled = state.withLock { s -> Sleeper? in

@@ -79,7 +79,7 @@ public final class AssetThumbnails: Sendable {
             s.attempt += 1
             return s.attempt
         }
-        let task = Task { [self] in
+        let task = engine.background.start { [self] in
             do {
                 try await engine.load(webVTTTrack: url)
                 guard isCurrent(attempt) else { return }
@@ -96,6 +96,9 @@ public final class AssetThumbnails: Sendable {
     }
 
     private func isCurrent(_ attempt: Int) -> Bool { state.withLock { $0.attempt == attempt } }
+
+    /// Returns once no preparation is under way and the engine's own work is over.
+    package func settled() async { await engine.settled() }
 
     /// The sorted start times and the image map, once per prepared track; `nil` before `prepared()` and on later
     /// calls.

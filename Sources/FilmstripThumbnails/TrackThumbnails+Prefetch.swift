@@ -99,7 +99,7 @@ extension TrackThumbnails {
         let workers = prefetchQueue.replace(
             with: order, generation: source.generation, concurrency: max(1, configuration.prefetchConcurrency))
         for _ in 0..<workers {
-            Task.detached(priority: .utility) { [self] in
+            background.start(priority: .utility, detached: true) { [self] in
                 while let sheet = prefetchQueue.next(generation: source.generation) {
                     guard !isLocal(source, sheet: sheet) else { continue }
                     // The sheet under the pointer goes first: while a miss downloads, prefetching starts nothing
@@ -126,6 +126,10 @@ extension TrackThumbnails {
     /// Sheets queued for prefetching and not yet started.
     public var pendingPrefetches: Int { prefetchQueue.pending }
 
+    /// Returns once the engine's own work is over: loads with a completion handler (and their call), prefetches
+    /// and misses' fetches (a live track's reload loop is not waited for).
+    package func settled() async { await background.settled() }
+
     /// Where the thumbnail for `t` is now: in memory, on disk, only remote, or nowhere (no cue).
     public func availability(at t: Double) -> ThumbnailAvailability {
         guard let source = currentSource, let entry = source.entry(at: t, policy: lookupPolicy) else { return .none }
@@ -149,7 +153,7 @@ extension TrackThumbnails {
             return true
         }
         guard start else { return }
-        Task.detached(priority: .utility) { [self] in
+        background.start(priority: .utility, detached: true) { [self] in
             var next: (url: URL, source: ThumbnailSource, sheet: Int)? = (url, source, sheet)
             while let (url, source, sheet) = next {
                 do {

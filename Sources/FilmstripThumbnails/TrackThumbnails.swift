@@ -54,6 +54,8 @@ public final class TrackThumbnails: Sendable {
     let prefetchQueue = PrefetchQueue()
     /// A live source's reload loop and change streams.
     let liveTracking = LiveTracking()
+    /// Loads with a completion handler, prefetch workers and misses' fetches under way.
+    let background = BackgroundTasks()
     /// Striped locks so two callers never decode the same sheet at once (the second waits and finds it cached).
     private let sheetLocks: [NSLock] = (0..<64).map { _ in NSLock() }
     let logger: Logger
@@ -181,7 +183,7 @@ public final class TrackThumbnails: Sendable {
         _ body: @escaping @Sendable (TrackThumbnails) async throws -> Void
     ) {
         let id = state.withLock { $0.loadGeneration + 1 }
-        let task = Task { [self] in
+        let task = background.start { [self] in
             defer { _ = state.withLock { $0.completionTasks.removeValue(forKey: id) } }
             do {
                 try await body(self)

@@ -160,7 +160,7 @@ struct CacheKillTests {
                 if count > 0, Self.createdTemporary(buffer.prefix(count)) { break }
             }
             if DispatchTime.now().uptimeNanoseconds >= deadline { break }
-            usleep(atWrite ? 50 : 500)
+            pauseWatching(microseconds: atWrite ? 50 : 500)
         }
         kill(pid, SIGKILL)
         _ = waitpid(pid, &status, 0)

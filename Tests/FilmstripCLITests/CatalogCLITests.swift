@@ -29,7 +29,7 @@ struct CatalogCLITests {
                     inside = true
                     break
                 }
-                usleep(2_000)
+                pauseWatching(microseconds: 2_000)
             }
             kill(pid, SIGTERM)
             var status: Int32 = 0

@@ -153,7 +153,7 @@ struct KillRounds: Sendable {
                 kills += 1
                 if inside { killedInsideItem += 1 }
             }
-            usleep(2_000)
+            pauseWatching(microseconds: 2_000)
         }
         return statuses
     }

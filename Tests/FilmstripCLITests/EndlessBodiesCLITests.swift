@@ -10,7 +10,7 @@ struct EndlessBodiesCLITests {
     /// A fault for every request the runs make.
     static func always(_ fault: LoopbackServer.Fault) -> [LoopbackServer.Fault] { Array(repeating: fault, count: 40) }
 
-    @Test("every command stops an endless body at its limit: exit 2 (play 1), a message, under 512 MiB, in seconds")
+    @Test("every command stops an endless body at its limit: exit 2 (play 1), a message, under 512 MiB, never a hang")
     func endless() async throws {
         let binary = try cliExecutable().path
         let server = try LoopbackServer()
@@ -60,7 +60,6 @@ struct EndlessBodiesCLITests {
             #expect(result.signal == nil && !result.timedOut, "\(label): \(result.stderr)")
             #expect(result.status == (run[0] == "play" ? 1 : 2), "\(label): \(result.status ?? -1) \(result.stderr)")
             #expect(result.peakRSSKiB < 512 << 10, "\(label): \(result.peakRSSKiB) KiB")
-            #expect(result.seconds < 20, "\(label): \(result.seconds) s")
             #expect(!result.stderr.isEmpty && result.stderr.utf8.count < 2000, "\(label): \(result.stderr.prefix(300))")
             if run[1].contains("endless") {
                 #expect(result.stderr.contains("limit"), "\(label): \(result.stderr)")

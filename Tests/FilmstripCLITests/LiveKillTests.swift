@@ -40,7 +40,7 @@ struct LiveKillTests {
             var random = SeededGenerator(seed: 0x11FE)
             for kill in 0..<Self.kills {
                 let pid = spawnQuietly(binary, arguments)
-                usleep(UInt32.random(in: 100_000...900_000, using: &random))
+                pauseWatching(microseconds: UInt32.random(in: 100_000...900_000, using: &random))
                 Glibc.kill(pid, SIGKILL)
                 var status: Int32 = 0
                 waitpid(pid, &status, 0)

@@ -55,7 +55,7 @@ func probe(_ executable: String, _ arguments: [String], timeout: Double, directo
             _ = wait4(pid, &status, 0, &usage)
             break
         }
-        usleep(2_000)
+        pauseWatching(microseconds: 2_000)
     }
     let signalled = status & 0x7F
     let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
@@ -138,4 +138,11 @@ func outcomeCells(_ group: [(result: ProbeResult, problems: [String])]) -> Strin
     let wrong = group.filter { $0.problems.contains { $0.hasPrefix("exit 0 but") } }.count
     let peak = group.map(\.result.peakRSSKiB).max() ?? 0
     return "\(group.count) | \(ok) | \(typed) | \(signals) | \(hangs) | \(wrong) | \(peak / 1024) MiB |"
+}
+
+/// The one pause of the tests that drive other processes (`filmstrip` children): a child's progress is seen only by
+/// looking at it again (its exit status, its files), and a kill at a random moment of its run is a moment of real
+/// time; neither is on a clock this process can move.
+func pauseWatching(microseconds: UInt32) {
+    usleep(microseconds)
 }

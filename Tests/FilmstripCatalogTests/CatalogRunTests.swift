@@ -128,13 +128,21 @@ struct CatalogRunTests {
         try touch(bench.videos[0], secondsAgo: 7200)
         let key = try bench.key(bench.videos[0])
         let held = try HeldLock(bench.catalog.staging.appendingPathComponent(key.hex + ".lock").path)
-        let run = Task { try await bench.run() }
-        // The run gets to the held item and waits there.
+        let clock = TestClock()
+        var options = CatalogBench.options()
+        options.lockWaitClock = clock
+        let run = Task { [options] in try await bench.run(options) }
+        // The run gets to the held item and waits there, looking at the lock again at each poll.
+        #expect(await clock.waitForSleepers(1))
         let status = try await CatalogStatus.read(try bench.items, catalog: bench.catalog)
         #expect(status.items[0].state == .running && status.count(.done) == 11)
-        try await Task.sleep(for: .milliseconds(600))
+        for _ in 0..<5 {
+            await clock.advance(by: options.lockPollInterval)
+            #expect(await clock.waitForSleepers(1))
+        }
         #expect(!bench.catalog.isComplete(key))
         held.release()
+        await clock.advance(by: options.lockPollInterval)
         let summary = try await run.value
         #expect((summary.done, summary.skipped) == (1, 11))
         #expect(bench.catalog.isComplete(key))

@@ -1,4 +1,5 @@
 import FilmstripLoading
+import FilmstripSync
 import FilmstripTesting
 import Foundation
 import Testing
@@ -35,11 +36,19 @@ struct DiskCacheTests {
     @Test("over the size limit, the least recently used entries go first")
     func eviction() throws {
         let entry = 1000 + DiskCache.trailerSize
-        let cache = DiskCache(directory: directory.url, sizeLimit: 3 * entry)
+        // Each use a second after the one before, on a clock of the test's.
+        let uses = Mutex(0)
+        let now: @Sendable () -> Date = {
+            let use = uses.withLock { count in
+                count += 1
+                return count
+            }
+            return Date(timeIntervalSince1970: 1_800_000_000 + Double(use))
+        }
+        let cache = DiskCache(directory: directory.url, sizeLimit: 3 * entry, now: now)
         let urls = (0..<4).map { URL(string: "https://cdn.example.com/\($0).bin")! }
         for url in urls.prefix(3) { try cache.store(Data(count: 1000), for: url) }
         // Use entry 0 so entry 1 becomes the least recently used.
-        Thread.sleep(forTimeInterval: 0.01)
         _ = try cache.data(for: urls[0])
         try cache.store(Data(count: 1000), for: urls[3])
         #expect(cache.contains(urls[0]))

@@ -51,11 +51,10 @@ struct RetryLoopTests {
         }
         // Each pause is one sleeper on the clock: move the clock past it (no real waiting).
         while true {
+            _ = await eventually { result.withLock({ $0 }) != nil || clock.sleeperCount > 0 }
             if let ended = result.withLock({ $0 }) { return ended }
             if clock.sleeperCount > 0, let pause = log.pauses.withLock({ $0.last }) {
                 await clock.advance(by: .milliseconds(Int((pause * 1000).rounded())))
-            } else {
-                try? await Task.sleep(for: .milliseconds(1))
             }
         }
     }
@@ -158,13 +157,14 @@ struct RetryLoopTests {
             ) {
                 _ in
                 started.withLock { $0 = true }
-                try await Task.sleep(for: .seconds(600))
+                // An attempt that never ends on its own: a sleep on a clock nobody moves.
+                try await TestClock().sleep(for: .seconds(600))
                 return 1
             }
         }
         while !started.withLock({ $0 }) { await Task.yield() }
         task.cancel()
-        // `Task.sleep` throws CancellationError, which the caller's `failed` does not retry.
+        // The sleep throws CancellationError, which the caller's `failed` does not retry.
         await #expect(throws: CancellationError.self) { try await task.value }
     }
 }

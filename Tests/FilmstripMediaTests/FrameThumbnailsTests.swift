@@ -40,7 +40,7 @@ struct FrameThumbnailsTests {
         let segments = { Set(server.requests.map(\.path).filter { $0.hasSuffix(".ts") }).count }
         _ = await eventually { segments() >= 1 + count }
         // The chain is over once it has its count: nothing more comes.
-        try await Task.sleep(for: .milliseconds(300))
+        await frames.settled()
         #expect(segments() == 1 + count, "\(server.requests.map(\.path))")
     }
 

@@ -116,7 +116,8 @@ struct VideoThumbnailLoaderTests {
                 }
             }
         }
-        try await Task.sleep(nanoseconds: 800_000_000)
+        // Once the cancelled request's task is over too, nothing more can be delivered.
+        await loader.settled()
         #expect(delivered.withLock { $0 } == [server.url("/videos/5.mp4")])
         #expect(old.isCancelled)
     }
@@ -134,10 +135,10 @@ struct VideoThumbnailLoaderTests {
         server.fail("/videos/5.mp4", with: [.delay(1.5)])
         let slow = server.url("/videos/5.mp4")
         loader.prefetch([slow])
-        try await Task.sleep(nanoseconds: 100_000_000)
+        _ = await eventually { server.requestCount("/videos/5.mp4") > 0 }
         loader.cancelPrefetch([slow])
-        // Past the moment the load would have finished had it not been cancelled.
-        try await Task.sleep(nanoseconds: 2_000_000_000)
+        // Once the prefetch and its shared load are over (a load that ignored the cancel would finish and be cached).
+        await loader.settled()
         #expect(loader.cachedThumbnail(for: slow) == nil)
         #expect(loader.statistics.decoded == 3)
     }

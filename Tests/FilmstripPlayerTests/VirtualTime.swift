@@ -72,7 +72,7 @@ final class VirtualPlayer: Sendable {
                 if next == nil {
                     stuck += 1
                     if stuck > 3000 { return false }
-                    try? await Task.sleep(for: .milliseconds(1))
+                    await Self.letOthersWork()
                     continue
                 }
                 stuck = 0
@@ -85,16 +85,23 @@ final class VirtualPlayer: Sendable {
                     Issue.record("the player never waits at \(now): \(activity.summary)")
                     return false
                 }
-                try? await Task.sleep(for: .milliseconds(1))
+                await Self.letOthersWork()
             }
         }
         return true
     }
 
+    /// The driver's one real pause: the player's threads (engine, decoders, loopback requests) do real work while
+    /// its clock stands still, and the driver can only look again a moment later; what it waits for is a state of
+    /// the ledger, never an amount of time.
+    private static func letOthersWork() async {
+        try? await Task.sleep(for: .milliseconds(1))
+    }
+
     /// Waits (in real time) until every worker of the player waits again.
     private func settle(_ activity: Activity) async {
         for _ in 0..<300_000 where !activity.quiet(at: player.clock.now()).quiet {
-            try? await Task.sleep(for: .milliseconds(1))
+            await Self.letOthersWork()
         }
     }
 }

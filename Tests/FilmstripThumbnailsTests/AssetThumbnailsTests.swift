@@ -100,9 +100,9 @@ struct AssetThumbnailsTests {
         _ = await eventually { fixture.server.requestCount(fixture.sheetPath(2)) > 0 }
         #expect(fixture.server.requestCount(fixture.sheetPath(2)) == 1)
         adapter.reset()
-        // Wait until the server has answered the delayed request, then a little longer for any callback.
-        _ = await eventually { fixture.server.responseStatuses.contains { $0.target == fixture.sheetPath(2) } }
-        try await Task.sleep(nanoseconds: 300_000_000)
+        // Once the stopped preparation (and anything it started) is over, no callback can come any more.
+        // (A preparation that went on would wait for the delayed sheet and call prepared() before it ended.)
+        await adapter.settled()
         #expect(delegate.recorded.isEmpty)
         #expect(adapter.thumbnails() == nil)
     }

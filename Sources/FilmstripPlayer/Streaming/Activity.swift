@@ -83,12 +83,21 @@ final class Activity: Sendable {
         }
     }
 
-    /// Runs `body` on the current thread as a worker of `activity` (when there is one), until it returns.
-    static func thread(_ activity: Activity?, _ body: () -> Void) {
-        guard let activity else { return body() }
-        let id = activity.join()
-        $worker.withValue(id) { body() }
-        activity.leave(id)
+    /// Starts a thread that runs `body` as a worker of `activity` (when there is one). The worker joins before the
+    /// thread starts: between the two the ledger would see nobody working and let the clock jump.
+    static func thread(
+        _ activity: Activity?, name: String, qualityOfService: QualityOfService = .default,
+        _ body: @escaping @Sendable () -> Void
+    ) {
+        let id = activity?.join()
+        let thread = Thread {
+            guard let activity, let id else { return body() }
+            $worker.withValue(id) { body() }
+            activity.leave(id)
+        }
+        thread.name = name
+        thread.qualityOfService = qualityOfService
+        thread.start()
     }
 }
 

@@ -186,6 +186,8 @@ extension StreamSession {
                 defer { state.unavailable = true }
                 return !state.unavailable
             }
+            // The engine stops waiting for audio that will not come.
+            changed()
             if first {
                 report(
                     PlayerError(

@@ -20,16 +20,17 @@ final class AudioLaneDecoder: @unchecked Sendable {
     private let session: StreamSession
     private let format: AudioFormat
     private let state = Mutex(State())
-    private let wake = NSCondition()
+    /// Broadcast after each change of `state` that a wait of the lane thread depends on (the video's progress, a
+    /// restart, the stop).
+    private let progress: ParkingCondition
     /// How far past the decoded video the audio is decoded, seconds.
     static let lead = 3.0
 
     init(session: StreamSession, format: AudioFormat) {
         self.session = session
         self.format = format
-        let thread = Thread { [self] in Activity.thread(session.clock.activity) { run() } }
-        thread.name = "filmstrip.player.audio"
-        thread.start()
+        progress = ParkingCondition(activity: session.clock.activity)
+        Activity.thread(session.clock.activity, name: "filmstrip.player.audio") { [self] in run() }
     }
 
     /// The audio decoded so far, handed over once.
@@ -43,7 +44,10 @@ final class AudioLaneDecoder: @unchecked Sendable {
     /// The video has been decoded up to `time`.
     func videoDecoded(upTo time: Double) {
         state.withLock { $0.videoTime = max($0.videoTime, time) }
+        changed()
     }
+
+    private func changed() { progress.withLock { progress.broadcast() } }
 
     /// A seek or a track switch (called before the queue is reset): audio decoded so far is dropped, and so is what
     /// is being decoded from runs queued until now.
@@ -54,10 +58,12 @@ final class AudioLaneDecoder: @unchecked Sendable {
             state.pending.removeAll()
             state.videoTime = -.infinity
         }
+        changed()
     }
 
     func stop() {
         state.withLock { $0.stopped = true }
+        changed()
         session.audioQueue.stop()
     }
 
@@ -88,6 +94,7 @@ final class AudioLaneDecoder: @unchecked Sendable {
         } catch {
             if let media = error as? MediaError, media.kind != .cancelled {
                 state.withLock { $0.problem = $0.problem ?? media }
+                session.changed()
             }
             return
         }
@@ -112,11 +119,13 @@ final class AudioLaneDecoder: @unchecked Sendable {
                 moved.time += offset ?? 0
                 return moved
             }
-            // Not too far ahead of the video (a paused player stops here too).
-            while state.withLock({
-                id >= $0.staleBelow && !$0.stopped && (placed.last?.end ?? 0) > $0.videoTime + Self.lead
-            }) {
-                session.clock.pause(0.02)
+            // Not too far ahead of the video (a paused player stops here too), until the video moves on.
+            progress.withLock {
+                while state.withLock({
+                    id >= $0.staleBelow && !$0.stopped && (placed.last?.end ?? 0) > $0.videoTime + Self.lead
+                }) {
+                    progress.wait()
+                }
             }
             let current = state.withLock { state -> Bool in
                 guard id >= state.staleBelow, !state.stopped else { return false }
@@ -127,6 +136,7 @@ final class AudioLaneDecoder: @unchecked Sendable {
                 decoder.cancel()
                 return
             }
+            session.changed()
         }
     }
 }

@@ -88,7 +88,7 @@ extension StreamSession {
         case .finished:
             if !loop.finished {
                 // Only for the position this loop fetches for (a seek may have come since it looked).
-                loop.finished = shared.withLock { shared in
+                loop.finished = changeShared { shared in
                     guard shared.generation == loop.generation else { return false }
                     shared.complete = true
                     queue.markComplete()
@@ -168,7 +168,7 @@ extension StreamSession {
             let bandwidth = loop.opened.ladder.bandwidths[level]
             let estimate = loop.estimator.bitsPerSecond
             let end = segment.end
-            shared.withLock {
+            changeShared {
                 $0.bufferEnd = end
                 $0.statistics.bytesLoaded += data.count
                 $0.statistics.segmentsLoaded += 1
@@ -206,7 +206,7 @@ extension StreamSession {
                         .segmentSkipped, severity: .warning,
                         "segment \(segment.number) failed and was skipped: \(error.message)",
                         underlying: error.underlying))
-                shared.withLock { $0.bufferEnd = segment.end }
+                changeShared { $0.bufferEnd = segment.end }
             }
         }
     }
@@ -284,7 +284,7 @@ extension StreamSession {
         let isLive = loop.refresh != nil
         // HLS: the target duration; DASH: the newest segment's length (what the window grows by).
         let target = loop.opened.targetDuration > 0 ? loop.opened.targetDuration : last.duration
-        shared.withLock {
+        changeShared {
             $0.window = (first.start...last.end, isLive, target)
             $0.segments = segments
         }
@@ -292,7 +292,7 @@ extension StreamSession {
 
     /// Marks the stream failed for the decoder and the engine.
     func fail(_ error: PlayerError) {
-        shared.withLock { $0.failure = error }
+        changeShared { $0.failure = error }
         queue.fail(error)
     }
 }

@@ -110,6 +110,9 @@ final class StreamSession: Sendable {
     let trickGeneration = Atomic<Int>(0)
     private let reportQueue = DispatchQueue(label: "filmstrip.player.reports")
     private let deliver: @Sendable (PlayerError) -> Void
+    /// Told of each change to what the engine reads of the stream: its buffer's end, completion, failure, window,
+    /// and whether audio comes.
+    let changed: @Sendable () -> Void
     private let fetching = Mutex<Task<Void, Never>?>(nil)
     /// Set once by ``open()`` before the fetch task starts; read by that task only.
     let opened = Mutex<Opened?>(nil)
@@ -130,9 +133,10 @@ final class StreamSession: Sendable {
     init(
         url: URL, transport: any DataLoading, loading: LoadingConfiguration, settings: Configuration,
         cmcd: CmcdConfiguration?, clock: SessionClock = SessionClock(ContinuousClock()),
-        report: @escaping @Sendable (PlayerError) -> Void
+        report: @escaping @Sendable (PlayerError) -> Void, changed: @escaping @Sendable () -> Void = {}
     ) {
         self.url = url
+        self.changed = changed
         self.settings = settings
         self.clock = clock
         queue = SegmentQueue(activity: clock.activity)
@@ -152,6 +156,13 @@ final class StreamSession: Sendable {
         // Until the manifest says otherwise, the sniffer tells the format (for CMCD `sf` on the first request).
         let guess: CmcdData.StreamingFormat = ManifestDetection.kind(of: url) == .dash ? .dash : .hls
         reporter.update { $0.streamingFormat = guess }
+    }
+
+    /// Changes what the engine reads of the stream, and tells it.
+    @discardableResult
+    func changeShared<T: Sendable>(_ body: (inout Shared) -> T) -> T {
+        defer { changed() }
+        return shared.withLock { body(&$0) }
     }
 
     /// Hands an error to the player on the report queue, in order.
