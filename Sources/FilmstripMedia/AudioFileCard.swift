@@ -22,7 +22,8 @@ public enum AudioFileCard {
 
     /// The card of an opened audio-only input: its cover picture, else the placeholder.
     static func image(of input: MediaInput, maximumSize: PixelSize) -> PixelBuffer {
-        if let bytes = input.coverPictureBytes, let (cover, _) = try? ImageCodec.decode(bytes) {
+        if let bytes = input.format.flatMap(ContainerFacts.coverPicture), let (cover, _) = try? ImageCodec.decode(bytes)
+        {
             let fitted = cover.size.fitted(within: maximumSize)
             if let scaled = try? cover.scaled(width: max(1, fitted.width), height: max(1, fitted.height)) {
                 return scaled
@@ -55,20 +56,5 @@ public enum AudioFileCard {
             }
         }
         return PixelBuffer(width: width, height: height, layout: .rgb, bytes: bytes)
-    }
-}
-
-extension MediaInput {
-    /// The bytes of the file's cover picture (an attached picture), when it has one of at most 16 MB.
-    var coverPictureBytes: Data? {
-        guard let format else { return nil }
-        for i in 0..<Int(format.pointee.nb_streams) {
-            let stream = format.pointee.streams[i]!
-            guard Self.isCoverPicture(stream) else { continue }
-            let packet = stream.pointee.attached_pic
-            guard let data = packet.data, packet.size > 0, packet.size <= 16 << 20 else { continue }
-            return Data(bytes: data, count: Int(packet.size))
-        }
-        return nil
     }
 }

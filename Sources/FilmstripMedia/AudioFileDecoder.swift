@@ -37,7 +37,7 @@ public final class AudioFileDecoder {
     /// Bytes read so far.
     public var bytesRead: Int { input.bytesRead }
     /// The codec's name (`mp3`, `aac`, `flac`, ...).
-    public var codecName: String { input.audioDecoder?.codecName ?? "unknown" }
+    public var codecName: String { input.audio.decoder?.codecName ?? "unknown" }
 
     /// The picture that stands for the file where a video would show one: its cover picture (an MP3's or M4A's
     /// attached art) fitted into `maximumSize`, else a plain placeholder card (``AudioFileCard``).

@@ -60,17 +60,21 @@ public struct MediaSummary: Sendable, Hashable {
     ) throws -> MediaSummary {
         let input = try MediaInput(
             .url(url, network: options.network), cancellation: CancellationFlag(), audio: .standard, audioOnly: true)
-        return input.summary
+        return MediaSummary(of: input)
     }
 }
 
-extension MediaInput {
-    /// The summary of the opened input.
-    var summary: MediaSummary {
-        guard let format else { return MediaSummary(container: "", duration: 0, audio: [], hasCoverPicture: false) }
+extension MediaSummary {
+    /// The summary of an opened input.
+    init(of input: MediaInput) {
+        guard let format = input.format else {
+            self.init(container: "", duration: 0, audio: [], hasCoverPicture: false)
+            return
+        }
+        let (stream, displaySize, quarterTurns) = (input.stream, input.displaySize, input.quarterTurns)
         let streams = (0..<Int(format.pointee.nb_streams)).map { format.pointee.streams[$0]! }
         var video: MediaSummary.Video?
-        if !isAudioOnly {
+        if !input.isAudioOnly {
             let parameters = stream.pointee.codecpar.pointee
             // The average rate; the real base rate only when it is a plausible picture rate (Matroska's is its
             // timestamps' 1 kHz).
@@ -79,7 +83,8 @@ extension MediaInput {
             let baseRate = base.den > 0 ? Double(base.num) / Double(base.den) : 0
             let rate = average.num > 0 || baseRate > 240 ? average : base
             video = MediaSummary.Video(
-                codec: Self.codecName(parameters.codec_id, tag: parameters.codec_tag), width: Int(parameters.width),
+                codec: ContainerFacts.codecName(parameters.codec_id, tag: parameters.codec_tag),
+                width: Int(parameters.width),
                 height: Int(parameters.height), displayWidth: displaySize.width, displayHeight: displaySize.height,
                 frameRate: rate.den > 0 ? Double(rate.num) / Double(rate.den) : 0, quarterTurns: quarterTurns & 3,
                 mirrored: quarterTurns & 4 != 0)
@@ -90,14 +95,14 @@ extension MediaInput {
                 String(cString: $0.pointee.value)
             }
             return MediaSummary.Audio(
-                codec: Self.codecName(parameters.codec_id, tag: parameters.codec_tag),
+                codec: ContainerFacts.codecName(parameters.codec_id, tag: parameters.codec_tag),
                 channels: Int(parameters.ch_layout.nb_channels), sampleRate: Int(parameters.sample_rate),
                 language: language == "und" ? nil : language,
                 isDecodable: avcodec_find_decoder(parameters.codec_id) != nil)
         }
         let container = format.pointee.iformat.map { String(cString: $0.pointee.name) } ?? ""
-        return MediaSummary(
-            container: container, duration: duration, video: video, audio: audio,
-            hasCoverPicture: streams.contains(where: Self.isCoverPicture))
+        self.init(
+            container: container, duration: input.duration, video: video, audio: audio,
+            hasCoverPicture: streams.contains(where: ContainerFacts.isCoverPicture))
     }
 }

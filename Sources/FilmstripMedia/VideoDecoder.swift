@@ -104,12 +104,12 @@ public final class VideoDecoder {
     public var hasAudio: Bool { input.hasAudio }
 
     /// The file's audio streams, in its order (a film with two languages has two).
-    public var audioTracks: [MediaSummary.Audio] { input.summary.audio }
+    public var audioTracks: [MediaSummary.Audio] { MediaSummary(of: input).audio }
 
     /// The position in ``audioTracks`` of the one decoded, if any.
     public var selectedAudioTrack: Int? {
         let indices = input.audioStreamIndices
-        return indices.firstIndex(of: input.audioIndex)
+        return indices.firstIndex(of: input.audio.index)
     }
 
     /// Asks for another of ``audioTracks`` (a position in it) to be decoded from the next frame read on (any
@@ -136,13 +136,13 @@ public final class VideoDecoder {
     }
 
     /// Why the input's audio is not decoded, when it has audio FFmpeg cannot decode.
-    public var audioProblem: MediaError? { input.audioProblem }
+    public var audioProblem: MediaError? { input.audio.problem }
 
     /// The audio decoded while reading frames so far, in presentation order and placed on the timeline like the
     /// frames (``timeOffset`` added), handed over once. After a seek, audio before the seek target is included (from
     /// the keyframe on); trim it as needed.
     public func takeAudio() -> [AudioBuffer] {
-        let audio = input.takeAudio()
+        let audio = input.audio.take()
         guard timeOffset != 0 else { return audio }
         return audio.map { buffer in
             var placed = buffer

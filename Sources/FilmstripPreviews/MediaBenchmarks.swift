@@ -57,7 +57,7 @@ public enum MediaBenchmarks {
     /// The keyframe generation decodes for the cue at `start` (keyframe mode, the default).
     private static func key(in input: MediaInput, at start: Double, interval: Double) throws -> OwnedPacket {
         let cue = CuePicture(start: start, end: start + interval)
-        guard let key = try input.keyPacket(for: cue, mode: .keyframe) else {
+        guard let key = try cue.keyPacket(in: input, mode: .keyframe) else {
             throw MediaError(.decodeFailed, "no keyframe for the cue at \(start) s")
         }
         return key

@@ -183,7 +183,7 @@ public enum PreviewTrackGenerator {
         throws(MediaError) -> OwnedFrame
     {
         let cue = CuePicture(start: plan.start(of: k), end: plan.end(of: k))
-        guard var key = try input.keyPacket(for: cue, mode: mode) else { return try input.exactFrame(at: cue.start) }
+        guard var key = try cue.keyPacket(in: input, mode: mode) else { return try input.exactFrame(at: cue.start) }
         var frame = try input.decode(keyPacket: key, decoding)
         // --skip-blank: a black or uniform picture gives way to a later keyframe inside the cue.
         guard let analyzer else { return frame }

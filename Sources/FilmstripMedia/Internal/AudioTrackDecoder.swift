@@ -38,7 +38,7 @@ final class AudioTrackDecoder {
         self.origin = origin
         self.continuity = continuity
         let parameters = stream.pointee.codecpar!
-        codecName = MediaInput.codecName(parameters.pointee.codec_id, tag: parameters.pointee.codec_tag)
+        codecName = ContainerFacts.codecName(parameters.pointee.codec_id, tag: parameters.pointee.codec_tag)
         guard let decoder = avcodec_find_decoder(parameters.pointee.codec_id) else {
             throw MediaError(.unsupportedCodec, "no decoder for the \(codecName) audio", url: url)
         }

@@ -123,9 +123,9 @@ final class FileFrameSource: FrameSource {
                     cancellation.begin(call)
                     do {
                         let opened = try input.open(url: url, network: options.network, cancellation: cancellation)
-                        opened.beginCall()
+                        opened.io.beginCall()
                         let result = try body(opened)
-                        try opened.checkNestedFailures()
+                        try opened.io.checkNestedFailures()
                         record(opened)
                         continuation.resume(returning: result)
                     } catch {

@@ -6,12 +6,9 @@ import Foundation
 
 /// Reading, seeking and decoding a ``MediaInput``: packets, keyframe search, exact frames and sequential playback.
 extension MediaInput {
-    func seconds(_ timestamp: Int64) -> Double { Double(timestamp - startTimestamp) * timeBase }
+    func seconds(_ timestamp: Int64) -> Double { timeline.seconds(timestamp) }
 
-    /// The stream's own time of a timestamp, in seconds (no start-time subtraction).
-    func mediaSeconds(_ timestamp: Int64) -> Double { Double(timestamp) * timeBase }
-
-    func timestamp(_ seconds: Double) -> Int64 { startTimestamp + Int64((seconds / timeBase).rounded(.down)) }
+    func timestamp(_ seconds: Double) -> Int64 { timeline.timestamp(seconds) }
 
     func checkCancelled() throws(MediaError) {
         if cancellation.isCancelled { throw MediaError(.cancelled, "cancelled", url: url) }
@@ -24,32 +21,16 @@ extension MediaInput {
             av_packet_unref(packet)
             let result = av_read_frame(format, packet)
             if result == fs_averror_eof() {
-                if let audioDecoder, !audioDrained {
-                    audioDrained = true
-                    pendingAudio += audioDecoder.decode(nil)
-                }
+                audio.drain()
                 return false
             }
             if result < 0 { throw readFailure(result) }
             if packet!.pointee.stream_index == streamIndex { return true }
-            if packet!.pointee.stream_index == audioIndex, let audioDecoder {
-                pendingAudio += audioDecoder.decode(packet)
-            }
+            _ = audio.receive(packet!)
         }
     }
 
-    func readFailure(_ code: Int32) -> MediaError {
-        if cancellation.isCancelled { return MediaError(.cancelled, "cancelled", url: url) }
-        if let nestedFailure { return nestedFailure }
-        if let failure = streamIO?.failure ?? rootIO?.source.failure {
-            if let loading = failure as? LoadingError, loading.kind == .timedOut {
-                return MediaError(.timedOut, loading.message, url: loading.url, underlying: loading)
-            }
-            return MediaError(
-                .inputUnavailable, "cannot read the input", url: url, ffmpegCode: code, underlying: failure)
-        }
-        return MediaError(.invalidMedia, "cannot read the input: \(ffmpegMessage(code))", url: url, ffmpegCode: code)
-    }
+    func readFailure(_ code: Int32) -> MediaError { io.failure(code, doing: "read") }
 
     var packetTime: Double {
         let p = packet!.pointee
@@ -170,7 +151,7 @@ extension MediaInput {
     }
 
     /// Seconds of the stream's start (its first timestamp), on the stream's own clock.
-    var startSeconds: Double { mediaSeconds(startTimestamp) }
+    var startSeconds: Double { timeline.startSeconds }
 
     /// Every remaining packet of the video stream, in decode order (for a segment held in memory).
     func remainingVideoPackets(limit: Int = 100_000) throws(MediaError) -> [OwnedPacket] {
@@ -346,26 +327,24 @@ extension MediaInput {
     func resetDecoders() {
         if let codec { avcodec_flush_buffers(codec) }
         draining = false
-        audioDecoder?.flush()
-        pendingAudio.removeAll()
-        audioDrained = false
+        audio.reset()
     }
 
     /// The next decoded audio of an input opened on its audio alone (several buffers, possibly none for a packet
     /// that gave nothing), or `nil` at the end.
     func nextAudioOnly() throws(MediaError) -> [AudioBuffer]? {
-        guard let audioDecoder, !audioDrained else { return nil }
+        guard audio.decoder != nil, !audio.drained else { return nil }
         while true {
             try checkCancelled()
             av_packet_unref(packet)
             let result = av_read_frame(format, packet)
             if result == fs_averror_eof() {
-                audioDrained = true
-                return audioDecoder.decode(nil)
+                audio.drain()
+                return audio.take()
             }
             if result < 0 { throw readFailure(result) }
-            guard packet!.pointee.stream_index == audioIndex else { continue }
-            let buffers = audioDecoder.decode(packet)
+            guard audio.receive(packet!) else { continue }
+            let buffers = audio.take()
             if !buffers.isEmpty { return buffers }
         }
     }

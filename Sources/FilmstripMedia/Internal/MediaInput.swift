@@ -41,43 +41,27 @@ package final class MediaInput {
     typealias CodecContext = UnsafeMutablePointer<AVCodecContext>
 
     let url: URL
-    let isRemote: Bool
     let cancellation: CancellationFlag
-    /// How further resources are reached (URL inputs only).
-    let network: MediaNetwork?
+    /// Where the bytes come from, and the playlists and segments FFmpeg opens.
+    let io: InputIO
     var format: UnsafeMutablePointer<AVFormatContext>?
     var codec: UnsafeMutablePointer<AVCodecContext>?
     var packet: UnsafeMutablePointer<AVPacket>?
     var frame: UnsafeMutablePointer<AVFrame>?
-    var rootIO: CustomIO?
-    var streamIO: StreamIO?
-    /// The bytes of one segment (with its initialisation data), for inputs opened from memory.
-    var memoryIO: MemoryIO?
-    var nestedIO: [UnsafeMutableRawPointer: CustomIO] = [:]
-    var closedBytes = 0
-    var refusedURL: String?
     var streamIndex: Int32
     var stream: UnsafeMutablePointer<AVStream>
-    /// Seconds per stream time-base unit.
-    var timeBase: Double
-    /// Stream start in time-base units (times are reported relative to it).
-    var startTimestamp: Int64
+    /// The stream's time base, its 0 and its duration.
+    var timeline: StreamTimeline
     /// Duration in seconds (0 when unknown).
-    package var duration: Double
+    package var duration: Double { timeline.duration }
     /// How the display matrix shows the picture: clockwise quarter turns, plus 4 when mirrored (``Orientation``).
     package private(set) var quarterTurns: Int
     /// Whether the demuxer has an exact keyframe index (MP4/MOV, MKV), so a backward seek lands on the keyframe.
     var hasIndex: Bool
     /// Whether the decoder was taken over from a previous input instead of created.
     private(set) var reusedDecoder = false
-    /// The audio stream decoded beside the video (when asked for and decodable).
-    var audioIndex: Int32 = -1
-    var audioDecoder: AudioTrackDecoder?
-    /// Why an audio stream the input has is not decoded (no decoder for its codec).
-    var audioProblem: MediaError?
-    /// Audio decoded while reading video packets, not yet taken.
-    var pendingAudio: [AudioBuffer] = []
-    var audioDrained = false
+    /// The audio stream decoded beside the video (when asked for and decodable), or alone.
+    let audio = InputAudio()
 
     /// Opens `source`.
     ///
@@ -93,104 +77,58 @@ package final class MediaInput {
     )
         throws(MediaError)
     {
-        let url = source.url
-        var network: MediaNetwork?
-        var byteStream: ByteStream?
-        var memory: Data?
-        switch source {
-        case .url(_, let reached): network = reached
-        case .stream(let stream, _): byteStream = stream
-        case .memory(let bytes, _): memory = bytes
-        }
-        self.url = url
-        self.network = network
+        let io = try InputIO(source, cancellation: cancellation)
+        self.io = io
+        url = io.url
         self.cancellation = cancellation
-        let scheme = url.scheme?.lowercased() ?? ""
-        isRemote = scheme == "http" || scheme == "https"
-        guard isRemote || url.isFileURL else {
-            throw MediaError(.invalidArgument, "only file, http and https inputs are supported", url: url)
-        }
         MediaLogging.install()
-        if byteStream == nil, memory == nil, url.isFileURL {
-            if let problem = LocalFile.problem(url) { throw MediaError(.inputUnavailable, problem, url: url) }
-            guard FileManager.default.isReadableFile(atPath: url.path) else {
-                throw MediaError(.inputUnavailable, "the file is not readable", url: url)
-            }
-        }
         guard var context = avformat_alloc_context() else {
             throw MediaError(.inputUnavailable, "out of memory", url: url)
         }
-        context.pointee.interrupt_callback.callback = mediaInterrupt
-        context.pointee.interrupt_callback.opaque = Unmanaged.passUnretained(cancellation).toOpaque()
         // Placeholders until the stream is known; assigned for real below.
         streamIndex = -1
         stream = UnsafeMutablePointer(bitPattern: 1)!
-        timeBase = 0
-        startTimestamp = 0
-        duration = 0
+        timeline = .none
         quarterTurns = 0
         hasIndex = false
-        context.pointee.opaque = Unmanaged.passUnretained(self).toOpaque()
-        if let memory {
-            let io = try MemoryIO(bytes: memory, url: url)
-            memoryIO = io
-            context.pointee.pb = io.context
-            context.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
-        } else if let byteStream {
-            let io = try StreamIO(stream: byteStream, url: url)
-            streamIO = io
-            context.pointee.pb = io.context
-            context.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
-        } else if isRemote, let network {
-            let source = HTTPRangeSource(
-                url: url, transport: network.transport, configuration: network.configuration,
-                cancellation: cancellation)
-            let io = try CustomIO(source: source)
-            rootIO = io
-            context.pointee.pb = io.context
-            context.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
-        }
-        // Every further open (HLS playlists and segments) comes through here, local inputs included, so failures
-        // are seen and remote inputs cannot reach local files.
-        context.pointee.io_open = mediaIOOpen
-        context.pointee.io_close2 = mediaIOClose
+        io.attach(to: context)
         var formatContext: UnsafeMutablePointer<AVFormatContext>? = context
-        let location = byteStream != nil || memory != nil ? "" : url.isFileURL ? url.path : url.absoluteString
         // The HLS demuxer would otherwise reuse its first segment connection for the next ones without calling
         // io_open (and asserts that the connection is FFmpeg's own http protocol): every open must come to us.
         var demuxerOptions: OpaquePointer?
         av_dict_set(&demuxerOptions, "http_persistent", "0", 0)
         av_dict_set(&demuxerOptions, "http_multiple", "0", 0)
-        if byteStream != nil {
+        if io.isForwardOnly {
             // A live stream must start from what is at hand: a second of probing, no frame-rate survey.
             av_dict_set(&demuxerOptions, "analyzeduration", "1000000", 0)
             av_dict_set(&demuxerOptions, "fpsprobesize", "0", 0)
         }
         defer { av_dict_free(&demuxerOptions) }
-        let opened = avformat_open_input(&formatContext, location, nil, &demuxerOptions)
+        let opened = avformat_open_input(&formatContext, io.location, nil, &demuxerOptions)
         guard opened >= 0, let opened = formatContext else {
             throw openFailure(opened, stage: "open")
         }
         context = opened
         format = opened
-        if !Self.isIndexedContainer(opened) || Self.lacksVideoSize(opened) {
+        if !ContainerFacts.isIndexedContainer(opened) || ContainerFacts.lacksVideoSize(opened) {
             let found = avformat_find_stream_info(opened, nil)
             if found < 0 { throw openFailure(found, stage: "read stream information from") }
         }
         var decoder: UnsafePointer<AVCodec>?
-        let index = Self.videoStream(opened, decoder: &decoder)
+        let index = ContainerFacts.videoStream(opened, decoder: &decoder)
         if index == fs_averror_stream_not_found() {
             if allowsAudioOnly, let audio, try openAudioOnly(opened, format: audio) { return }
-            throw MediaError(.noVideoStream, Self.noVideoMessage(opened), url: url)
+            throw MediaError(.noVideoStream, ContainerFacts.noVideoMessage(opened), url: url)
         }
         guard index >= 0, let decoder else {
             throw MediaError(
-                .unsupportedCodec, "no decoder for the \(Self.videoCodecName(opened)) video (\(ffmpegMessage(index)))",
+                .unsupportedCodec,
+                "no decoder for the \(ContainerFacts.videoCodecName(opened)) video (\(ffmpegMessage(index)))",
                 url: url, ffmpegCode: index)
         }
         streamIndex = index
         stream = opened.pointee.streams[Int(index)]!
-        if let problem = Self.sizeProblem(stream.pointee.codecpar.pointee) {
+        if let problem = ContainerFacts.sizeProblem(stream.pointee.codecpar.pointee) {
             throw MediaError(.invalidMedia, "the video declares \(problem)", url: url)
         }
         for i in 0..<Int(opened.pointee.nb_streams) where i != Int(index) {
@@ -202,76 +140,37 @@ package final class MediaInput {
             avcodec_flush_buffers(reused)
             reused.pointee.pkt_timebase = stream.pointee.time_base
         } else {
-            guard let codecContext = avcodec_alloc_context3(decoder) else {
-                throw MediaError(.unsupportedCodec, "cannot create a decoder", url: url)
-            }
-            codec = codecContext
-            avcodec_parameters_to_context(codecContext, stream.pointee.codecpar)
-            codecContext.pointee.thread_count = 1
-            codecContext.pointee.pkt_timebase = stream.pointee.time_base
-            // The decoder refuses a frame larger than this before allocating it, whatever the bitstream declares.
-            codecContext.pointee.max_pixels = Int64(Self.maximumPixels)
-            let openedCodec = avcodec_open2(codecContext, decoder, nil)
-            guard openedCodec >= 0 else {
-                throw MediaError(
-                    .unsupportedCodec, "cannot open the \(String(cString: decoder.pointee.name)) decoder", url: url,
-                    ffmpegCode: openedCodec)
-            }
+            codec = try VideoCodecOpening.open(decoder, for: stream, url: url)
         }
         packet = av_packet_alloc()
         frame = av_frame_alloc()
-        let base = stream.pointee.time_base
-        timeBase = base.den != 0 ? Double(base.num) / Double(base.den) : 1.0 / 90_000
-        startTimestamp = stream.pointee.start_time == fs_nopts_value() ? 0 : stream.pointee.start_time
-        if Self.isIndexedContainer(opened) {
-            // MP4/MOV: the movie's timeline, whose 0 players show first (a first picture with a composition offset
-            // and no edit list is at that offset), whether or not probing filled in a start time.
-            startTimestamp = 0
-        } else if case .url = source, let fileStart = Self.fileStart(opened, in: base), fileStart < startTimestamp {
-            // Times count from the file's start (its earliest stream's first timestamp), as `ffmpeg -ss` counts
-            // them: a video that starts after its audio (an MPEG-PS whose pictures begin at 1 s) starts after 0.
-            startTimestamp = fileStart
-        }
-        if opened.pointee.duration != fs_nopts_value(), opened.pointee.duration > 0 {
-            duration = Double(opened.pointee.duration) / Double(fs_time_base())
-        } else if stream.pointee.duration != fs_nopts_value(), stream.pointee.duration > 0 {
-            duration = Double(stream.pointee.duration) * timeBase
+        if case .url = source {
+            timeline = StreamTimeline(of: stream, in: opened, movieZero: true, fromFileStart: true)
+        } else {
+            timeline = StreamTimeline(of: stream, in: opened, movieZero: true, fromFileStart: false)
         }
         quarterTurns = Int(fs_stream_display_orientation(stream))
-        hasIndex = Self.hasKeyframeIndex(opened, stream)
-        if let audio { openAudio(in: opened, format: audio) }
+        hasIndex = ContainerFacts.hasKeyframeIndex(opened, stream)
+        if let audio {
+            let index = av_find_best_stream(opened, AVMEDIA_TYPE_AUDIO, -1, streamIndex, nil, 0)
+            if index >= 0 { switchAudio(to: index, format: audio) }
+        }
     }
 
     /// How far an audio frame's stamp may stray and the audio still run on seamlessly: a file's whole timeline is
     /// one demuxer's (``AudioTrackDecoder/fileContinuity``); segments keep the exact default.
-    var audioContinuity: Double { streamIO == nil && memoryIO == nil ? AudioTrackDecoder.fileContinuity : 0.002 }
+    var audioContinuity: Double { io.isSegment ? 0.002 : AudioTrackDecoder.fileContinuity }
 
     /// Whether the input was opened on its audio alone (no video stream; see `init`).
     var isAudioOnly = false
 
     /// Whether an audio stream is decoded beside the video.
-    var hasAudio: Bool { audioDecoder != nil }
-
-    /// The audio decoded so far (in presentation order), handed over once.
-    func takeAudio() -> [AudioBuffer] {
-        defer { pendingAudio.removeAll(keepingCapacity: true) }
-        return pendingAudio
-    }
+    var hasAudio: Bool { audio.decoder != nil }
 
     /// Hands this input's decoder over when it was opened for the same codec, size and extradata as `parameters`;
     /// this input cannot decode afterwards.
     func takeDecoder(matching parameters: UnsafeMutablePointer<AVCodecParameters>) -> CodecContext? {
-        guard let codec else { return nil }
-        let context = codec.pointee
-        let wanted = parameters.pointee
-        guard context.codec_id == wanted.codec_id, context.width == wanted.width, context.height == wanted.height,
-            context.extradata_size == wanted.extradata_size
-        else { return nil }
-        if context.extradata_size > 0 {
-            guard let a = context.extradata, let b = wanted.extradata,
-                memcmp(a, b, Int(context.extradata_size)) == 0
-            else { return nil }
-        }
+        guard let codec, VideoCodecOpening.matches(codec, parameters) else { return nil }
         self.codec = nil
         return codec
     }
@@ -279,59 +178,18 @@ package final class MediaInput {
     deinit {
         avcodec_free_context(&codec)
         avformat_close_input(&format)
-        rootIO?.close()
-        streamIO?.close()
-        memoryIO?.close()
-        for io in nestedIO.values { io.close() }
+        io.close()
         av_packet_free(&packet)
         av_frame_free(&frame)
     }
 
-    func openFailure(_ code: Int32, stage: String) -> MediaError {
-        if cancellation.isCancelled { return MediaError(.cancelled, "cancelled", url: url) }
-        if let refusedURL {
-            return MediaError(
-                .invalidArgument, "a remote input may not open the local file '\(refusedURL)'", url: url,
-                ffmpegCode: code)
-        }
-        if let failure = streamIO?.failure ?? rootIO?.source.failure
-            ?? nestedIO.values.compactMap(\.source.failure).first
-        {
-            if let loading = failure as? LoadingError, loading.kind == .timedOut {
-                return MediaError(.timedOut, loading.message, url: loading.url, underlying: loading)
-            }
-            return MediaError(
-                .inputUnavailable, "cannot read the input", url: url, ffmpegCode: code, underlying: failure)
-        }
-        return MediaError(
-            .invalidMedia, "cannot \(stage) the input: \(ffmpegMessage(code))", url: url, ffmpegCode: code)
-    }
-
-    // MARK: Accounting
+    func openFailure(_ code: Int32, stage: String) -> MediaError { io.failure(code, doing: stage) }
 
     /// Bytes read: received over HTTP for remote inputs, read from disk for local ones.
-    package var bytesRead: Int {
-        if let streamIO { return streamIO.bytesRead }
-        if isRemote {
-            return (rootIO?.source.bytesTransferred ?? 0) + closedBytes
-                + nestedIO.values.reduce(0) { $0 + $1.source.bytesTransferred }
-        }
-        return Int(format?.pointee.pb?.pointee.bytes_read ?? 0)
-    }
+    package var bytesRead: Int { io.bytesRead(by: format) }
 
     /// HTTP requests made.
-    var requestCount: Int {
-        (rootIO?.source.requestCount ?? 0) + nestedIO.values.reduce(0) { $0 + $1.source.requestCount }
-    }
-
-    // MARK: Size limits
-
-    /// The largest side of a video, in pixels (16K).
-    static let maximumSide = 16_384
-    /// The most pixels in a frame (64 Mpx; 8K UHD is 33 Mpx). The decoder is held to it too.
-    static let maximumPixels = 8_192 * 8_192
-    /// The most elongated picture, as the longer side over the shorter one once displayed.
-    static let maximumAspect = 16.0
+    var requestCount: Int { io.requestCount }
 
     /// How the video's pictures are shown: sample aspect ratio and rotation.
     package var geometry: FrameGeometry {
@@ -345,14 +203,11 @@ package final class MediaInput {
     /// Display size after sample aspect ratio and rotation.
     package var displaySize: (width: Int, height: Int) { geometry.displaySize }
 
-    // MARK: State the extensions share (MediaInput+NestedIO.swift, MediaInput+Reading.swift)
+    // MARK: State the extensions share (MediaInput+Reading.swift)
 
     /// Frames decoded so far (read by other threads for statistics while this one decodes).
     package var framesDecoded: Int { decodedCount.load(ordering: .relaxed) }
     let decodedCount = Atomic<Int>(0)
-
-    /// A playlist or segment that could not be opened or read since the last ``beginCall()``.
-    var nestedFailure: MediaError?
 
     /// Whether the decoder was sent end-of-stream (sequential decoding); cleared by ``seek(to:)``.
     var draining = false

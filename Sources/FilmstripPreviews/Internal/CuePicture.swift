@@ -36,16 +36,16 @@ struct CuePicture {
     }
 }
 
-extension MediaInput {
-    /// The key packet that shows `cue` under `mode`, by ``CuePicture``'s rule; `nil` when the exact frame at the
-    /// cue's start is the picture.
-    func keyPacket(for cue: CuePicture, mode: PreviewTrackConfiguration.Mode) throws(MediaError) -> OwnedPacket? {
-        for look in CuePicture.looks(mode) {
+extension CuePicture {
+    /// The key packet of `input` that shows this cue under `mode`; `nil` when the exact frame at the cue's start is
+    /// the picture.
+    func keyPacket(in input: MediaInput, mode: PreviewTrackConfiguration.Mode) throws(MediaError) -> OwnedPacket? {
+        for look in Self.looks(mode) {
             switch look {
             case .keyframeInside:
-                let key = try keyPacket(atOrAfter: cue.start)
-                if cue.contains(key.time) { return key }
-            case .keyframeBefore: return try keyPacket(atOrBefore: cue.start)
+                let key = try input.keyPacket(atOrAfter: start)
+                if contains(key.time) { return key }
+            case .keyframeBefore: return try input.keyPacket(atOrBefore: start)
             case .exactFrame: return nil
             }
         }

@@ -1,9 +1,17 @@
 import CFFmpeg
 import Foundation
 
-/// What a ``MediaInput`` finds in a container before decoding: which stream is the video (not a cover picture),
-/// the names of codecs for messages, the file's start, whether it has an exact keyframe index, and the size limits.
-extension MediaInput {
+/// What an input's container says before anything is decoded: which stream is the video (not a cover picture),
+/// the names of codecs for messages, the file's start, whether it has an exact keyframe index, and whether a
+/// stream's declared size is within the limits.
+enum ContainerFacts {
+    /// The largest side of a video, in pixels (16K).
+    static let maximumSide = 16_384
+    /// The most pixels in a frame (64 Mpx; 8K UHD is 33 Mpx). The decoder is held to it too.
+    static let maximumPixels = 8_192 * 8_192
+    /// The most elongated picture, as the longer side over the shorter one once displayed.
+    static let maximumAspect = 16.0
+
     /// The video stream to decode: the best one that is not a cover picture (an attached picture is the art of an
     /// audio file, not its video).
     static func videoStream(
@@ -101,6 +109,18 @@ extension MediaInput {
         let aspect = max(displayed / Double(height), Double(height) / displayed)
         guard aspect <= maximumAspect else {
             return size + " shown \(Int(displayed.rounded()))x\(height), more than \(Int(maximumAspect)):1"
+        }
+        return nil
+    }
+
+    /// The bytes of the file's cover picture (an attached picture), when it has one of at most 16 MB.
+    static func coverPicture(_ context: UnsafeMutablePointer<AVFormatContext>) -> Data? {
+        for i in 0..<Int(context.pointee.nb_streams) {
+            let stream = context.pointee.streams[i]!
+            guard isCoverPicture(stream) else { continue }
+            let packet = stream.pointee.attached_pic
+            guard let data = packet.data, packet.size > 0, packet.size <= 16 << 20 else { continue }
+            return Data(bytes: data, count: Int(packet.size))
         }
         return nil
     }
