@@ -166,3 +166,39 @@ func monotonicSeconds() -> Double {
     clock_gettime(CLOCK_MONOTONIC, &spec)
     return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
 }
+
+extension WindowAudio {
+    /// Opens the default sound device (48 kHz stereo asked, what it gives taken) and starts it pulling from a new
+    /// ring; the error says the video runs on the system clock instead.
+    static func open(
+        _ api: FSSDLFunctions, trace: WindowTrace?
+    ) -> Result<(WindowAudio, device: SDL_AudioDeviceID, ring: AudioRing), WindowError> {
+        guard api.SDL_InitSubSystem(SDL_INIT_AUDIO) == 0 else {
+            return .failure(WindowError("no audio device (\(api.lastError)): video runs on the system clock"))
+        }
+        var desired = SDL_AudioSpec()
+        desired.freq = 48_000
+        desired.format = SDL_AudioFormat(AUDIO_F32LSB)
+        desired.channels = 2
+        desired.samples = 1024
+        let ring = AudioRing(trace: trace)
+        desired.callback = AudioRing.callback
+        desired.userdata = Unmanaged.passUnretained(ring).toOpaque()
+        var obtained = SDL_AudioSpec()
+        let changes = Int32(SDL_AUDIO_ALLOW_FREQUENCY_CHANGE | SDL_AUDIO_ALLOW_CHANNELS_CHANGE)
+        let device = api.SDL_OpenAudioDevice(nil, 0, &desired, &obtained, changes)
+        guard device != 0 else {
+            let reason = api.lastError
+            api.SDL_QuitSubSystem(SDL_INIT_AUDIO)
+            return .failure(WindowError("no audio device (\(reason)): video runs on the system clock"))
+        }
+        let format = AudioFormat(sampleRate: Int(obtained.freq), channels: Int(obtained.channels))
+        let output = WindowAudio(ring: ring, format: format, bufferFrames: Int(obtained.samples))
+        trace?.record(
+            .device(
+                sampleRate: format.sampleRate, channels: format.channels, periodFrames: Int(obtained.samples),
+                latency: output.deviceLatency))
+        api.SDL_PauseAudioDevice(device, 0)
+        return .success((output, device, ring))
+    }
+}

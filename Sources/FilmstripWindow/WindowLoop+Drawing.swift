@@ -137,24 +137,23 @@ extension WindowLoop {
     }
 
     private func drawBar() {
-        guard let timeline, let player else { return }
+        guard let seekBar, let player else { return }
         let size = drawable
-        let bar = barRect
-        let span = timeline.upperBound - timeline.lowerBound
-        fill(0, size.height - Self.barZone, size.width, Self.barZone, (0, 0, 0, 150))
+        let bar = seekBar.track
+        let scale = seekBar.scale
+        fill(0, size.height - SeekBar.zone, size.width, SeekBar.zone, (0, 0, 0, 150))
         fill(bar.x, bar.y, bar.width, bar.height, (110, 110, 110, 255))
-        let played = min(1, max(0, (player.currentTime - timeline.lowerBound) / span))
+        let played = seekBar.fraction(of: player.currentTime)
         fill(bar.x, bar.y, Int(Double(bar.width) * played), bar.height, (235, 235, 235, 255))
-        let scale = size.height >= 600 ? 2 : 1
-        let clock = "\(Self.clockText(player.currentTime)) / \(Self.clockText(timeline.upperBound))"
+        let clock = "\(SeekBar.clockText(player.currentTime)) / \(SeekBar.clockText(seekBar.timeline.upperBound))"
         text(clock, x: bar.x, y: bar.y - 10 - 7 * scale, scale: scale, color: (235, 235, 235, 255))
         guard let pointer, let hovered = barTime() else { return }
         // The pointer's place on the bar.
         fill(pointer.x - 1, bar.y - 4, 3, bar.height + 8, (255, 255, 255, 255))
-        drawPreview(for: hovered, at: pointer.x, above: bar.y - 12 - 7 * scale - 8, scale: scale)
+        drawPreview(for: hovered, on: seekBar, at: pointer.x, above: bar.y - 12 - 7 * scale - 8)
     }
 
-    private func drawPreview(for time: Double, at x: Int, above bottom: Int, scale: Int) {
+    private func drawPreview(for time: Double, on seekBar: SeekBar, at x: Int, above bottom: Int) {
         let shown = shared.withLock { state in state.preview.map { ($0, state.previewSerial) } }
         guard let ((asked, image, cue), serial) = shown else { return }
         if preview?.serial != serial {
@@ -172,16 +171,13 @@ extension WindowLoop {
             }
         }
         guard let preview else { return }
-        // A fifth of the window's width (160 to 320 px), at the thumbnail's aspect ratio.
-        let size = drawable
-        let width = min(320, max(160, size.width / 5))
-        let height = width * preview.height / max(1, preview.width)
-        let left = min(max(4, x - width / 2), size.width - width - 4)
-        let top = max(4, bottom - height)
+        let scale = seekBar.scale
+        let (left, top, width, height) = seekBar.preview(
+            width: preview.width, height: preview.height, at: x, above: bottom)
         fill(left - 2, top - 2, width + 4, height + 4, (255, 255, 255, 255))
         var target = SDL_Rect(x: Int32(left), y: Int32(top), w: Int32(width), h: Int32(height))
         _ = api.SDL_RenderCopy(renderer, preview.texture, nil, &target)
-        let label = Self.clockText(time)
+        let label = SeekBar.clockText(time)
         let labelWidth = BitmapFont.measure(label, scale: scale)
         fill(
             left + (width - labelWidth) / 2 - 3, top + height - 7 * scale - 6, labelWidth + 6, 7 * scale + 6,
@@ -195,32 +191,12 @@ extension WindowLoop {
         }
     }
 
-    /// `m:ss` or `h:mm:ss`.
-    static func clockText(_ seconds: Double) -> String {
-        let total = Int(max(0, seconds.isFinite ? seconds : 0))
-        let (h, m, s) = (total / 3600, total / 60 % 60, total % 60)
-        return h > 0 ? String(format: "%d:%02d:%02d", h, m, s) : String(format: "%d:%02d", m, s)
-    }
-
     // MARK: Statistics
 
     private func drawStatistics() {
         guard let player else { return }
-        let stats = player.getStats()
         let counts = shared.withLock { ($0.received, $0.drawn) }
-        var lines = [
-            "STATE \(player.state.kind.rawValue)",
-            String(format: "POSITION %.2f / %.2f S", player.currentTime, stats?.duration ?? 0),
-            String(
-                format: "RATE %g  VOLUME %d%%%@", player.playbackRate, Int((player.volume * 100).rounded()),
-                player.isMuted ? "  MUTED" : ""),
-            String(format: "BUFFER %.1f S", stats?.bufferLength ?? 0),
-        ]
-        if let bitrate = stats?.bitrate { lines.append("BITRATE \(bitrate / 1000) KBPS") }
-        lines.append(
-            "FRAMES \(stats?.presentedFrames ?? 0) SHOWN, \(stats?.droppedFrames ?? 0) DROPPED, \(counts.1)/\(counts.0) DRAWN"
-        )
-        if let drift = stats?.avDrift { lines.append(String(format: "A/V %+.0f MS", drift * 1000)) }
+        let lines = SeekBar.statisticsLines(player, received: counts.0, drawn: counts.1)
         let scale = drawable.height >= 600 ? 2 : 1
         let lineHeight = 10 * scale
         let width = (lines.map { BitmapFont.measure($0, scale: scale) }.max() ?? 0) + 16

@@ -8,8 +8,6 @@ extension WindowLoop {
     static let seekStep = 5.0
     static let volumeStep = 0.1
     static let rateStep = 0.25
-    /// Drawable pixels at the bottom of the window where the pointer shows the seek bar.
-    static let barZone = 72
 
     /// Handles one event; true when the window is to close.
     func handle(_ event: SDL_Event) -> Bool {
@@ -138,31 +136,22 @@ extension WindowLoop {
 
     // MARK: The seek bar
 
-    /// The timeline the bar spans: the seekable range.
-    var timeline: ClosedRange<Double>? {
+    /// The seek bar over the drawable, when there is a seekable range to span.
+    var seekBar: SeekBar? {
         guard let range = player?.seekableTimeRanges.first, range.upperBound > range.lowerBound else { return nil }
-        return range
+        return SeekBar(size: drawable, timeline: range)
     }
 
     /// Whether the bar is shown: the pointer near the bottom and moved in the last 3 s, or a drag.
     var barVisible: Bool {
-        guard let pointer, timeline != nil else { return false }
-        return dragging || (pointer.y >= drawable.height - Self.barZone && now - lastMotion < 3)
-    }
-
-    /// The bar's track, in drawable pixels.
-    var barRect: (x: Int, y: Int, width: Int, height: Int) {
-        let size = drawable
-        let margin = max(12, size.width / 40)
-        return (margin, size.height - 30, max(1, size.width - 2 * margin), 6)
+        guard let pointer, let bar = seekBar else { return false }
+        return bar.shown(pointerY: pointer.y, idle: now - lastMotion, dragging: dragging)
     }
 
     /// The time under the pointer when the bar is shown.
     func barTime() -> Double? {
-        guard barVisible, let pointer, let timeline else { return nil }
-        let bar = barRect
-        let fraction = min(1, max(0, Double(pointer.x - bar.x) / Double(bar.width)))
-        return timeline.lowerBound + fraction * (timeline.upperBound - timeline.lowerBound)
+        guard barVisible, let pointer, let bar = seekBar else { return nil }
+        return bar.time(at: pointer.x)
     }
 
     /// Asks for the preview under the pointer (the latest ask wins; one fetch at a time) and prefetches around it.
