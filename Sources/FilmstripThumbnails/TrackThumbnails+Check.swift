@@ -10,55 +10,60 @@ extension TrackThumbnails {
     /// Roku device decodes (warnings).
     public func check() async -> [TrackFinding] {
         guard let source = currentSource, case .track(let track, _) = source.kind else { return [] }
-        var findings = track.findings
-        findings += Self.coverageFindings(track)
+        var findings = track.findings + TrackCheck.coverage(track)
         for (index, url) in source.sheets.enumerated() {
-            let info: ImageInfo
             do {
-                info = try ImageCodec.info(try await fetchSheet(source, sheet: index))
+                let info = try ImageCodec.info(try await store.fetch(source, sheet: index))
+                findings += TrackCheck.image(index, url, PixelSize(width: info.width, height: info.height), of: track)
             } catch {
                 findings.append(
                     TrackFinding(
                         .error, "the image cannot be loaded: \(ThumbnailsError.wrap(error, url: url))", image: url))
-                continue
             }
-            let size = PixelSize(width: info.width, height: info.height)
-            if info.width > 1080, track.format == .hls || track.format == .dash {
+        }
+        return findings
+    }
+}
+
+/// What ``TrackThumbnails/check()`` finds in a track and in each of its images, once the image's size is known.
+enum TrackCheck {
+    /// What is wrong with image `index` of `track` (at `url`), `size` pixels: wider than a Roku decodes, not the
+    /// declared size, a region outside it, a tile layout that does not fit or divide it.
+    static func image(_ index: Int, _ url: URL, _ size: PixelSize, of track: ThumbnailTrack) -> [TrackFinding] {
+        var findings: [TrackFinding] = []
+        if size.width > 1080, track.format == .hls || track.format == .dash {
+            findings.append(
+                TrackFinding(
+                    .warning, "the sheet is \(size.width) px wide; Roku devices decode sheets up to 1080 px wide",
+                    image: url))
+        }
+        let declared = index < track.declaredImageSizes.count ? track.declaredImageSizes[index] : nil
+        if let declared, declared != size {
+            let severity: TrackFinding.Severity =
+                declared.width > size.width || declared.height > size.height ? .error : .warning
+            findings.append(
+                TrackFinding(severity, "the track declares a \(declared) sheet; the image is \(size)", image: url))
+        }
+        for cue in track.cues where cue.imageIndex == index {
+            let location = cue.line > 0 ? "line \(cue.line)" : nil
+            if let region = cue.region, !fits(region, in: size) {
+                findings.append(
+                    TrackFinding(.error, "region \(region) exceeds the \(size) image", location: location, image: url))
+            } else if let tile = cue.tile, tile.rect(sheetWidth: size.width, sheetHeight: size.height) == nil {
                 findings.append(
                     TrackFinding(
-                        .warning, "the sheet is \(info.width) px wide; Roku devices decode sheets up to 1080 px wide",
-                        image: url))
-            }
-            let declared = index < track.declaredImageSizes.count ? track.declaredImageSizes[index] : nil
-            if let declared, declared != size {
-                let severity: TrackFinding.Severity =
-                    declared.width > size.width || declared.height > size.height ? .error : .warning
+                        .error, "a \(tile.columns)x\(tile.rows) layout does not fit the \(size) image",
+                        location: location, image: url))
+                break
+            } else if let tile = cue.tile, declared == nil,
+                size.width % Int(tile.columns) != 0 || size.height % Int(tile.rows) != 0
+            {
                 findings.append(
                     TrackFinding(
-                        severity, "the track declares a \(declared) sheet; the image is \(size)", image: url))
-            }
-            for cue in track.cues where cue.imageIndex == index {
-                let location = cue.line > 0 ? "line \(cue.line)" : nil
-                if let region = cue.region, !Self.fits(region, in: size) {
-                    findings.append(
-                        TrackFinding(
-                            .error, "region \(region) exceeds the \(size) image", location: location, image: url))
-                } else if let tile = cue.tile, tile.rect(sheetWidth: size.width, sheetHeight: size.height) == nil {
-                    findings.append(
-                        TrackFinding(
-                            .error, "a \(tile.columns)x\(tile.rows) layout does not fit the \(size) image",
-                            location: location, image: url))
-                    break
-                } else if let tile = cue.tile, declared == nil,
-                    size.width % Int(tile.columns) != 0 || size.height % Int(tile.rows) != 0
-                {
-                    findings.append(
-                        TrackFinding(
-                            .warning,
-                            "the \(size) image does not divide into a \(tile.columns)x\(tile.rows) layout evenly",
-                            location: location, image: url))
-                    break
-                }
+                        .warning,
+                        "the \(size) image does not divide into a \(tile.columns)x\(tile.rows) layout evenly",
+                        location: location, image: url))
+                break
             }
         }
         return findings
@@ -74,7 +79,7 @@ extension TrackThumbnails {
     }
 
     /// Gaps and overlaps between cues, in time order.
-    static func coverageFindings(_ track: ThumbnailTrack) -> [TrackFinding] {
+    static func coverage(_ track: ThumbnailTrack) -> [TrackFinding] {
         var findings: [TrackFinding] = []
         guard var runEnd = track.cues.first?.endMilliseconds else { return [] }
         func place(_ cue: ThumbnailCue, _ k: Int) -> String { cue.line > 0 ? "line \(cue.line)" : "cue \(k + 1)" }

@@ -44,8 +44,6 @@ extension TrackThumbnails {
         var sizes: [Int: (width: Int, height: Int)] = [:]
         var placements: [ThumbnailPlacement] = []
         for entry in source.allEntries() {
-            let start = Double(entry.startMilliseconds) / 1000
-            let end = Double(entry.endMilliseconds) / 1000
             var rect: PixelRect?
             switch entry.placement {
             case .whole:
@@ -54,25 +52,17 @@ extension TrackThumbnails {
                 rect = PixelRect(
                     x: Int(region.x), y: Int(region.y), width: Int(region.width), height: Int(region.height))
             case .region, .tile:
-                let size: (width: Int, height: Int)
-                if let known = sizes[entry.sheet] {
-                    size = known
-                } else {
-                    let url = source.sheets[entry.sheet]
-                    do {
-                        let info = try ImageCodec.info(try await fetchSheet(source, sheet: entry.sheet))
-                        size = (info.width, info.height)
-                    } catch {
-                        throw ThumbnailsError.wrap(error, url: url)
-                    }
-                    sizes[entry.sheet] = size
-                }
                 do {
+                    if sizes[entry.sheet] == nil {
+                        sizes[entry.sheet] = try await store.size(source, sheet: entry.sheet)
+                    }
+                    let size = sizes[entry.sheet]!
                     rect = try entry.rect(sheetWidth: size.width, sheetHeight: size.height)
                 } catch {
                     throw ThumbnailsError.wrap(error, url: source.sheets[entry.sheet])
                 }
             }
+            let (start, end) = (Double(entry.startMilliseconds) / 1000, Double(entry.endMilliseconds) / 1000)
             placements.append(ThumbnailPlacement(start: start, end: end, image: entry.sheet, region: rect))
         }
         return placements
@@ -90,7 +80,7 @@ extension TrackThumbnails {
             throw ThumbnailsError(.unsupported, "the source has \(source.sheets.count) images, not \(index + 1)")
         }
         do {
-            return try await fetchSheet(source, sheet: index)
+            return try await store.fetch(source, sheet: index)
         } catch {
             throw ThumbnailsError.wrap(error, url: source.sheets[index])
         }

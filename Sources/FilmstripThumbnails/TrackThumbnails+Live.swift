@@ -3,6 +3,7 @@ import FilmstripLoading
 import FilmstripStreaming
 import FilmstripSync
 public import Foundation
+import Logging
 
 /// A change to a live track's cues, reported by ``TrackThumbnails/changes()``.
 public struct TrackChange: Sendable, Hashable {
@@ -47,6 +48,32 @@ final class LiveTracking: Sendable {
     }
 
     private let state = Mutex(State())
+
+    /// Reads `origin` again on its cadence (sooner after a change, backing off after a failure) until `reload`
+    /// says the source is no longer current (`nil`) or another loop replaces this one.
+    func start(
+        _ origin: LiveOrigin, clock: any Clock<Duration>, logger: Logger,
+        reload: @escaping @Sendable (LiveOrigin) async throws -> (LiveOrigin, Bool)?
+    ) {
+        let task = Task.detached(priority: .utility) {
+            var schedule = LiveRefreshSchedule(origin.cadence)
+            var origin = origin
+            var delay = schedule.first
+            while !Task.isCancelled {
+                do { try await clock.sleep(for: delay) } catch { return }
+                do {
+                    guard let (next, changed) = try await reload(origin) else { return }
+                    origin = next
+                    delay = schedule.loaded(changed: changed)
+                } catch {
+                    logger.warning(
+                        "live track reload failed", metadata: ["url": "\(origin.url)", "error": "\(error)"])
+                    delay = schedule.failed()
+                }
+            }
+        }
+        replace(task)
+    }
 
     func replace(_ task: Task<Void, Never>?) {
         let old = state.withLock { s -> Task<Void, Never>? in
@@ -101,7 +128,7 @@ extension TrackThumbnails {
                     "only WebVTT and JSON tracks load as live sidecars; playlists and MPDs are live "
                         + "by themselves (load(track:))", url: url)
             }
-            read.track = Self.windowed(read.track, keeping: window)
+            read.track = read.track.windowed(keeping: window)
             let origin = LiveOrigin.sidecar(
                 url: url, interval: refreshInterval, window: window, etag: etag, lastModified: lastModified)
             try await install(ThumbnailSource(track: read.track, generation: generation, live: true))
@@ -123,26 +150,10 @@ extension TrackThumbnails {
 
     /// Starts (replacing any earlier one) the reload loop of a live source.
     func startLiveRefresh(_ origin: LiveOrigin, generation: Int) {
-        let clock = configuration.clock
-        let task = Task.detached(priority: .utility) { [self] in
-            var schedule = LiveRefreshSchedule(origin.cadence)
-            var origin = origin
-            var delay = schedule.first
-            while !Task.isCancelled {
-                do { try await clock.sleep(for: delay) } catch { return }
-                guard currentSource?.generation == generation else { return }
-                do {
-                    let (next, changed) = try await reload(origin, generation: generation)
-                    origin = next
-                    delay = schedule.loaded(changed: changed)
-                } catch {
-                    logger.warning(
-                        "live track reload failed", metadata: ["url": "\(origin.url)", "error": "\(error)"])
-                    delay = schedule.failed()
-                }
-            }
+        liveTracking.start(origin, clock: configuration.clock, logger: logger) { [weak self] origin in
+            guard let self, currentSource?.generation == generation else { return nil }
+            return try await reload(origin, generation: generation)
         }
-        liveTracking.replace(task)
     }
 
     /// Reads a live source again and swaps the new cues in; returns what to read next time and whether it changed.
@@ -159,7 +170,7 @@ extension TrackThumbnails {
                 return (origin, false)
             case .modified(let bytes, let newTag, let newDate):
                 read = try await readTrack(bytes, url: url, live: nil)
-                read.track = Self.windowed(Self.merged(oldTrack, read.track), keeping: window)
+                read.track = oldTrack.merging(read.track).windowed(keeping: window)
                 next = .sidecar(url: url, interval: interval, window: window, etag: newTag, lastModified: newDate)
             }
         case .stream(let refresh):
@@ -168,60 +179,17 @@ extension TrackThumbnails {
             read = try await readTrack(bytes, url: url, live: origin)
             if let live = read.live { next = live }
         }
-        let oldCues = Set(oldTrack.cues.map(CueIdentity.init))
-        let newCues = Set(read.track.cues.map(CueIdentity.init))
-        let added = newCues.subtracting(oldCues).count
-        let removed = oldCues.subtracting(newCues).count
+        let (added, removed) = oldTrack.cueChanges(to: read.track)
         guard added > 0 || removed > 0 else { return (next, false) }
         let source = ThumbnailSource(track: read.track, generation: generation, embedded: read.embedded, live: true)
         guard replaceSource(source) else { throw CancellationError() }
         liveTracking.publish(
             TrackChange(cueCount: read.track.cues.count, added: added, removed: removed, window: source.liveWindow))
         if configuration.loadingMode == .eager {
-            for sheet in source.sheets.indices where !isLocal(source, sheet: sheet) {
-                _ = try? await fetchSheet(source, sheet: sheet)
+            for sheet in source.sheets.indices where !store.isLocal(source, sheet: sheet) {
+                _ = try? await store.fetch(source, sheet: sheet)
             }
         }
         return (next, true)
-    }
-
-    /// What makes a cue the same cue across reloads.
-    private struct CueIdentity: Hashable {
-        var start: Int64
-        var end: Int64
-        var region: SpatialRegion?
-        var tile: TileCell?
-        init(_ cue: ThumbnailCue) {
-            start = cue.startMilliseconds
-            end = cue.endMilliseconds
-            region = cue.region
-            tile = cue.tile
-        }
-    }
-
-    /// The cues of `old` and `new` together (a cue of `new` replaces one of `old` with the same times), sorted.
-    static func merged(_ old: ThumbnailTrack, _ new: ThumbnailTrack) -> ThumbnailTrack {
-        var images = ImageSlots(new.images)
-        let fresh = Set(new.cues.map { [$0.startMilliseconds, $0.endMilliseconds] })
-        var cues = new.cues
-        for cue in old.cues where !fresh.contains([cue.startMilliseconds, cue.endMilliseconds]) {
-            var moved = cue
-            moved.imageIndex = images.slot(for: old.imageURL(of: cue))
-            cues.append(moved)
-        }
-        cues.sort { $0.startMilliseconds < $1.startMilliseconds }
-        var track = ThumbnailTrack(
-            sourceURL: new.sourceURL, cues: cues, images: images.images, diagnostics: new.diagnostics)
-        track.format = new.format
-        return track
-    }
-
-    /// `track` without the cues that end more than `window` seconds before its newest cue.
-    static func windowed(_ track: ThumbnailTrack, keeping window: Double) -> ThumbnailTrack {
-        guard let newest = track.cues.map(\.endMilliseconds).max() else { return track }
-        let cutoff = newest - Int64(window * 1000)
-        var kept = track
-        kept.cues = track.cues.filter { $0.endMilliseconds > cutoff }
-        return kept
     }
 }

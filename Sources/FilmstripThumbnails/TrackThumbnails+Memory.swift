@@ -22,9 +22,7 @@ extension TrackThumbnails {
     /// pressure). The track stays loaded; images are
     /// decoded again from the disk cache when next asked for.
     public func purgeMemory() {
-        sheets.removeAll()
-        thumbnails.removeAll()
-        encodedSheets.removeAll()
+        store.purge()
     }
 
     /// Stops any load under way, unloads the track and frees memory. The disk cache is kept.

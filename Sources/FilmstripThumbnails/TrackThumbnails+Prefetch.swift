@@ -60,6 +60,30 @@ final class PrefetchQueue: Sendable {
 
     /// Drops the queued work (a new load or a reset); downloads under way finish.
     func clear() { state.withLock { $0.queue.removeAll() } }
+
+    /// The order to fetch `count` sheets in for a pointer over sheet `here` moving in `direction`: that sheet and the
+    /// next `lead` in the direction, then a coarse wave (every third sheet, from the middle of each group of three),
+    /// then the rest nearest first, those behind the scrub counting double the distance.
+    static func order(around here: Int, count: Int, direction: ScrubDirection, lead: Int) -> [Int] {
+        var order: [Int] = []
+        order.reserveCapacity(count)
+        var queued = Set<Int>()
+        let step = direction == .forward ? 1 : -1
+        for sheet in (0...lead).map({ here + $0 * step }) where (0..<count).contains(sheet) {
+            if queued.insert(sheet).inserted { order.append(sheet) }
+        }
+        for sheet in stride(from: min(1, count - 1), to: count, by: 3) where queued.insert(sheet).inserted {
+            order.append(sheet)
+        }
+        let rest = (0..<count).filter { !queued.contains($0) }.sorted { a, b in
+            func cost(_ s: Int) -> Int {
+                let ahead = direction == .forward ? s >= here : s <= here
+                return abs(s - here) * (ahead ? 1 : 2)
+            }
+            return (cost(a), a) < (cost(b), b)
+        }
+        return order + rest
+    }
 }
 
 extension TrackThumbnails {
@@ -74,41 +98,21 @@ extension TrackThumbnails {
         let count = source.sheets.count
         guard count > 0 else { return }
         let here = source.entry(at: t, policy: .nearest)?.sheet ?? 0
-        var order: [Int] = []
-        order.reserveCapacity(count)
-        var queued = Set<Int>()
-        // Where the pointer is and just ahead of it.
-        let step = direction == .forward ? 1 : -1
-        for sheet in (0...Self.prefetchLead).map({ here + $0 * step }) where (0..<count).contains(sheet) {
-            if queued.insert(sheet).inserted { order.append(sheet) }
-        }
-        // The coarse wave, starting at the sheet in the middle of each group of three.
-        for sheet in stride(from: min(1, count - 1), to: count, by: 3) where queued.insert(sheet).inserted {
-            order.append(sheet)
-        }
-        // The fill, nearest first; behind the scrub counts double the distance.
-        let rest = (0..<count).filter { !queued.contains($0) }.sorted { a, b in
-            func cost(_ s: Int) -> Int {
-                let ahead = direction == .forward ? s >= here : s <= here
-                return abs(s - here) * (ahead ? 1 : 2)
-            }
-            return (cost(a), a) < (cost(b), b)
-        }
-        order += rest
-        order.removeAll { isLocal(source, sheet: $0) }
+        var order = PrefetchQueue.order(around: here, count: count, direction: direction, lead: Self.prefetchLead)
+        order.removeAll { store.isLocal(source, sheet: $0) }
         let workers = prefetchQueue.replace(
             with: order, generation: source.generation, concurrency: max(1, configuration.prefetchConcurrency))
         for _ in 0..<workers {
             background.start(priority: .utility, detached: true) { [self] in
                 while let sheet = prefetchQueue.next(generation: source.generation) {
-                    guard !isLocal(source, sheet: sheet) else { continue }
+                    guard !store.isLocal(source, sheet: sheet) else { continue }
                     // The sheet under the pointer goes first: while a miss downloads, prefetching starts nothing
                     // new, so on a slow link the miss is not split with sheets the viewer is not looking at.
                     while missFetchesActive, !Task.isCancelled {
                         try? await Task.sleep(nanoseconds: 50_000_000)
                     }
                     do {
-                        _ = try await fetchSheet(source, sheet: sheet)
+                        _ = try await store.fetch(source, sheet: sheet)
                     } catch {
                         logger.debug("prefetch failed", metadata: ["sheet": "\(sheet)", "error": "\(error)"])
                     }
@@ -133,8 +137,8 @@ extension TrackThumbnails {
     /// Where the thumbnail for `t` is now: in memory, on disk, only remote, or nowhere (no cue).
     public func availability(at t: Double) -> ThumbnailAvailability {
         guard let source = currentSource, let entry = source.entry(at: t, policy: lookupPolicy) else { return .none }
-        if hasInMemory(source, entry: entry) { return .inMemory }
-        return isLocal(source, sheet: entry.sheet) ? .onDisk : .remote
+        if store.hasInMemory(source, entry: entry) { return .inMemory }
+        return store.isLocal(source, sheet: entry.sheet) ? .onDisk : .remote
     }
 
     /// Fetches (and, without a disk cache, decodes) a sheet in the background after a synchronous miss. Repeated
@@ -157,9 +161,9 @@ extension TrackThumbnails {
             var next: (url: URL, source: ThumbnailSource, sheet: Int)? = (url, source, sheet)
             while let (url, source, sheet) = next {
                 do {
-                    let data = try await fetchSheet(source, sheet: sheet)
+                    let data = try await store.fetch(source, sheet: sheet)
                     if loader.diskCache == nil || url.isFileURL || source.embedded != nil {
-                        _ = try decodedSheet(source: source, sheet: sheet, data: data)
+                        _ = try store.decoded(source: source, sheet: sheet, data: data)
                     }
                 } catch {
                     logger.warning("background fetch failed", metadata: ["url": "\(url)", "error": "\(error)"])

@@ -45,19 +45,14 @@ public final class TrackThumbnails: Sendable {
     static let missConcurrency = 1
 
     let state: Mutex<State>
-    let sheets: MemoryCache<SheetKey, DecodedSheet>
-    /// Downloaded sheet bytes, kept only when there is no disk cache (see
-    /// ``ThumbnailsConfiguration/encodedSheetMemoryLimit``).
-    let encodedSheets: MemoryCache<SheetKey, Data>
-    let thumbnails: MemoryCache<ThumbnailKey, Thumbnail>
+    /// The images: fetched, decoded and cut into thumbnails, in memory caches bounded by bytes.
+    let store: SheetStore
     /// Sheets queued by ``prefetch(around:direction:)``.
     let prefetchQueue = PrefetchQueue()
     /// A live source's reload loop and change streams.
     let liveTracking = LiveTracking()
     /// Loads with a completion handler, prefetch workers and misses' fetches under way.
     let background = BackgroundTasks()
-    /// Striped locks so two callers never decode the same sheet at once (the second waits and finds it cached).
-    private let sheetLocks: [NSLock] = (0..<64).map { _ in NSLock() }
     let logger: Logger
 
     /// Creates an engine. Without a `loader`, one is made from the configuration (its disk cache in
@@ -76,9 +71,7 @@ public final class TrackThumbnails: Sendable {
                 },
                 logger: logger, interceptor: configuration.requestInterceptor)
         state = Mutex(State(policy: configuration.lookupPolicy))
-        sheets = MemoryCache(costLimit: configuration.decodedSheetMemoryLimit)
-        encodedSheets = MemoryCache(costLimit: configuration.encodedSheetMemoryLimit)
-        thumbnails = MemoryCache(costLimit: configuration.thumbnailMemoryLimit)
+        store = SheetStore(configuration: configuration, loader: self.loader)
     }
 
     // MARK: State
@@ -120,22 +113,6 @@ public final class TrackThumbnails: Sendable {
         }
     }
 
-    /// Whether sheet `sheet` can be had without the network (inside the track, kept in memory, or on disk).
-    func isLocal(_ source: ThumbnailSource, sheet: Int) -> Bool {
-        let key = source.sheetKey(sheet)
-        if source.embedded != nil || sheets.value(for: key) != nil || encodedSheets.value(for: key) != nil {
-            return true
-        }
-        return loader.hasLocalCopy(of: source.sheets[sheet], range: source.sheetRanges[sheet])
-    }
-
-    /// Whether the entry's thumbnail or its decoded sheet is in memory.
-    func hasInMemory(_ source: ThumbnailSource, entry: ThumbnailEntry) -> Bool {
-        thumbnails.value(for: source.thumbnailKey(entry)) != nil
-            || sheets.value(for: source.sheetKey(entry.sheet)) != nil
-            || encodedSheets.value(for: source.sheetKey(entry.sheet)) != nil
-    }
-
     /// Identifies the loaded source; changes with every load and reset.
     var sourceGeneration: Int? { state.withLock { $0.source?.generation } }
 
@@ -143,7 +120,7 @@ public final class TrackThumbnails: Sendable {
     public var imageURLs: [URL] { state.withLock { $0.source?.sheets ?? [] } }
 
     /// Bytes held in memory by decoded sheets and encoded thumbnails.
-    public var memoryUsage: Int { sheets.totalCost + thumbnails.totalCost + encodedSheets.totalCost }
+    public var memoryUsage: Int { store.memoryUsage }
 
     // MARK: Loading
 
@@ -215,51 +192,16 @@ public final class TrackThumbnails: Sendable {
 
     func install(_ source: ThumbnailSource) async throws {
         try ensureCurrent(source.generation)
-        encodedSheets.removeAll()
+        store.encodedSheets.removeAll()
         if configuration.loadingMode == .eager {
-            try await fetchAllSheets(source)
+            try await store.fetchAll(source, width: configuration.maximumConcurrentDownloads) { [self] in
+                try ensureCurrent(source.generation)
+            }
         }
         try ensureCurrent(source.generation)
         state.withLock { $0.source = source }
-        sheets.removeAll()
-        thumbnails.removeAll()
-    }
-
-    /// Fetches every sheet into the local cache with bounded concurrency; the first failure fails the load.
-    private func fetchAllSheets(_ source: ThumbnailSource) async throws {
-        let urls = source.sheets
-        let width = max(1, configuration.maximumConcurrentDownloads)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            var next = 0
-            func addNext() {
-                guard next < urls.count else { return }
-                let sheet = next
-                next += 1
-                group.addTask { [self] in
-                    try ensureCurrent(source.generation)
-                    _ = try await fetchSheet(source, sheet: sheet)
-                }
-            }
-            for _ in 0..<width { addNext() }
-            while try await group.next() != nil { addNext() }
-        }
-    }
-
-    /// The bytes of a sheet: from disk for `file:` URLs, otherwise through the cache (or only the cache offline).
-    /// Bytes that are not a JPEG or PNG within the size limit are refused and never stored. Without a disk cache,
-    /// remote bytes are kept in memory under `key`, so the sheet is not downloaded again.
-    func fetchSheet(_ source: ThumbnailSource, sheet: Int) async throws -> Data {
-        if let inside = source.embeddedBytes(ofSheet: sheet) { return inside }
-        let key = source.sheetKey(sheet)
-        if let kept = encodedSheets.value(for: key) { return kept }
-        let url = source.sheets[sheet]
-        let limits = configuration.imageLimits
-        let policy: ResourceLoader.CachePolicy = configuration.offline ? .cacheOnly : .cacheFirst
-        let data = try await loader.data(for: url, range: source.sheetRanges[sheet], policy: policy) { data in
-            try limits.validateHeader(ImageCodec.info(data))
-        }
-        if loader.diskCache == nil, !url.isFileURL { encodedSheets.insert(data, for: key, cost: data.count) }
-        return data
+        store.sheets.removeAll()
+        store.thumbnails.removeAll()
     }
 
     // MARK: Lookup
@@ -271,11 +213,11 @@ public final class TrackThumbnails: Sendable {
     public func getThumbnail(atTimestamp timestamp: Double) -> Thumbnail? {
         let (source, policy) = state.withLock { ($0.source, $0.policy) }
         guard let source, let entry = source.entry(at: timestamp, policy: policy) else { return nil }
-        if let cached = thumbnails.value(for: source.thumbnailKey(entry)) {
+        if let cached = store.thumbnails.value(for: source.thumbnailKey(entry)) {
             return cached
         }
         do {
-            if let thumbnail = try render(entry, source: source, data: nil) { return thumbnail }
+            if let thumbnail = try store.render(entry, source: source, data: nil) { return thumbnail }
         } catch {
             logger.warning(
                 "thumbnail unavailable", metadata: ["time": "\(timestamp)", "error": "\(error)"])
@@ -295,78 +237,11 @@ public final class TrackThumbnails: Sendable {
         guard let entry = source.entry(at: timestamp, policy: policy) else { return nil }
         let url = source.sheets[entry.sheet]
         do {
-            if let thumbnail = try render(entry, source: source, data: nil) { return thumbnail }
-            let data = try await fetchSheet(source, sheet: entry.sheet)
-            return try render(entry, source: source, data: data)
+            if let thumbnail = try store.render(entry, source: source, data: nil) { return thumbnail }
+            let data = try await store.fetch(source, sheet: entry.sheet)
+            return try store.render(entry, source: source, data: data)
         } catch {
             throw ThumbnailsError.wrap(error, url: url)
         }
-    }
-
-    /// Crops and encodes the entry's thumbnail; `nil` when the sheet is neither decoded, nor local, nor given.
-    private func render(_ entry: ThumbnailEntry, source: ThumbnailSource, data: Data?) throws -> Thumbnail? {
-        let key = source.thumbnailKey(entry)
-        if let cached = thumbnails.value(for: key) { return cached }
-        let url = source.sheets[entry.sheet]
-        let start = Double(entry.startMilliseconds) / 1000
-        let end = Double(entry.endMilliseconds) / 1000
-        let thumbnail: Thumbnail
-        if case .whole = entry.placement {
-            // A whole-image cue: hand over the file as it is, no decode and re-encode.
-            guard let bytes = try data ?? localBytes(source, sheet: entry.sheet) else { return nil }
-            let info = try ImageCodec.info(bytes)
-            try configuration.imageLimits.validateHeader(info)
-            thumbnail = Thumbnail(
-                imageData: bytes, format: info.format, timeStampStart: start, timeStampEnd: end, sourceURL: url,
-                region: nil, width: info.width, height: info.height)
-        } else {
-            guard let sheet = try decodedSheet(source: source, sheet: entry.sheet, data: data) else { return nil }
-            let rect = try entry.rect(sheetWidth: sheet.pixels.width, sheetHeight: sheet.pixels.height)!
-            let crop = try sheet.pixels.cropped(x: rect.x, y: rect.y, width: rect.width, height: rect.height)
-            let encoded =
-                switch sheet.format {
-                case .jpeg:
-                    try JPEGCodec.encode(
-                        crop, quality: configuration.jpegQuality, subsampling: configuration.jpegChromaSubsampling)
-                case .webp: try WebPCodec.encode(crop, quality: configuration.jpegQuality)
-                case .png: try ImageCodec.encode(crop, as: .png)
-                }
-            thumbnail = Thumbnail(
-                imageData: Data(encoded), format: sheet.format, timeStampStart: start, timeStampEnd: end,
-                sourceURL: url, region: rect, width: rect.width, height: rect.height)
-        }
-        thumbnails.insert(thumbnail, for: key, cost: thumbnail.imageData.count + 256)
-        return thumbnail
-    }
-
-    /// The sheet's bytes without the network: inside the track (BIF), kept in memory (no disk cache), or the
-    /// local file or cache entry.
-    private func localBytes(_ source: ThumbnailSource, sheet: Int) throws -> Data? {
-        if let inside = source.embeddedBytes(ofSheet: sheet) { return inside }
-        if let kept = encodedSheets.value(for: source.sheetKey(sheet)) { return kept }
-        return loader.localData(for: source.sheets[sheet], range: source.sheetRanges[sheet])
-    }
-
-    /// The decoded sheet from memory, else decoded from `data` or the local file; `nil` when there are no bytes.
-    func decodedSheet(source: ThumbnailSource, sheet: Int, data: Data?) throws -> DecodedSheet? {
-        let key = source.sheetKey(sheet)
-        if let decoded = sheets.value(for: key) { return decoded }
-        let lock = sheetLocks[abs(key.hashValue % 64)]
-        lock.lock()
-        defer { lock.unlock() }
-        if let decoded = sheets.value(for: key) { return decoded }
-        let url = source.sheets[sheet]
-        guard let bytes = try data ?? localBytes(source, sheet: sheet) else { return nil }
-        let decoded: DecodedSheet
-        do {
-            let (pixels, format) = try ImageCodec.decode(bytes, limits: configuration.imageLimits)
-            decoded = DecodedSheet(pixels: pixels, format: format)
-        } catch {
-            // A damaged cache entry is dropped so the next request fetches the image again.
-            if !url.isFileURL { loader.diskCache?.remove(url, range: source.sheetRanges[sheet]) }
-            throw ThumbnailsError.wrap(error, url: url)
-        }
-        sheets.insert(decoded, for: key, cost: decoded.pixels.byteCount)
-        return decoded
     }
 }
