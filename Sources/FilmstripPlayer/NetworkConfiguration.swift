@@ -97,3 +97,18 @@ public struct NetworkConfiguration: Sendable, Hashable {
         #endif
     }
 }
+
+extension NetworkConfiguration {
+    /// What a player's requests go through: on Linux libcurl (``DefaultTransport``), every setting travelling with
+    /// each request; elsewhere a URL session of the player's own, configured from these settings.
+    func transport() -> any DataLoading {
+        #if os(Linux)
+            DefaultTransport.shared
+        #else
+            let session = URLSessionConfiguration.ephemeral
+            session.urlCache = nil
+            apply(to: session)
+            return URLSessionDataLoader(sessionConfiguration: session)
+        #endif
+    }
+}

@@ -33,24 +33,12 @@ extension PlaybackEngine {
         isLive = false
         window = nil
         startupSaving = nil
-        audio = player.shared.withLock { $0.callbacks.audioOutput }.map(AudioRenderer.init)
-        audioChecked = false
-        audioWait = (nil, false)
-        drift = (nil, nil)
-        retired = (0, 0)
+        sound = EngineSound(output: player.shared.withLock { $0.callbacks.audioOutput })
+        frames.newContent()
         var options = FrameExtractorConfiguration()
         let network = NetworkConfiguration.merged(sdk: player.sdkNetwork, player: configuration.network)
         options.loading = network.applied(to: options.loading)
-        #if os(Linux)
-            // Linux's transport is libcurl (see DefaultTransport); every setting travels with each request.
-            let transport = DefaultTransport.shared
-        #else
-            // The player's own URL session, configured from the merged network settings.
-            let session = URLSessionConfiguration.ephemeral
-            session.urlCache = nil
-            network.apply(to: session)
-            let transport = URLSessionDataLoader(sessionConfiguration: session)
-        #endif
+        let transport = network.transport()
         if !configuration.url.isFileURL { options.transport = transport }
         fileOptions = options
         let duration: Double
@@ -65,7 +53,7 @@ extension PlaybackEngine {
                     configuration.streaming, waitsForConnectivity: network.waitsForConnectivity ?? true,
                     budget: options.loading.resourceTimeout),
                 optimizeLiveStartup: configuration.live.optimizeLiveStartup,
-                preferredAudioLanguage: configuration.preferredAudioLanguage, fetchesAudio: audio != nil)
+                preferredAudioLanguage: configuration.preferredAudioLanguage, fetchesAudio: sound.format != nil)
             guard
                 let opened = openStream(
                     configuration, transport: transport, loading: options.loading, settings: settings, player)
@@ -78,10 +66,11 @@ extension PlaybackEngine {
                 duration = source.duration
                 if let sound = source.frames as? AudioFileSource { showCard(of: sound, player) }
                 weak let weakPlayer = player
-                feeder = FrameFeeder(
-                    decoder: source.frames, capacity: configuration.maxPrebufferTime,
-                    keyframesOnly: keyframesOnly(player), activity: clock.activity,
-                    changed: { weakPlayer?.bufferChanged() })
+                frames.open(
+                    FrameFeeder(
+                        decoder: source.frames, capacity: configuration.maxPrebufferTime,
+                        keyframesOnly: keyframesOnly(player), activity: clock.activity,
+                        changed: { weakPlayer?.bufferChanged() }))
             } catch {
                 fail(error, player)
                 return
@@ -104,20 +93,20 @@ extension PlaybackEngine {
     ) throws -> (frames: any FrameSource, duration: Double) {
         fileAudioOnly = false
         do {
-            let decoder = try VideoDecoder(url: url, options: options, reusing: previous, audio: audio?.format)
+            let decoder = try VideoDecoder(url: url, options: options, reusing: previous, audio: sound.format)
             if !decoder.reusedDecoder { decodersCreated += 1 }
             chooseFileAudio(decoder, preferredLanguage: configuration?.preferredAudioLanguage)
             return (decoder, decoder.duration)
         } catch let error as MediaError where error.kind == .noVideoStream {
             let decoder: AudioFileDecoder
             do {
-                decoder = try AudioFileDecoder(url: url, options: options, format: audio?.format ?? .standard)
+                decoder = try AudioFileDecoder(url: url, options: options, format: sound.format ?? .standard)
             } catch let audioError as MediaError where audioError.kind == .noVideoStream {
                 throw error
             }
             decodersCreated += 1
             fileAudioOnly = true
-            return (AudioFileSource(decoder, keepsAudio: audio != nil), decoder.duration)
+            return (AudioFileSource(decoder, keepsAudio: sound.format != nil), decoder.duration)
         }
     }
 
@@ -176,9 +165,11 @@ extension PlaybackEngine {
                 startupBuffer: first)
         }
         // The forward buffer is the fetched segments; decoded frames are kept for about a second ahead.
-        feeder = FrameFeeder(
-            decoder: SegmentFrameSource(session: session, audio: audio?.format), capacity: 1,
-            keyframesOnly: keyframesOnly(player), activity: clock.activity, changed: { weakPlayer?.bufferChanged() })
+        frames.open(
+            FrameFeeder(
+                decoder: SegmentFrameSource(session: session, audio: sound.format), capacity: 1,
+                keyframesOnly: keyframesOnly(player), activity: clock.activity,
+                changed: { weakPlayer?.bufferChanged() }))
         return (opening.duration, start, startupBuffer)
     }
 
@@ -273,7 +264,7 @@ extension PlaybackEngine {
         // The lane's decoder first: what it decodes from the runs queued until now is the previous track's.
         feeder?.restartAudio()
         stream.selectAudio(index)
-        audio?.dropHeld()
+        sound.dropHeld()
         publishAudioTracks(player)
     }
 
@@ -282,7 +273,7 @@ extension PlaybackEngine {
     private mutating func selectFileAudio(_ index: Int, _ player: Player) {
         guard fileAudio.tracks.indices.contains(index), index != fileAudio.selected, let feeder else { return }
         feeder.selectAudioTrack(index)
-        audio?.dropHeld()
+        sound.dropHeld()
         fileAudio.selected = index
         publishAudioTracks(player)
         switch machine.state.kind {

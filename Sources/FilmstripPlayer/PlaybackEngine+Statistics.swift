@@ -2,21 +2,8 @@ import FilmstripLoading
 import FilmstripMedia
 import Foundation
 
-/// Errors as the player reports them, and the statistics it publishes.
+/// The statistics the player publishes.
 extension PlaybackEngine {
-    static func playerError(_ error: any Error) -> PlayerError {
-        // A stream's own failure is already described.
-        if let stream = error as? PlayerError { return stream }
-        let media = error as? MediaError
-        let type: PlayerError.ErrorType =
-            switch media?.kind {
-            case .inputUnavailable?, .timedOut?: .sourceUnavailable
-            case .decodeFailed?: .decodeFailed
-            default: .sourceInvalid
-            }
-        return PlayerError(type, severity: .fatal, media?.description ?? "\(error)", underlying: media)
-    }
-
     mutating func publishStatistics(_ player: Player) {
         let stats = statistics()
         let callback = player.shared.withLock { shared in
@@ -30,12 +17,9 @@ extension PlaybackEngine {
     mutating func statistics() -> PlayerStats {
         let now = self.now
         var stats = machine.statistics(at: now)
-        // Every source's count: the current feeder's, the normal one set aside for trick play, and stopped ones.
-        let feeders = [feeder, trick?.parked].compactMap { $0 }
-        stats.decodedFrames = feeders.reduce(retired.frames) { $0 + $1.framesDecoded }
+        (stats.decodedFrames, stats.bytesRead) = frames.counts
         stats.decodersCreated = decodersCreated
-        stats.bytesRead = feeders.reduce(retired.bytes) { $0 + $1.bytesRead }
-        stats.keyframesOnly = trick?.mode.keyframesOnly ?? feeder?.decodesKeyframesOnly ?? false
+        stats.keyframesOnly = frames.keyframesOnly
         if isAudioOnly {
             // What the machine counts as frames are the audio's starts, not pictures.
             stats.audioOnly = true
@@ -43,12 +27,7 @@ extension PlaybackEngine {
             stats.presentedFrames = 0
             stats.droppedFrames = 0
         }
-        if let audio {
-            stats.audioPlayed = audio.played
-            stats.audioSilence = audio.silence
-            stats.avDrift = drift.last
-            stats.maxAVDrift = drift.largest
-        }
+        sound.fill(&stats)
         if let stream {
             stats.bufferLength = stream.buffered(from: stats.position).seconds
             let network = stream.statistics
@@ -65,5 +44,24 @@ extension PlaybackEngine {
             stats.bufferLength = feeder?.bufferedSeconds ?? 0
         }
         return stats
+    }
+}
+
+extension PlayerError {
+    /// A decoder's or a source's failure as the player reports it: fatal, with the media error kept.
+    init(failure error: any Error) {
+        // A stream's own failure is already described.
+        if let stream = error as? PlayerError {
+            self = stream
+            return
+        }
+        let media = error as? MediaError
+        let type: PlayerError.ErrorType =
+            switch media?.kind {
+            case .inputUnavailable?, .timedOut?: .sourceUnavailable
+            case .decodeFailed?: .decodeFailed
+            default: .sourceInvalid
+            }
+        self.init(type, severity: .fatal, media?.description ?? "\(error)", underlying: media)
     }
 }

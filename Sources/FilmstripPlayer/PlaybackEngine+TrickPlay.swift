@@ -62,21 +62,12 @@ extension PlaybackEngine {
     /// Makes `mode`'s feeder the one frames come from, starting at `position`.
     private mutating func switchFrames(to mode: TrickPlayMode?, at position: Double, _ player: Player) {
         pending = nil
-        if let current = trick {
-            retired.frames += feeder?.framesDecoded ?? 0
-            retired.bytes += feeder?.bytesRead ?? 0
-            if let stopped = feeder {
-                stopped.stop()
-                // A stop still waits for its thread to leave the decoder.
-                releasing.append(stopped)
-            }
-            feeder = current.parked
-            trick = nil
+        if frames.endTrick() {
             // The fetcher restarts at the playhead before it resumes (never at where it stopped).
             stream?.seek(to: position)
             stream?.suspend(false)
         }
-        guard let mode, let normal = feeder, let configuration else {
+        guard let mode, feeder != nil, let configuration else {
             feeder?.setKeyframesOnly(keyframesOnly(player))
             return
         }
@@ -98,12 +89,14 @@ extension PlaybackEngine {
                 return
             }
         }
-        trick = (mode, normal)
         stream?.suspend(true)
         weak let weakPlayer = player
-        feeder = FrameFeeder(
-            decoder: TrickPlaySource(chunks: chunks, mode: mode, start: position),
-            capacity: trickCapacity(configuration), activity: clock.activity, changed: { weakPlayer?.bufferChanged() })
+        frames.beginTrick(
+            mode,
+            with: FrameFeeder(
+                decoder: TrickPlaySource(chunks: chunks, mode: mode, start: position),
+                capacity: trickCapacity(configuration), activity: clock.activity,
+                changed: { weakPlayer?.bufferChanged() }))
     }
 
     /// About two seconds of playing at the rate, and at least what playback waits for to start or resume.

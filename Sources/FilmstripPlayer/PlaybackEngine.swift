@@ -11,7 +11,10 @@ struct PlaybackEngine {
     var machine = PlaybackMachine(settings: PlaybackMachine.Configuration())
     let clock: SessionClock
     var configuration: PlayerConfiguration?
-    var feeder: FrameFeeder?
+    /// The feeders: the one frames come from, trick play's, those stopped.
+    var frames = FrameSupply()
+    var feeder: FrameFeeder? { frames.feeder }
+    var trick: (mode: TrickPlayMode, parked: FrameFeeder)? { frames.trick }
     /// The next decoded frame, taken from the feeder and not yet presented or dropped.
     var pending: PlayerFrame?
     var stream: StreamSession?
@@ -27,22 +30,10 @@ struct PlaybackEngine {
     var decodersCreated = 0
     /// An optimized live start's saving, estimated at its first frame.
     var startupSaving: StartupSaving?
-    /// The audio output's renderer (with an output attached at load), and the picture's distance from the sound.
-    var audio: AudioRenderer?
-    var audioChecked = false
-    /// Since when (clock seconds) a start waits for its audio; the wait ends when audio comes or after
-    /// ``audioStartWait`` (the content then plays with what audio it has).
-    var audioWait: (since: Double?, over: Bool) = (nil, false)
-    static let audioStartWait = 8.0
-    /// Trick play's mode while it is on, with the normal feeder it set aside (see `PlaybackEngine+TrickPlay.swift`).
-    var trick: (mode: TrickPlayMode, parked: FrameFeeder)?
+    /// The sound: its renderer, a start's wait for audio, the picture's distance from it.
+    var sound = EngineSound(output: nil)
     /// How a file or progressive source was opened (trick play opens it again for its own decoder).
     var fileOptions: FrameExtractorConfiguration?
-    /// Frames decoded and bytes read by trick-play feeders already stopped (the statistics count them too).
-    var retired = (frames: 0, bytes: 0)
-    var drift: (last: Double?, largest: Double?)
-    /// Feeders stopped by a release whose threads have not ended yet (`stopping` lasts until they have).
-    var releasing: [FrameFeeder] = []
     /// The producers' change count (``Player/bufferEvents``) when this step began to look at the buffers.
     var bufferMark = 0
 
@@ -131,8 +122,7 @@ struct PlaybackEngine {
 
     private mutating func step(_ player: Player) {
         bufferMark = player.bufferEvents.withLock { $0.count }
-        releasing.removeAll { $0.hasFinished }
-        if machine.state.kind == .stopping, releasing.isEmpty {
+        if frames.released(), machine.state.kind == .stopping {
             execute(machine.released(at: now), player)
         }
         if stream != nil { followStream(player) }
@@ -159,7 +149,7 @@ struct PlaybackEngine {
             }
         }
         let frame = pending?.time
-        if awaitsAudio(for: frame ?? machine.currentTime(at: now), feeder) {
+        if sound.awaits(frame ?? machine.currentTime(at: now), from: feeder, at: now) {
             return PlaybackMachine.Buffer(frame: frame, seconds: 0)
         }
         // Trick play's frames are its buffer (the stream's fetcher is suspended meanwhile).
@@ -198,8 +188,7 @@ struct PlaybackEngine {
                 player.deliver(error)
             case .seekSource(let time):
                 pending = nil
-                audio?.flush()
-                audioWait = (nil, false)
+                sound.flush()
                 seekSource(to: time)
             case .present:
                 present(player)
@@ -217,9 +206,9 @@ struct PlaybackEngine {
             case .wait(let deadline):
                 // While audio plays to an output with a device buffer, it is handed over every audio period; an
                 // output without one (a file) gets it at each step, up to the clock.
-                let device = audio.map { $0.output.latency > 0 || $0.output.preferredLead > 0 } ?? false
-                let feeding = device && machine.state.kind == .playing
-                wait(player, until: feeding ? min(deadline, now + AudioRenderer.period) : deadline)
+                let feeding = sound.feedsDevice && machine.state.kind == .playing
+                let until = feeding ? min(deadline, now + AudioRenderer.period) : deadline
+                player.engineSleep(for: until - now, stopping: machine.state.kind == .stopping)
             case .awaitBuffer(let deadline):
                 awaitBuffer(player, until: deadline)
             }
@@ -243,11 +232,7 @@ struct PlaybackEngine {
         pending = nil
         // Audio-only content: the frame marks decoded audio; there is no picture to show or to measure drift by.
         guard let picture = frame.picture else { return }
-        if feeder?.expectsAudio == true, let heard = audio?.heard(rate: machine.clock.rate) {
-            let distance = frame.time - heard
-            drift.last = distance
-            if abs(distance) > abs(drift.largest ?? 0) { drift.largest = distance }
-        }
+        sound.measure(frame: frame.time, rate: machine.clock.rate, expectsAudio: feeder?.expectsAudio == true)
         guard let output = player.shared.withLock({ $0.callbacks.output }) else { return }
         if output.acceptsPlanarYUV, let planar = picture.planarYUV() {
             output.display(planar, at: frame.time)
@@ -257,13 +242,8 @@ struct PlaybackEngine {
     }
 
     mutating func release() {
-        audio?.flush()
-        for stopped in [feeder, trick?.parked].compactMap({ $0 }) {
-            stopped.stop()
-            releasing.append(stopped)
-        }
-        feeder = nil
-        trick = nil
+        sound.flush()
+        frames.release()
         stream?.stop()
         stream = nil
         fileAudioOnly = false
@@ -271,42 +251,33 @@ struct PlaybackEngine {
         pending = nil
     }
 
-    /// Sleeps until `deadline` (clock seconds) or the next command.
-    /// Waits until the buffers change (the producers wake the engine), a command arrives, `deadline` passes, or a
-    /// start waiting for its audio gives up. A change made since this step looked at the buffers ends it at once.
+    /// Waits until the buffers change, a command arrives, `deadline` passes, or a start waiting for its audio gives
+    /// up.
     private func awaitBuffer(_ player: Player, until deadline: Double) {
-        var deadline = deadline
-        if !audioWait.over, let since = audioWait.since { deadline = min(deadline, since + Self.audioStartWait) }
-        let unchanged = player.bufferEvents.withLock { events -> Bool in
-            guard events.count == bufferMark else { return false }
-            events.awaited = true
-            return true
+        var deadline = min(deadline, now + Self.longestWait)
+        if let giveUp = sound.waitDeadline { deadline = min(deadline, giveUp) }
+        player.awaitBufferChange(since: bufferMark, for: deadline - now, stopping: machine.state.kind == .stopping)
+    }
+
+    /// Hands the audio due to the output (reporting audio that cannot be decoded, once per content), and keeps the
+    /// playback clock on the audio clock while the output holds audio unheard.
+    private mutating func renderAudio(_ player: Player) {
+        guard let feeder else { return }
+        if let problem = sound.newProblem(of: feeder) {
+            player.deliver(
+                PlayerError(
+                    .audioUnavailable, severity: .warning, "the audio cannot be played: \(problem.message)",
+                    underlying: problem))
         }
-        guard unchanged else { return }
-        wait(player, until: min(deadline, now + Self.longestWait))
-        player.bufferEvents.withLock { $0.awaited = false }
+        let volume = player.shared.withLock { $0.volume }
+        if let heard = sound.render(feeder, machine: machine, at: now, volume: volume) {
+            execute(machine.follow(audioClock: heard, at: now), player)
+        }
     }
 
     /// The longest the engine waits for anything: a safety net, as every wait has an event or a deadline that ends
     /// it sooner.
     static let longestWait = 60.0
-
-    private func wait(_ player: Player, until deadline: Double) {
-        let seconds = deadline - now
-        guard seconds > 0 else { return }
-        let until = clock.now() + .seconds(seconds)
-        // A command sent after this check signals the semaphore, so the wait ends at once; extra signals only cost
-        // a spurious step. On a clock with an activity ledger the engine parks in the same critical section, so a
-        // command queued after the check finds it parked and wakes it.
-        // While stopping, queued commands wait for the release: they do not cut the wait short.
-        let stopping = machine.state.kind == .stopping
-        let waits = player.shared.withLock { shared -> Bool in
-            guard (shared.commands.isEmpty || stopping) && !shared.shutdown else { return false }
-            if let activity = clock.activity, let id = Activity.worker { activity.park(id, until: until) }
-            return true
-        }
-        if waits { clock.block(until: until, on: player.wakeUp) }
-    }
 
     /// A decoder or source failure: fatal, with the cause kept. A file or progressive source whose server cannot be
     /// reached also reports the lost connectivity first, as a stream's requests do.
@@ -319,6 +290,6 @@ struct PlaybackEngine {
                     .internetConnectionUnavailable, severity: .warning, "the server cannot be reached: \(loading)",
                     underlying: loading))
         }
-        execute(machine.fail(Self.playerError(error), at: now), player)
+        execute(machine.fail(PlayerError(failure: error), at: now), player)
     }
 }
