@@ -24,6 +24,17 @@ struct PlayerFrame {
     }
 }
 
+extension VideoOutput {
+    /// Shows `picture` at `time`: as planar YUV when the output takes it, else as an image of its preferred size.
+    func show(_ picture: DecodedVideoFrame, at time: Double) {
+        if acceptsPlanarYUV, let planar = picture.planarYUV() {
+            display(planar, at: time)
+        } else if let image = try? picture.image(maximumSize: preferredMaximumSize) {
+            display(image, at: time)
+        }
+    }
+}
+
 /// Where a ``FrameFeeder`` gets frames: a file decoder or a stream. Used by the feeder's thread only, except
 /// ``interrupt()`` and ``cancel()``.
 protocol FrameSource: AnyObject {

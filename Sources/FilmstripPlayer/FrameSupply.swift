@@ -66,4 +66,20 @@ struct FrameSupply {
 
     /// Whether the frames are keyframes only (trick play's mode, or the feeder's decoding).
     var keyframesOnly: Bool { trick?.mode.keyframesOnly ?? feeder?.decodesKeyframesOnly ?? false }
+
+    /// What the buffers hold with `next` the time of the frame taken and not yet shown: the feeder's frames (trick
+    /// play's are its buffer, the stream's fetcher suspended meanwhile), or a stream's fetched segments ahead of
+    /// `position`, counted once a frame of them is decoded.
+    func buffer(next: Double?, at position: Double, stream: StreamSession?) -> PlaybackMachine.Buffer {
+        guard let feeder else { return PlaybackMachine.Buffer(frame: next) }
+        guard let stream, trick == nil else {
+            return PlaybackMachine.Buffer(
+                frame: next, ended: feeder.isEnded, seconds: feeder.bufferedSeconds, complete: feeder.reachedEnd)
+        }
+        let fetched = stream.buffered(from: position)
+        let decoded = next != nil || feeder.bufferedSeconds > 0
+        return PlaybackMachine.Buffer(
+            frame: next, ended: feeder.isEnded, seconds: decoded ? fetched.seconds : 0,
+            complete: decoded && fetched.complete)
+    }
 }

@@ -13,15 +13,8 @@ extension PlaybackEngine {
     mutating func load(_ configuration: PlayerConfiguration, _ player: Player) {
         execute(machine.load(PlaybackMachine.Configuration(configuration), at: now), player)
         guard machine.state.kind == .opening else { return }
-        let engine = player.ratePolicy.engine
-        guard configuration.preferredEngine == engine else {
-            fail(
-                PlayerError(
-                    .sourceInvalid, severity: .fatal,
-                    "the configuration names the \(configuration.preferredEngine.rawValue) engine, and this player "
-                        + "plays with \(engine.rawValue): make the player with player(engine: .\(configuration.preferredEngine))"
-                ),
-                player)
+        guard configuration.preferredEngine == player.ratePolicy.engine else {
+            fail(PlayerError(configuration.preferredEngine, playedBy: player.ratePolicy.engine), player)
             return
         }
         publishAudioTracks(player)
@@ -46,14 +39,8 @@ extension PlaybackEngine {
         var startupBuffer: Double?
         let ranges: [ClosedRange<Double>]
         if ManifestDetection.isManifest(configuration.url) {
-            let settings = StreamSession.Configuration(
-                streaming: configuration.streaming, maxBuffer: configuration.maxPrebufferTime,
-                keyTimeout: network.timeoutIntervalForDrmAcquisitionMs.map { Double($0) / 1000 },
-                retry: StreamSession.retryPolicy(
-                    configuration.streaming, waitsForConnectivity: network.waitsForConnectivity ?? true,
-                    budget: options.loading.resourceTimeout),
-                optimizeLiveStartup: configuration.live.optimizeLiveStartup,
-                preferredAudioLanguage: configuration.preferredAudioLanguage, fetchesAudio: sound.format != nil)
+            let settings = configuration.streamSettings(
+                network: network, budget: options.loading.resourceTimeout, fetchesAudio: sound.format != nil)
             guard
                 let opened = openStream(
                     configuration, transport: transport, loading: options.loading, settings: settings, player)
@@ -62,14 +49,17 @@ extension PlaybackEngine {
             ranges = window.map { [$0] } ?? []
         } else {
             do {
-                let source = try openFile(configuration.url, options: options, reusing: previous)
-                duration = source.duration
-                if let sound = source.frames as? AudioFileSource { showCard(of: sound, player) }
+                let file = try OpenedFile(
+                    configuration.url, options: options, reusing: previous, sound: sound.format,
+                    preferredLanguage: configuration.preferredAudioLanguage)
+                if file.createdDecoder { decodersCreated += 1 }
+                (duration, fileAudioOnly, fileAudio) = (file.duration, file.audioOnly, file.audio)
+                if let sound = file.frames as? AudioFileSource { showCard(of: sound, player) }
                 weak let weakPlayer = player
                 frames.open(
                     FrameFeeder(
-                        decoder: source.frames, capacity: configuration.maxPrebufferTime,
-                        keyframesOnly: keyframesOnly(player), activity: clock.activity,
+                        decoder: file.frames, capacity: configuration.maxPrebufferTime,
+                        keyframesOnly: player.asksKeyframesOnly, activity: clock.activity,
                         changed: { weakPlayer?.bufferChanged() }))
             } catch {
                 fail(error, player)
@@ -77,37 +67,12 @@ extension PlaybackEngine {
             }
             ranges = duration > 0 ? [0...duration] : []
         }
-        publishSeekable(ranges, player)
+        player.publish(seekable: ranges)
         publishAudioTracks(player)
         // A rate set before the load that needs trick play.
         startTrickPlay(at: start, player)
 
         execute(machine.opened(duration: duration, start: start, startupBuffer: startupBuffer, at: now), player)
-    }
-
-    /// Opens a file or a progressive http(s) resource: its video (with the audio that goes with it), or, when it has
-    /// no video, its audio alone (``AudioFileSource``; decoded to a standard format only to advance the timeline when
-    /// no output hears it).
-    private mutating func openFile(
-        _ url: URL, options: FrameExtractorConfiguration, reusing previous: VideoDecoder?
-    ) throws -> (frames: any FrameSource, duration: Double) {
-        fileAudioOnly = false
-        do {
-            let decoder = try VideoDecoder(url: url, options: options, reusing: previous, audio: sound.format)
-            if !decoder.reusedDecoder { decodersCreated += 1 }
-            chooseFileAudio(decoder, preferredLanguage: configuration?.preferredAudioLanguage)
-            return (decoder, decoder.duration)
-        } catch let error as MediaError where error.kind == .noVideoStream {
-            let decoder: AudioFileDecoder
-            do {
-                decoder = try AudioFileDecoder(url: url, options: options, format: sound.format ?? .standard)
-            } catch let audioError as MediaError where audioError.kind == .noVideoStream {
-                throw error
-            }
-            decodersCreated += 1
-            fileAudioOnly = true
-            return (AudioFileSource(decoder, keepsAudio: sound.format != nil), decoder.duration)
-        }
     }
 
     /// Audio alone: the video output shows the file's cover picture, else a plain card, for as long as it plays.
@@ -155,20 +120,14 @@ extension PlaybackEngine {
         start = session.start(at: start)
         var startupBuffer: Double?
         if opening.isLive, configuration.live.optimizeLiveStartup {
-            // Start once the first segment is in: the newest the start rule allows, from the lowest level.
-            let index = SegmentScheduler.firstIndex(endingAfter: start, in: opening.segments)
-            let first = index.map { opening.segments[$0].duration } ?? opening.targetDuration
-            startupBuffer = first
-            startupSaving = StartupSaving(
-                opening: opening, configured: configuration.streaming.startRendition,
-                prebuffer: PlaybackMachine.Configuration(configuration).threshold(rebuffering: false),
-                startupBuffer: first)
+            startupSaving = StartupSaving(opening: opening, start: start, configuration: configuration)
+            startupBuffer = startupSaving?.startupBuffer
         }
         // The forward buffer is the fetched segments; decoded frames are kept for about a second ahead.
         frames.open(
             FrameFeeder(
                 decoder: SegmentFrameSource(session: session, audio: sound.format), capacity: 1,
-                keyframesOnly: keyframesOnly(player), activity: clock.activity,
+                keyframesOnly: player.asksKeyframesOnly, activity: clock.activity,
                 changed: { weakPlayer?.bufferChanged() }))
         return (opening.duration, start, startupBuffer)
     }
@@ -190,7 +149,7 @@ extension PlaybackEngine {
             window = latest.range
             if !isLive, machine.clock.duration == 0 { machine.setDuration(latest.range.upperBound) }
             machine.setStart(latest.range.lowerBound)
-            publishSeekable([latest.range], player)
+            player.publish(seekable: [latest.range])
         }
         guard isLive, var controller = live else { return }
         let (decision, warning) = controller.observe(
@@ -208,29 +167,6 @@ extension PlaybackEngine {
         }
     }
 
-    /// Whether the rate asks for keyframes only (above 2x).
-    func keyframesOnly(_ player: Player) -> Bool {
-        TrickPlayMode.keyframesOnly(rate: player.shared.withLock { $0.rate })
-    }
-
-    /// A file's audio streams, when it has several (before its frames are read): the one in the preferred language
-    /// plays, else the one FFmpeg picks.
-    private mutating func chooseFileAudio(_ decoder: VideoDecoder, preferredLanguage: String?) {
-        let tracks = decoder.audioTracks
-        guard tracks.count > 1, decoder.hasAudio || decoder.audioProblem != nil else { return }
-        var selected = decoder.selectedAudioTrack
-        if let preferredLanguage {
-            let matches = tracks.map { track in
-                track.language.map { AudioTrackSelection.match($0, preferredLanguage) } ?? .none
-            }
-            if let best = matches.max(), best != .none, let first = matches.firstIndex(of: best), first != selected {
-                decoder.requestAudioTrack(first)
-                selected = first
-            }
-        }
-        fileAudio = (tracks, selected)
-    }
-
     /// The stream's audio tracks, or a file's audio streams when it has several (empty for muxed stream audio),
     /// with the one playing marked.
     func publishAudioTracks(_ player: Player) {
@@ -240,25 +176,14 @@ extension PlaybackEngine {
                     AudioTrack(track, index: index, selected: index == listed.selected)
                 }
             }
-            ?? (fileAudio.tracks.isEmpty
-                ? nil
-                : fileAudio.tracks.enumerated().map { index, track in
-                    AudioTrack(file: track, index: index, selected: index == fileAudio.selected)
-                })
-        let callback = player.shared.withLock { shared in
-            shared.audioTracks = tracks ?? []
-            return shared.callbacks.onAudioTracks
-        }
-        callback?(tracks ?? [])
+            ?? fileAudio.listed
+        player.publish(audioTracks: tracks ?? [])
     }
 
     /// Plays another audio track from the playhead on: the audio queued ahead is dropped.
     mutating func selectAudio(_ index: Int, _ player: Player) {
-        if stream == nil {
-            selectFileAudio(index, player)
-            return
-        }
-        guard let stream, let listed = stream.audioTracks, listed.tracks.indices.contains(index),
+        guard let stream else { return selectFileAudio(index, player) }
+        guard let listed = stream.audioTracks, listed.tracks.indices.contains(index),
             index != listed.selected
         else { return }
         // The lane's decoder first: what it decodes from the runs queued until now is the previous track's.
@@ -283,14 +208,6 @@ extension PlaybackEngine {
             break
         }
     }
-
-    private func publishSeekable(_ ranges: [ClosedRange<Double>], _ player: Player) {
-        let callback = player.shared.withLock { shared in
-            shared.seekable = ranges
-            return shared.callbacks.onSeekableTimeRanges
-        }
-        callback?(ranges)
-    }
 }
 
 /// What an optimized live start saves (``LiveConfiguration/optimizeLiveStartup``), estimated from the bits each start
@@ -303,7 +220,15 @@ struct StartupSaving: Sendable {
     /// The estimate, once made.
     var seconds: Double?
 
-    init(opening: StreamOpening, configured: Int, prebuffer: Double, startupBuffer: Double) {
+    /// What an optimized live start waits for: the first segment, the newest the start rule allows at `start`,
+    /// from the lowest level.
+    let startupBuffer: Double
+
+    init(opening: StreamOpening, start: Double, configuration: PlayerConfiguration) {
+        let index = SegmentScheduler.firstIndex(endingAfter: start, in: opening.segments)
+        startupBuffer = index.map { opening.segments[$0].duration } ?? opening.targetDuration
+        let configured = configuration.streaming.startRendition
+        let prebuffer = PlaybackMachine.Configuration(configuration).threshold(rebuffering: false)
         let bandwidths = opening.bandwidths.map(Double.init)
         let usual = bandwidths.indices.contains(configured) ? bandwidths[configured] : bandwidths.first ?? 0
         usualBits = usual * prebuffer

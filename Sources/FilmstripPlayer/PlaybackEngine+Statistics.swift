@@ -29,16 +29,9 @@ extension PlaybackEngine {
         }
         sound.fill(&stats)
         if let stream {
-            stats.bufferLength = stream.buffered(from: stats.position).seconds
-            let network = stream.statistics
-            stats.bitrate = network.bitrate
-            stats.bandwidthEstimate = network.bandwidthEstimate
-            stats.segmentsLoaded = network.segmentsLoaded
-            stats.rendition = network.rendition
-            stats.isLive = isLive
-            if isLive, let window { stats.liveLatency = max(0, window.upperBound - stats.position) }
+            stats.add(stream, live: isLive ? window : nil)
             if stats.startupTime != nil {
-                stats.startupTimeSaved = startupSaving?.estimate(throughput: network.bandwidthEstimate)
+                stats.startupTimeSaved = startupSaving?.estimate(throughput: stats.bandwidthEstimate)
             }
         } else {
             stats.bufferLength = feeder?.bufferedSeconds ?? 0
@@ -63,5 +56,20 @@ extension PlayerError {
             default: .sourceInvalid
             }
         self.init(type, severity: .fatal, media?.description ?? "\(error)", underlying: media)
+    }
+}
+
+extension PlayerStats {
+    /// What a stream adds: its buffer ahead of the position, its network figures, and, live (`live` is the window),
+    /// the latency behind the window's end.
+    mutating func add(_ stream: StreamSession, live: ClosedRange<Double>?) {
+        bufferLength = stream.buffered(from: position).seconds
+        let network = stream.statistics
+        bitrate = network.bitrate
+        bandwidthEstimate = network.bandwidthEstimate
+        segmentsLoaded = network.segmentsLoaded
+        rendition = network.rendition
+        isLive = live != nil
+        if let live { liveLatency = max(0, live.upperBound - position) }
     }
 }

@@ -20,11 +20,7 @@ extension PlaybackEngine {
     /// with a warning. (Forward, audio-only content plays every rate from its normal source, muted above 2x.)
     func forwardRate(_ rate: Double, _ player: Player) -> Double {
         guard rate < 0, isLive || isAudioOnly else { return rate }
-        let what = isLive ? "a live stream" : "audio-only content"
-        player.deliver(
-            PlayerError(
-                .playbackRateClamped, severity: .warning,
-                "the rate \(rate) was clamped to 0: \(what) does not play backwards"))
+        player.deliver(PlayerError(backwards: rate, live: isLive))
         return 0
     }
 
@@ -34,10 +30,12 @@ extension PlaybackEngine {
         if rate != requested { player.shared.withLock { $0.rate = rate } }
         execute(machine.setRate(rate, at: now), player)
         let wanted = trickMode(for: rate)
-        guard wanted != trick?.mode else {
+        guard wanted != frames.trick?.mode else {
             // The same source: only whether it decodes keyframes only, and trick play's lookahead, may change.
             feeder?.setKeyframesOnly(wanted?.keyframesOnly ?? TrickPlayMode.keyframesOnly(rate: rate))
-            if trick != nil, let configuration { feeder?.setCapacity(trickCapacity(configuration)) }
+            if frames.trick != nil, let configuration {
+                feeder?.setCapacity(configuration.trickCapacity(at: machine.rate))
+            }
             return
         }
         guard feeder != nil else { return }  // Nothing loaded yet: the load chooses.
@@ -68,7 +66,7 @@ extension PlaybackEngine {
             stream?.suspend(false)
         }
         guard let mode, feeder != nil, let configuration else {
-            feeder?.setKeyframesOnly(keyframesOnly(player))
+            feeder?.setKeyframesOnly(player.asksKeyframesOnly)
             return
         }
         let chunks: any TrickChunks
@@ -95,12 +93,17 @@ extension PlaybackEngine {
             mode,
             with: FrameFeeder(
                 decoder: TrickPlaySource(chunks: chunks, mode: mode, start: position),
-                capacity: trickCapacity(configuration), activity: clock.activity,
+                capacity: configuration.trickCapacity(at: machine.rate), activity: clock.activity,
                 changed: { weakPlayer?.bufferChanged() }))
     }
+}
 
-    /// About two seconds of playing at the rate, and at least what playback waits for to start or resume.
-    func trickCapacity(_ configuration: PlayerConfiguration) -> Double {
-        max(2 * abs(machine.rate), configuration.minPrebufferTime, configuration.minRebufferTime, 2)
+extension PlayerError {
+    /// A negative `rate` asked of a live stream or of audio-only content, played at 0 instead.
+    init(backwards rate: Double, live: Bool) {
+        let what = live ? "a live stream" : "audio-only content"
+        self.init(
+            .playbackRateClamped, severity: .warning,
+            "the rate \(rate) was clamped to 0: \(what) does not play backwards")
     }
 }

@@ -5,8 +5,7 @@ import Foundation
 
 /// The executor behind ``Player``: runs on the player's thread, hands commands and what the buffers hold to the
 /// ``PlaybackMachine``, and carries out its actions (seek the source, present or drop a frame, release, publish
-/// state, clock and statistics, wait). Sources and the live edge are opened and followed in
-/// `PlaybackEngine+Source.swift`.
+/// state, clock and statistics, wait). Sources are opened and followed in `PlaybackEngine+Source.swift`.
 struct PlaybackEngine {
     var machine = PlaybackMachine(settings: PlaybackMachine.Configuration())
     let clock: SessionClock
@@ -14,7 +13,6 @@ struct PlaybackEngine {
     /// The feeders: the one frames come from, trick play's, those stopped.
     var frames = FrameSupply()
     var feeder: FrameFeeder? { frames.feeder }
-    var trick: (mode: TrickPlayMode, parked: FrameFeeder)? { frames.trick }
     /// The next decoded frame, taken from the feeder and not yet presented or dropped.
     var pending: PlayerFrame?
     var stream: StreamSession?
@@ -23,7 +21,7 @@ struct PlaybackEngine {
     /// Whether the loaded file has no video (its audio alone places the frames).
     var fileAudioOnly = false
     /// The loaded file's audio streams, when it has more than one, and the one playing.
-    var fileAudio: (tracks: [MediaSummary.Audio], selected: Int?) = ([], nil)
+    var fileAudio = FileAudioStreams()
     var window: ClosedRange<Double>?
     /// File and progressive decoders this player created (content with the codec parameters of the previous one
     /// reuses its decoder).
@@ -148,21 +146,11 @@ struct PlaybackEngine {
                 return nil
             }
         }
-        let frame = pending?.time
-        if sound.awaits(frame ?? machine.currentTime(at: now), from: feeder, at: now) {
-            return PlaybackMachine.Buffer(frame: frame, seconds: 0)
+        let position = pending?.time ?? machine.currentTime(at: now)
+        if sound.awaits(position, from: feeder, at: now) {
+            return PlaybackMachine.Buffer(frame: pending?.time, seconds: 0)
         }
-        // Trick play's frames are its buffer (the stream's fetcher is suspended meanwhile).
-        guard let stream, trick == nil else {
-            return PlaybackMachine.Buffer(
-                frame: frame, ended: feeder.isEnded, seconds: feeder.bufferedSeconds, complete: feeder.reachedEnd)
-        }
-        // A stream's buffer is its fetched segments, counted once a frame of them is decoded.
-        let fetched = stream.buffered(from: frame ?? machine.currentTime(at: now))
-        let decoded = pending != nil || feeder.bufferedSeconds > 0
-        return PlaybackMachine.Buffer(
-            frame: frame, ended: feeder.isEnded, seconds: decoded ? fetched.seconds : 0,
-            complete: decoded && fetched.complete)
+        return frames.buffer(next: pending?.time, at: position, stream: stream)
     }
 
     // MARK: Actions
@@ -219,7 +207,7 @@ struct PlaybackEngine {
     /// its own), then the feeder's decoder follows. The decoder thread only carries out its own part.
     mutating func seekSource(to time: Double) {
         var token: StreamSession.ReadToken?
-        if trick == nil, let stream {
+        if frames.trick == nil, let stream {
             // The audio lane drops the runs queued so far before the fetch restarts (runs queued after are kept).
             feeder?.restartAudio()
             token = stream.seek(to: time)
@@ -233,12 +221,7 @@ struct PlaybackEngine {
         // Audio-only content: the frame marks decoded audio; there is no picture to show or to measure drift by.
         guard let picture = frame.picture else { return }
         sound.measure(frame: frame.time, rate: machine.clock.rate, expectsAudio: feeder?.expectsAudio == true)
-        guard let output = player.shared.withLock({ $0.callbacks.output }) else { return }
-        if output.acceptsPlanarYUV, let planar = picture.planarYUV() {
-            output.display(planar, at: frame.time)
-        } else if let image = try? picture.image(maximumSize: output.preferredMaximumSize) {
-            output.display(image, at: frame.time)
-        }
+        player.shared.withLock { $0.callbacks.output }?.show(picture, at: frame.time)
     }
 
     mutating func release() {
@@ -247,7 +230,7 @@ struct PlaybackEngine {
         stream?.stop()
         stream = nil
         fileAudioOnly = false
-        fileAudio = ([], nil)
+        fileAudio = FileAudioStreams()
         pending = nil
     }
 
