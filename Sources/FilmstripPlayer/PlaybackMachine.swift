@@ -182,8 +182,7 @@ struct PlaybackMachine: Sendable {
     mutating func step(_ buffer: Buffer, at now: Double) -> [Action] {
         var actions: [Action] = []
         if let timeout = timeouts.check(at: now) { actions.append(.report(timeout)) }
-        // None while stopping: the source is being released, and its counts with it.
-        if ![.idle, .opening, .stopping].contains(state.kind), playhead.statisticsDue(at: now) {
+        if publishesStatistics, playhead.statisticsDue(at: now) {
             actions.append(.publishStatistics)
         }
         switch stage {
@@ -218,11 +217,16 @@ struct PlaybackMachine: Sendable {
     }
 
     /// The first of `deadline` and what the clock alone brings while the buffers stay as they are: the state's
-    /// timeout and the next statistics.
+    /// timeout and the next statistics (in the states that publish them: in the others the last publication's
+    /// second would be a deadline long past, and the executor would never wait).
     private func timed(_ deadline: Double = .infinity) -> Double {
-        let statistics = playhead.nextStatistics
+        let statistics = publishesStatistics ? playhead.nextStatistics : .infinity
         return min(deadline, timeouts.deadline ?? .infinity, statistics.isFinite ? statistics : .infinity)
     }
+
+    /// Whether statistics are published once a second in the current state: not while idle, opening or stopping
+    /// (the source is absent or being released, and its counts with it).
+    private var publishesStatistics: Bool { ![.idle, .opening, .stopping].contains(state.kind) }
 
     /// In `play`: start once the start threshold is buffered (or the rest of the content is); else, after
     /// ``startGrace``, `buffering`.

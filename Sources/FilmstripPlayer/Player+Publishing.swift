@@ -45,7 +45,7 @@ extension PlayerConfiguration {
         StreamSession.Configuration(
             streaming: streaming, maxBuffer: maxPrebufferTime,
             keyTimeout: network.timeoutIntervalForDrmAcquisitionMs.map { Double($0) / 1000 },
-            retry: StreamSession.retryPolicy(
+            retry: SessionRequests.retryPolicy(
                 streaming, waitsForConnectivity: network.waitsForConnectivity ?? true, budget: budget),
             optimizeLiveStartup: live.optimizeLiveStartup, preferredAudioLanguage: preferredAudioLanguage,
             fetchesAudio: fetchesAudio)

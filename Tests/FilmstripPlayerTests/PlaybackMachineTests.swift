@@ -55,6 +55,34 @@ private struct Driver {
 
 @Suite("Playback decisions on a test clock")
 struct PlaybackMachineTests {
+    @Test("every wait the machine asks for ends after now, in every state: an idle or stopping player never spins")
+    func waitsEndLater() async {
+        func deadlines(_ actions: [PlaybackMachine.Action]) -> [Double] {
+            actions.compactMap {
+                switch $0 {
+                case .wait(let until), .awaitBuffer(let until): until
+                default: nil
+                }
+            }
+        }
+        var driver = Driver()
+        driver.open()
+        driver.startPlaying()
+        for _ in 0..<3 {
+            await driver.advance(2.5)
+            #expect(deadlines(driver.step(frame: driver.now + 0.04, seconds: 5)).allSatisfy { $0 > driver.now })
+        }
+        driver.record(driver.machine.stop(at: driver.now))
+        // A release that lasts, then idle: seconds past the last statistics, the waits still end in the future.
+        await driver.advance(3)
+        #expect(deadlines(driver.step(frame: nil)).allSatisfy { $0 > driver.now }, "stopping")
+        driver.record(driver.machine.released(at: driver.now))
+        await driver.advance(30)
+        let idle = driver.step(frame: nil)
+        #expect(driver.machine.state.kind == .idle && !deadlines(idle).isEmpty)
+        #expect(deadlines(idle).allSatisfy { $0 > driver.now }, "idle: \(deadlines(idle)) at \(driver.now)")
+    }
+
     @Test("start: play waits for minPrebufferTime, shows buffering after the grace, then plays")
     func start() async {
         var driver = Driver()

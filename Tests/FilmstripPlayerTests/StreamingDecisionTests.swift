@@ -103,19 +103,19 @@ struct SegmentSchedulerTests {
     func retries() {
         var streaming = StreamingConfiguration()
         streaming.segmentRetries = 3
-        var schedule = RetrySchedule(StreamSession.retryPolicy(streaming, waitsForConnectivity: false, budget: 10))
+        var schedule = RetrySchedule(SessionRequests.retryPolicy(streaming, waitsForConnectivity: false, budget: 10))
         #expect(schedule.failed(.other) == .retry(after: .milliseconds(250)))
         #expect(schedule.failed(.connectivity) == .retry(after: .milliseconds(500)))
         #expect(schedule.failed(.other) == .retry(after: .seconds(1)))
         #expect(schedule.failed(.other) == .giveUp)
         streaming.segmentRetries = 12
-        var long = RetrySchedule(StreamSession.retryPolicy(streaming, waitsForConnectivity: false, budget: 10))
+        var long = RetrySchedule(SessionRequests.retryPolicy(streaming, waitsForConnectivity: false, budget: 10))
         var pauses: [Duration] = []
         while case .retry(let pause) = long.failed(.other) { pauses.append(pause) }
         #expect(pauses.count == 12 && pauses.max() == .seconds(4))
 
         streaming.segmentRetries = 0
-        var waiting = RetrySchedule(StreamSession.retryPolicy(streaming, waitsForConnectivity: true, budget: 5))
+        var waiting = RetrySchedule(SessionRequests.retryPolicy(streaming, waitsForConnectivity: true, budget: 5))
         var waited = Duration.zero
         var count = 0
         while case .retry(let pause) = waiting.failed(.connectivity) {
@@ -163,7 +163,7 @@ struct StreamSessionClockTests {
             url: url, transport: URLSessionDataLoader(), loading: LoadingConfiguration(),
             settings: .init(
                 streaming: streaming, maxBuffer: 30, keyTimeout: nil,
-                retry: StreamSession.retryPolicy(streaming, waitsForConnectivity: false, budget: 10)),
+                retry: SessionRequests.retryPolicy(streaming, waitsForConnectivity: false, budget: 10)),
             cmcd: nil, clock: SessionClock(clock), report: { _ in })
         let opened: Result<StreamOpening, PlayerError> = await withCheckedContinuation { continuation in
             Thread { continuation.resume(returning: Result { () throws(PlayerError) in try session.open() }) }.start()

@@ -125,8 +125,8 @@ extension StreamSession {
             }
             switch scheduler.next(playhead: playhead, segments: segments, rendition: "audio", isLive: isLive) {
             case .fetch(let segment, let newRun):
-                let result = await segmentBytes(
-                    segment, of: plan.rendition(selection, for: segment), newRun: newRun, lane: .audio)
+                let result = await requests.segmentBytes(
+                    segment, of: plan.rendition(selection, for: segment), newRun: newRun, lane: lane(.audio))
                 guard !isStopped else { continue }
                 switch result {
                 case .success(let data):
@@ -171,7 +171,7 @@ extension StreamSession {
     /// had.
     private func audioSegments(_ renditions: [Presentation.Rendition], live: Bool) async -> [SegmentReference]? {
         guard let presentation = opened.withLock({ $0?.presentation }) else { return nil }
-        let result = await attempt(keyURL: nil, lane: .audio) { [client] in
+        let result = await requests.attempt(keyURL: nil, lane: lane(.audio)) { [client] in
             try await Self.segments(of: renditions, in: presentation, client: client, reload: live)
         }
         switch result {

@@ -144,11 +144,11 @@ extension StreamSession {
             reporter.update { $0.next = (segment, segments[next]) }
         }
         let started = clock.now()
-        let result = await segmentBytes(segment, of: rendition, newRun: newRun)
+        let result = await requests.segmentBytes(segment, of: rendition, newRun: newRun, lane: lane(.video))
         guard shared.withLock({ $0.generation == loop.generation && !$0.stopped }) else { return }
         switch result {
         case .success(let data):
-            restored()
+            requests.restored()
             let seconds = (clock.now() - started).seconds
             loop.selector.arrived(from: level)
             loop.estimator.add(bytes: data.count, seconds: max(seconds, 1e-4))
@@ -211,25 +211,12 @@ extension StreamSession {
         }
     }
 
-    /// A segment's bytes, its initialisation section first when it starts a run, with retries on `lane` (see
-    /// ``attempt(keyURL:once:lane:_:)``).
-    func segmentBytes(
-        _ segment: SegmentReference, of rendition: Presentation.Rendition, newRun: Bool, lane: FetchLane = .video
-    ) async -> Result<Data, AttemptFailure> {
-        await attempt(keyURL: segment.key?.uri, lane: lane) { [client, settings] in
-            var head = newRun ? try await client.initialization(for: segment, of: rendition) : Data()
-            let body = try await client.media(segment, of: rendition, keyTimeout: settings.keyTimeout)
-            if newRun, head.isEmpty { head = try await client.programTables(for: segment, media: body, of: rendition) }
-            return head.isEmpty ? body : head + body
-        }
-    }
-
     /// Loads the next version of a live presentation: the current level's HLS playlist, or the MPD.
     private func reload(_ loop: inout Loop) async {
         guard var schedule = loop.refresh else { return }
         let level = loop.selector.current
         let previousLast = loop.segmentsByLevel[level]?.last?.number
-        let outcome = await attempt(keyURL: nil, once: true) {
+        let outcome = await requests.attempt(keyURL: nil, once: true, lane: lane(.video)) {
             [client, settings, opened = loop.opened] () async throws -> (Presentation, RenditionLadder, SegmentList) in
             var presentation = opened.presentation
             // Listed segments come with the manifest itself (an MPD, or a media playlist opened directly): load it
@@ -244,7 +231,7 @@ extension StreamSession {
         }
         switch outcome {
         case .success(let (presentation, ladder, list)):
-            restored()
+            requests.restored()
             if ladder.levels.count == loop.opened.ladder.levels.count {
                 loop.opened.presentation = presentation
                 loop.opened.ladder = ladder

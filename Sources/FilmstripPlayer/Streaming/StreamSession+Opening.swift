@@ -26,7 +26,7 @@ extension StreamSession {
     }
 
     func openAsync() async throws(PlayerError) -> StreamOpening {
-        let presentation = try await withRetries { [client] in
+        let presentation = try await requests.withRetries(lane: lane(.video)) { [client] in
             try await client.presentation()
         }
         let ladder = try RenditionLadder(presentation, preferredAudioLanguage: settings.preferredAudioLanguage)
@@ -91,7 +91,7 @@ extension StreamSession {
     func loadSegments(
         _ level: Int, ladder: RenditionLadder, in presentation: Presentation, reload: Bool
     ) async throws(PlayerError) -> SegmentList {
-        try await withRetries { [client] in
+        try await requests.withRetries(lane: lane(.video)) { [client] in
             try await Self.segments(of: ladder.levels[level], in: presentation, client: client, reload: reload)
         }
     }

@@ -43,7 +43,7 @@ extension StreamSession {
         let presentation = opened.presentation
         var references: [(SegmentReference, Presentation.Rendition)] = []
         for rendition in chosen {
-            let list = try await withRetries(lane: .trick) { [client] in
+            let list = try await requests.withRetries(lane: lane(.trick)) { [client] in
                 try await client.segmentList(of: rendition, in: presentation, reload: false)
             }
             references += list.references.map { ($0, rendition) }
@@ -105,7 +105,7 @@ final class SegmentChunks: TrickChunks, @unchecked Sendable {
     func frames(of index: Int, keyframesOnly: Bool) throws -> [DecodedVideoFrame] {
         let (segment, rendition) = references[index]
         let result = try blocking { [session] in
-            await session.segmentBytes(segment, of: rendition, newRun: true, lane: .trick)
+            await session.requests.segmentBytes(segment, of: rendition, newRun: true, lane: session.lane(.trick))
         }
         let data: Data
         switch result {

@@ -46,7 +46,6 @@ final class StreamSession: Sendable {
         var maxBuffer: Double?
         /// The task loading the manifest, while ``open()`` waits for it.
         var opening: Task<Void, Never>?
-        var connectionLost = false
         /// Trick play is on: the video lane fetches nothing (``suspend(_:)``).
         var suspended = false
         var statistics = Statistics(bytesLoaded: 0, segmentsLoaded: 0, rendition: 0)
@@ -65,7 +64,7 @@ final class StreamSession: Sendable {
         var streaming: StreamingConfiguration
         var maxBuffer: Double
         var keyTimeout: Double?
-        /// The player's own retry policy for its requests (see ``retryPolicy(_:waitsForConnectivity:budget:)``).
+        /// The player's own retry policy for its requests (see ``SessionRequests/retryPolicy(_:waitsForConnectivity:budget:)``).
         var retry: RetryPolicy
         /// Live: the first segment comes from the lowest level (``LiveConfiguration/optimizeLiveStartup``).
         var optimizeLiveStartup = false
@@ -73,19 +72,6 @@ final class StreamSession: Sendable {
         var preferredAudioLanguage: String?
         /// Whether separate audio is fetched (an audio output is attached); the tracks are listed either way.
         var fetchesAudio = false
-    }
-
-    /// The player's retry policy: a segment, manifest or key request is tried `segmentRetries` more times, 0.25 s
-    /// doubling to 4 s apart with no jitter (the schedule is the player's, on its clock); an unreachable server is
-    /// waited for, up to the resource timeout, unless the network configuration says not to.
-    static func retryPolicy(
-        _ streaming: StreamingConfiguration, waitsForConnectivity: Bool, budget: Double
-    )
-        -> RetryPolicy
-    {
-        RetryPolicy(
-            maximumAttempts: streaming.segmentRetries + 1, baseDelay: 0.25, maximumDelay: 4, jitter: 0,
-            waitsForConnectivity: waitsForConnectivity, connectivityBudget: budget)
     }
 
     let url: URL
@@ -97,6 +83,8 @@ final class StreamSession: Sendable {
     let audioState = Mutex(AudioLaneState())
     private let audioFetching = Mutex<Task<Void, Never>?>(nil)
     let client: StreamingClient
+    /// Every request, with the player's retries and the connectivity warnings.
+    let requests: SessionRequests
     let reporter: CmcdReporter
     let settings: Configuration
     let clock: SessionClock
@@ -108,7 +96,7 @@ final class StreamSession: Sendable {
     /// Trick play's lane: its wake-up signal and its restarts (see `StreamSession+TrickPlay.swift`).
     let trickWake = WakeSignal()
     let trickGeneration = Atomic<Int>(0)
-    private let reportQueue = DispatchQueue(label: "filmstrip.player.reports")
+    private let reportQueue: DispatchQueue
     private let deliver: @Sendable (PlayerError) -> Void
     /// Told of each change to what the engine reads of the stream: its buffer's end, completion, failure, window,
     /// and whether audio comes.
@@ -142,6 +130,8 @@ final class StreamSession: Sendable {
         queue = SegmentQueue(activity: clock.activity)
         audioQueue = SegmentQueue(activity: clock.activity)
         deliver = report
+        let reports = DispatchQueue(label: "filmstrip.player.reports")
+        reportQueue = reports
         let reporter = CmcdReporter(configuration: cmcd)
         self.reporter = reporter
         var configuration = loading
@@ -153,6 +143,9 @@ final class StreamSession: Sendable {
         client = StreamingClient(
             url: url, transport: transport, configuration: configuration, now: clock.date,
             decorate: reporter.decorator)
+        requests = SessionRequests(
+            client: client, retry: settings.retry, keyTimeout: settings.keyTimeout, clock: clock,
+            report: { error in reports.async { report(error) } })
         // Until the manifest says otherwise, the sniffer tells the format (for CMCD `sf` on the first request).
         let guess: CmcdData.StreamingFormat = ManifestDetection.kind(of: url) == .dash ? .dash : .hls
         reporter.update { $0.streamingFormat = guess }
@@ -163,6 +156,18 @@ final class StreamSession: Sendable {
     func changeShared<T: Sendable>(_ body: (inout Shared) -> T) -> T {
         defer { changed() }
         return shared.withLock { body(&$0) }
+    }
+
+    /// `which` lane as its requests see it: its wake-up signal, its restart count, and whether the session stopped.
+    func lane(_ which: FetchLane) -> SessionRequests.Lane {
+        let stopped: @Sendable () -> Bool = { [self] in isStopped }
+        return switch which {
+        case .video: .init(wake: wake, generation: { [self] in shared.withLock { $0.generation } }, stopped: stopped)
+        case .audio:
+            .init(wake: audioWake, generation: { [self] in audioState.withLock { $0.generation } }, stopped: stopped)
+        case .trick:
+            .init(wake: trickWake, generation: { [self] in trickGeneration.load(ordering: .relaxed) }, stopped: stopped)
+        }
     }
 
     /// Hands an error to the player on the report queue, in order.

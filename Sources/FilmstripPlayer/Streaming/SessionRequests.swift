@@ -1,3 +1,4 @@
+import FilmstripFormats
 import FilmstripLoading
 import FilmstripStreaming
 import FilmstripSync
@@ -25,38 +26,59 @@ struct AttemptFailure: Error, Sendable {
     var invalidContent: Bool
 }
 
-extension StreamSession {
-    /// Runs `operation` on the package's ``RetryLoop`` with the player's policy (`settings.retry`): its pauses wait
+/// The one place a stream session's requests are made: each on the package's ``RetryLoop`` with the player's
+/// policy, pausing on the session's clock and abandoned by its lane's restart or the session's stop; a segment's
+/// bytes with its initialisation section; and the connectivity warnings (lost once, then restored once).
+final class SessionRequests: Sendable {
+    /// A lane as its requests see it: its wake-up signal (one waiter), its restart count, and the session's stop.
+    struct Lane: Sendable {
+        let wake: WakeSignal
+        let generation: @Sendable () -> Int
+        let stopped: @Sendable () -> Bool
+    }
+
+    let client: StreamingClient
+    /// The player's policy (see ``retryPolicy(_:waitsForConnectivity:budget:)``).
+    let retry: RetryPolicy
+    let keyTimeout: Double?
+    let clock: SessionClock
+    private let report: @Sendable (PlayerError) -> Void
+    private let connectionLost = Mutex(false)
+
+    init(
+        client: StreamingClient, retry: RetryPolicy, keyTimeout: Double?, clock: SessionClock,
+        report: @escaping @Sendable (PlayerError) -> Void
+    ) {
+        (self.client, self.retry, self.keyTimeout, self.clock, self.report) = (client, retry, keyTimeout, clock, report)
+    }
+
+    /// The player's retry policy: a segment, manifest or key request is tried `segmentRetries` more times, 0.25 s
+    /// doubling to 4 s apart with no jitter (the schedule is the player's, on its clock); an unreachable server is
+    /// waited for, up to the resource timeout, unless the network configuration says not to.
+    static func retryPolicy(
+        _ streaming: StreamingConfiguration, waitsForConnectivity: Bool, budget: Double
+    ) -> RetryPolicy {
+        RetryPolicy(
+            maximumAttempts: streaming.segmentRetries + 1, baseDelay: 0.25, maximumDelay: 4, jitter: 0,
+            waitsForConnectivity: waitsForConnectivity, connectivityBudget: budget)
+    }
+
+    /// Runs `operation` on the package's ``RetryLoop`` with the player's policy (``retry``): its pauses wait
     /// on the session's clock, and a seek or a stop abandons the request (a pause is woken early by the lane's
     /// signal; other wake-ups do not cut it short). An unreachable server is reported once as a connectivity warning.
     /// `once` tries a single time (a live reload, whose schedule is its retry). Each ``FetchLane`` has its own
     /// restarts (which abandon its requests) and its own wake-up signal (one waiter per signal).
     func attempt<T: Sendable>(
-        keyURL: URL?, once: Bool = false, lane: FetchLane = .video,
-        _ operation: @escaping @Sendable () async throws -> T
+        keyURL: URL?, once: Bool = false, lane: Lane, _ operation: @escaping @Sendable () async throws -> T
     ) async -> Result<T, AttemptFailure> {
-        let wake: WakeSignal
-        let current: @Sendable () -> Int
-        switch lane {
-        case .video:
-            wake = self.wake
-            current = { [self] in shared.withLock { $0.generation } }
-        case .audio:
-            wake = audioWake
-            current = { [self] in audioState.withLock { $0.generation } }
-        case .trick:
-            wake = trickWake
-            current = { [self] in trickGeneration.load(ordering: .relaxed) }
-        }
+        let (wake, current, stopped) = (lane.wake, lane.generation, lane.stopped)
         let generation = current()
-        let abandoned: @Sendable () -> Bool = { [self] in
-            isStopped || current() != generation || Task.isCancelled
-        }
-        let keyTimeout = settings.keyTimeout
+        let abandoned: @Sendable () -> Bool = { stopped() || current() != generation || Task.isCancelled }
+        let keyTimeout = self.keyTimeout
         do {
             return .success(
                 try await RetryLoop<T>.run(
-                    policy: once ? .none : settings.retry,
+                    policy: once ? .none : retry,
                     failed: { [self] error in
                         let failure = Self.classify(error, keyURL: keyURL, keyTimeout: keyTimeout)
                         if abandoned() || failure.permanent { return nil }
@@ -78,7 +100,7 @@ extension StreamSession {
 
     /// Runs an opening step with retries (on `lane`); a failure is fatal.
     func withRetries<T: Sendable>(
-        lane: FetchLane = .video, _ operation: @escaping @Sendable () async throws -> T
+        lane: Lane, _ operation: @escaping @Sendable () async throws -> T
     ) async throws(PlayerError) -> T {
         switch await attempt(keyURL: nil, lane: lane, operation) {
         case .success(let value):
@@ -138,13 +160,25 @@ extension StreamSession {
             message: streaming.description, underlying: streaming, connectivity: connectivity, permanent: permanent,
             invalidContent: invalid)
     }
-}
 
-extension StreamSession {
+    /// A segment's bytes, its initialisation section first when it starts a run (an MPEG-TS run without one gets
+    /// its program tables), with retries on `lane`.
+    func segmentBytes(
+        _ segment: SegmentReference, of rendition: Presentation.Rendition, newRun: Bool, lane: Lane
+    ) async -> Result<Data, AttemptFailure> {
+        await attempt(keyURL: segment.key?.uri, lane: lane) { [client, keyTimeout] in
+            var head = newRun ? try await client.initialization(for: segment, of: rendition) : Data()
+            let body = try await client.media(segment, of: rendition, keyTimeout: keyTimeout)
+            if newRun, head.isEmpty { head = try await client.programTables(for: segment, media: body, of: rendition) }
+            return head.isEmpty ? body : head + body
+        }
+    }
+
+    /// The server cannot be reached: a warning, once until it can again.
     func lost(_ error: any Error & Sendable) {
-        let first = shared.withLock { shared -> Bool in
-            defer { shared.connectionLost = true }
-            return !shared.connectionLost
+        let first = connectionLost.withLock { lost -> Bool in
+            defer { lost = true }
+            return !lost
         }
         if first {
             report(
@@ -155,10 +189,11 @@ extension StreamSession {
         }
     }
 
+    /// A request succeeded: after a loss, a warning that the server can be reached again.
     func restored() {
-        let was = shared.withLock { shared -> Bool in
-            defer { shared.connectionLost = false }
-            return shared.connectionLost
+        let was = connectionLost.withLock { lost -> Bool in
+            defer { lost = false }
+            return lost
         }
         if was {
             report(PlayerError(.internetConnectionAvailable, severity: .warning, "the server can be reached again"))
