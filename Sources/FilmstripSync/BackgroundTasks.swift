@@ -33,9 +33,6 @@ package final class BackgroundTasks: Sendable {
         }
     }
 
-    /// Tasks still running.
-    package var count: Int { state.withLock { $0.running.count } }
-
     /// Returns once no task is running, including tasks started by the tasks waited for.
     package func settled() async {
         while true {
