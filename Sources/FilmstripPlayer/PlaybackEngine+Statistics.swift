@@ -39,37 +39,3 @@ extension PlaybackEngine {
         return stats
     }
 }
-
-extension PlayerError {
-    /// A decoder's or a source's failure as the player reports it: fatal, with the media error kept.
-    init(failure error: any Error) {
-        // A stream's own failure is already described.
-        if let stream = error as? PlayerError {
-            self = stream
-            return
-        }
-        let media = error as? MediaError
-        let type: PlayerError.ErrorType =
-            switch media?.kind {
-            case .inputUnavailable?, .timedOut?: .sourceUnavailable
-            case .decodeFailed?: .decodeFailed
-            default: .sourceInvalid
-            }
-        self.init(type, severity: .fatal, media?.description ?? "\(error)", underlying: media)
-    }
-}
-
-extension PlayerStats {
-    /// What a stream adds: its buffer ahead of the position, its network figures, and, live (`live` is the window),
-    /// the latency behind the window's end.
-    mutating func add(_ stream: StreamSession, live: ClosedRange<Double>?) {
-        bufferLength = stream.buffered(from: position).seconds
-        let network = stream.statistics
-        bitrate = network.bitrate
-        bandwidthEstimate = network.bandwidthEstimate
-        segmentsLoaded = network.segmentsLoaded
-        rendition = network.rendition
-        isLive = live != nil
-        if let live { liveLatency = max(0, live.upperBound - position) }
-    }
-}

@@ -97,13 +97,3 @@ extension PlaybackEngine {
                 changed: { weakPlayer?.bufferChanged() }))
     }
 }
-
-extension PlayerError {
-    /// A negative `rate` asked of a live stream or of audio-only content, played at 0 instead.
-    init(backwards rate: Double, live: Bool) {
-        let what = live ? "a live stream" : "audio-only content"
-        self.init(
-            .playbackRateClamped, severity: .warning,
-            "the rate \(rate) was clamped to 0: \(what) does not play backwards")
-    }
-}

@@ -5,18 +5,6 @@ import FilmstripSync
 public import Foundation
 import Logging
 
-/// A change to a live track's cues, reported by ``TrackThumbnails/changes()``.
-public struct TrackChange: Sendable, Hashable {
-    /// Cues now.
-    public var cueCount: Int
-    /// Cues that appeared.
-    public var added: Int
-    /// Cues that left the window.
-    public var removed: Int
-    /// The window now: the first cue's start to the last cue's end, seconds.
-    public var window: ClosedRange<Double>?
-}
-
 extension TrackThumbnails {
     /// Loads a WebVTT or storyboard JSON track that grows while it is watched: it is fetched again every
     /// `refreshInterval` seconds with a conditional request (`If-None-Match` / `If-Modified-Since`), its new cues are
@@ -30,7 +18,7 @@ extension TrackThumbnails {
                 case .modified(let bytes, let etag, let lastModified) = try await loader.revalidate(
                     url, etag: nil, lastModified: nil)
             else { throw ThumbnailsError(.network, "the track answered 304 to an unconditional request", url: url) }
-            var read = try await readTrack(bytes, url: url, live: nil)
+            var read = try await TrackReader(self).read(bytes, url: url, live: nil)
             guard read.live == nil, read.embedded == nil else {
                 throw ThumbnailsError(
                     .unsupported,
@@ -70,7 +58,7 @@ extension TrackThumbnails {
         guard let old = currentSource, old.generation == generation, case .track(let oldTrack, _) = old.kind else {
             throw CancellationError()
         }
-        var read: ReadTrack
+        var read: TrackReader.Read
         var next = origin
         switch origin {
         case .sidecar(let url, let interval, let window, let etag, let lastModified):
@@ -78,14 +66,14 @@ extension TrackThumbnails {
             case .notModified:
                 return (origin, false)
             case .modified(let bytes, let newTag, let newDate):
-                read = try await readTrack(bytes, url: url, live: nil)
+                read = try await TrackReader(self).read(bytes, url: url, live: nil)
                 read.track = oldTrack.merging(read.track).windowed(keeping: window)
                 next = .sidecar(url: url, interval: interval, window: window, etag: newTag, lastModified: newDate)
             }
         case .stream(let refresh):
             let url = refresh.url
             let bytes = try await loader.data(for: url, policy: .networkFirst)
-            read = try await readTrack(bytes, url: url, live: origin)
+            read = try await TrackReader(self).read(bytes, url: url, live: origin)
             if let live = read.live { next = live }
         }
         let (added, removed) = oldTrack.cueChanges(to: read.track)

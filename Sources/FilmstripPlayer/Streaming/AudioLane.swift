@@ -84,118 +84,148 @@ extension StreamSession {
         }
         audioWake.signal()
     }
+}
 
-    /// The audio fetch task: the chosen track's segments from the playhead on, as far ahead as the video's buffer
-    /// allows. A segment that still fails after the retries is skipped with a warning; audio never stalls playback.
-    func runAudio(_ plan: AudioPlan) async {
-        var scheduler = SegmentScheduler(maxBuffer: settings.maxBuffer)
-        var segments: [SegmentReference] = []
-        var loaded = -1
-        var generation = -1
-        var finished = false
+/// The audio lane of a ``StreamSession``: the chosen track's segments from the playhead on, as far ahead as the
+/// video's buffer allows, on the lane's own fetch task. A segment that still fails after the retries is skipped with
+/// a warning, and a track whose segments cannot be listed is tried again every few seconds: audio never stalls
+/// playback. A seek or a track change reaches the lane through ``AudioLaneState`` and its wake-up signal.
+struct AudioLane {
+    private let session: StreamSession
+    private let plan: AudioPlan
+    private var scheduler: SegmentScheduler
+    private var segments: [SegmentReference] = []
+    /// The track whose segments are listed; -1 before the first listing.
+    private var loaded = -1
+    /// The restart (seek, track change) this lane fetches for; -1 until the first.
+    private var generation = -1
+    private var finished = false
+
+    init(session: StreamSession, plan: AudioPlan) {
+        self.session = session
+        self.plan = plan
+        scheduler = SegmentScheduler(maxBuffer: session.settings.maxBuffer)
+    }
+
+    private var wake: WakeSignal { session.audioWake }
+    private var clock: SessionClock { session.clock }
+
+    /// Carries out the decisions until the session stops.
+    mutating func run() async {
         while !Task.isCancelled {
-            let (playhead, stopped, maxBuffer, isLive, suspended) = shared.withLock {
+            let (playhead, stopped, maxBuffer, isLive, suspended) = session.shared.withLock {
                 ($0.playhead, $0.stopped, $0.maxBuffer, $0.window?.isLive ?? false, $0.suspended)
             }
             if stopped { return }
             if suspended {
-                // Trick play: no audio is played, so none is fetched until the rate comes back.
-                await audioWake.wait(for: .milliseconds(500), on: clock)
+                // Trick play: no audio is played, so none is fetched until the rate comes back (which wakes the lane).
+                await wake.wait(for: .seconds(60), on: clock)
                 continue
             }
             if let maxBuffer { scheduler.maxBuffer = maxBuffer }
-            let (selection, seek, current) = audioState.withLock { state in
-                defer { state.seekRequest = nil }
-                return (state.selection, state.seekRequest, state.generation)
-            }
+            let (selection, current) = session.audioState.withLock { ($0.selection, $0.generation) }
             if loaded != selection || (isLive && segments.isEmpty) {
-                guard let list = await audioSegments(plan.renditions[selection], live: isLive) else { continue }
+                // The restart waits (kept in the state) until the track is listed.
+                guard let list = await listSegments(plan.renditions[selection], live: isLive) else { continue }
                 segments = list
                 loaded = selection
+            }
+            // Taken only for the generation just read: a restart since then is seen on the next turn.
+            let seek = session.audioState.withLock { state -> Double? in
+                guard state.generation == current else { return nil }
+                defer { state.seekRequest = nil }
+                return state.seekRequest
             }
             if let seek {
                 generation = current
                 finished = false
-                scheduler = SegmentScheduler(maxBuffer: settings.maxBuffer)
+                scheduler = SegmentScheduler(maxBuffer: session.settings.maxBuffer)
                 scheduler.seek(to: seek, in: segments)
             }
-            guard generation == current else {
-                await audioWake.wait(for: .milliseconds(50), on: clock)
-                continue
-            }
-            switch scheduler.next(playhead: playhead, segments: segments, rendition: "audio", isLive: isLive) {
-            case .fetch(let segment, let newRun):
-                let result = await requests.segmentBytes(
-                    segment, of: plan.rendition(selection, for: segment), newRun: newRun, lane: lane(.audio))
-                guard !isStopped else { continue }
-                switch result {
-                case .success(let data):
-                    // Queued only if no seek or track change came meanwhile (checked under the lock they reset under).
-                    let current = audioState.withLock { state in
-                        guard state.generation == generation else { return false }
-                        audioQueue.append(data, newRun: newRun, segment: segment)
-                        return true
-                    }
-                    guard current else { continue }
-                    scheduler.fetched(segment, rendition: "audio")
-                    shared.withLock { $0.statistics.bytesLoaded += data.count }
-                case .failure(let error):
-                    guard audioState.withLock({ $0.generation == generation }) else { continue }
-                    report(
-                        PlayerError(
-                            .segmentSkipped, severity: .warning,
-                            "audio segment \(segment.number) failed and was skipped: \(error.message)",
-                            underlying: error.underlying))
-                    scheduler.skipped(segment)
+            // A restart whose segments are not listed yet, or one that came meanwhile: the next turn takes it.
+            guard generation == current else { continue }
+            await step(playhead: playhead, isLive: isLive, selection: selection)
+        }
+    }
+
+    /// One decision of the scheduler, carried out.
+    private mutating func step(playhead: Double, isLive: Bool, selection: Int) async {
+        switch scheduler.next(playhead: playhead, segments: segments, rendition: "audio", isLive: isLive) {
+        case .fetch(let segment, let newRun):
+            let result = await session.requests.segmentBytes(
+                segment, of: plan.rendition(selection, for: segment), newRun: newRun, lane: session.lane(.audio))
+            guard !session.isStopped else { return }
+            let generation = generation
+            switch result {
+            case .success(let data):
+                // Queued only if no seek or track change came meanwhile (checked under the lock they reset under).
+                let current = session.audioState.withLock { [queue = session.audioQueue] state in
+                    guard state.generation == generation else { return false }
+                    queue.append(data, newRun: newRun, segment: segment)
+                    return true
                 }
-            case .waitForRoom:
-                await audioWake.wait(for: .milliseconds(500), on: clock)
-            case .waitForSegments:
-                // Live: list again what became available.
-                await audioWake.wait(for: .milliseconds(500), on: clock)
-                segments = []
-            case .finished:
-                if !finished {
-                    finished = audioState.withLock { state in
-                        guard state.generation == generation else { return false }
-                        audioQueue.markComplete()
-                        return true
-                    }
-                }
-                await audioWake.wait(for: .seconds(60), on: clock)
+                guard current else { return }
+                scheduler.fetched(segment, rendition: "audio")
+                session.shared.withLock { $0.statistics.bytesLoaded += data.count }
+            case .failure(let error):
+                guard session.audioState.withLock({ $0.generation == generation }) else { return }
+                session.report(
+                    PlayerError(
+                        .segmentSkipped, severity: .warning,
+                        "audio segment \(segment.number) failed and was skipped: \(error.message)",
+                        underlying: error.underlying))
+                scheduler.skipped(segment)
             }
+        case .waitForRoom:
+            // The playhead moving on, a seek, a track change or a stop wakes the lane.
+            await wake.wait(for: .seconds(60), on: clock)
+        case .waitForSegments:
+            // Live: list again what became available.
+            await wake.wait(for: .milliseconds(500), on: clock)
+            segments = []
+        case .finished:
+            if !finished {
+                let generation = generation
+                finished = session.audioState.withLock { [queue = session.audioQueue] state in
+                    guard state.generation == generation else { return false }
+                    queue.markComplete()
+                    return true
+                }
+            }
+            await wake.wait(for: .seconds(60), on: clock)
         }
     }
 
     /// The segments of one audio track across every period; `nil` (reported, retried later) when they cannot be
     /// had.
-    private func audioSegments(_ renditions: [Presentation.Rendition], live: Bool) async -> [SegmentReference]? {
-        guard let presentation = opened.withLock({ $0?.presentation }) else { return nil }
-        let result = await requests.attempt(keyURL: nil, lane: lane(.audio)) { [client] in
-            try await Self.segments(of: renditions, in: presentation, client: client, reload: live)
+    private func listSegments(_ renditions: [Presentation.Rendition], live: Bool) async -> [SegmentReference]? {
+        guard let presentation = session.opened.withLock({ $0?.presentation }) else { return nil }
+        let result = await session.requests.attempt(keyURL: nil, lane: session.lane(.audio)) {
+            [client = session.client] in
+            try await StreamSession.segments(of: renditions, in: presentation, client: client, reload: live)
         }
         switch result {
         case .success(var list):
-            audioState.withLock { $0.unavailable = false }
+            session.audioState.withLock { $0.unavailable = false }
             if list.isLive, presentation.streamingProtocol == .hls {
-                list.references = opened.withLock { $0?.placement.place(list.references) } ?? list.references
+                list.references = session.opened.withLock { $0?.placement.place(list.references) } ?? list.references
             }
             return list.references
         case .failure(let error):
-            let first = audioState.withLock { state in
+            let first = session.audioState.withLock { state in
                 defer { state.unavailable = true }
                 return !state.unavailable
             }
             // The engine stops waiting for audio that will not come.
-            changed()
+            session.changed()
             if first {
-                report(
+                session.report(
                     PlayerError(
                         .audioUnavailable, severity: .warning,
                         "the audio track's segments cannot be listed (\(error.message)); the video plays without it",
                         underlying: error.underlying))
             }
-            await audioWake.wait(for: .seconds(2), on: clock)
+            await wake.wait(for: .seconds(2), on: clock)
             return nil
         }
     }

@@ -4,33 +4,17 @@ import FilmstripStreaming
 import FilmstripSync
 import Foundation
 
-/// What the engine learns when a stream opens.
-struct StreamOpening: Sendable {
-    var isLive: Bool
-    /// Total duration for VOD, 0 for live.
-    var duration: Double
-    /// First segment start to last segment end, on the player's timeline.
-    var window: ClosedRange<Double>
-    /// An HLS playlist's target duration (0 for DASH).
-    var targetDuration: Double
-    /// A DASH MPD's `suggestedPresentationDelay`.
-    var suggestedDelay: Double?
-    /// The bandwidth of each level (lowest first) and the level the first segment comes from.
-    var bandwidths: [Int] = []
-    var level = 0
-    /// The segments the opening listed (for where a live start begins).
-    var segments: [SegmentReference] = []
-}
-
-/// The network half of the engine for HLS and DASH: it opens the presentation through a ``StreamingClient``, then a
-/// fetch task carries out a ``SegmentScheduler``'s decisions (with ``RenditionSelector`` for the level,
-/// ``RetrySchedule`` per request and ``LiveRefreshSchedule`` for reloads) and queues the bytes in a ``SegmentQueue``
-/// that ``SegmentFrameSource`` decodes. Every wait is on the injected clock. Requests carry CMCD through the client's
+/// The network half of the engine for HLS and DASH: it opens the presentation through a ``StreamingClient``, then
+/// each lane's fetch task carries out its decisions (``VideoLane``: the video segments, the level and live reloads;
+/// ``AudioLane``: a separate audio track; ``SegmentChunks``: trick play's chunks), its requests made by
+/// ``SessionRequests``, and queues the bytes in a ``SegmentQueue`` that ``SegmentFrameSource`` decodes. Every wait is on the injected clock. Requests carry CMCD through the client's
 /// decorator; errors and warnings go to `report` on a serial queue, never under a lock.
 final class StreamSession: Sendable {
     /// What the engine and the decoder read while the fetch task runs.
     struct Shared {
         var playhead = 0.0
+        /// Where the playhead was when it last woke the lanes (they wait for room in the buffer).
+        var wokenPlayhead = 0.0
         var rate = 1.0
         var bufferEnd = 0.0
         var complete = false
@@ -184,12 +168,19 @@ final class StreamSession: Sendable {
         let begin = restart(at: time).begin
         fetching.withLock { task in
             guard task == nil else { return }
-            task = Activity.task(clock.activity) { [self] in await run() }
+            guard let opened = opened.withLock({ $0 }) else { return }
+            task = Activity.task(clock.activity) { [self] in
+                var lane = VideoLane(session: self, opened: opened)
+                await lane.run()
+            }
         }
         if settings.fetchesAudio, let plan = opened.withLock({ $0?.audio }) {
             audioFetching.withLock { task in
                 guard task == nil else { return }
-                task = Activity.task(clock.activity) { [self] in await runAudio(plan) }
+                task = Activity.task(clock.activity) { [self] in
+                    var lane = AudioLane(session: self, plan: plan)
+                    await lane.run()
+                }
             }
         }
         return begin
@@ -231,6 +222,7 @@ final class StreamSession: Sendable {
             shared.failure = nil
             shared.bufferEnd = SegmentScheduler.start(of: time, in: shared.segments)
             shared.playhead = shared.bufferEnd
+            shared.wokenPlayhead = shared.bufferEnd
             return shared.bufferEnd
         }
         audioState.withLock {
@@ -275,11 +267,13 @@ final class StreamSession: Sendable {
 
     /// The engine's view, once per step: where the playhead is, the rate, and whether the player is starting up.
     func update(playhead: Double, rate: Double, startup: Bool) {
+        // The lanes wait for room in the forward buffer: every quarter second the playhead moves (either way) wakes them.
         let wakeUp = shared.withLock { shared -> Bool in
-            let moved = playhead > shared.playhead + 0.25
             shared.playhead = playhead
             shared.rate = rate
-            return moved
+            guard abs(playhead - shared.wokenPlayhead) >= 0.25 else { return false }
+            shared.wokenPlayhead = playhead
+            return true
         }
         reporter.update {
             $0.playhead = playhead
@@ -304,4 +298,10 @@ final class StreamSession: Sendable {
     var window: (range: ClosedRange<Double>, isLive: Bool, targetDuration: Double)? { shared.withLock { $0.window } }
 
     var statistics: Statistics { shared.withLock { $0.statistics } }
+
+    /// Marks the stream failed for the decoder and the engine.
+    func fail(_ error: PlayerError) {
+        changeShared { $0.failure = error }
+        queue.fail(error)
+    }
 }

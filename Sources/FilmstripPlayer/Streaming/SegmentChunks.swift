@@ -4,54 +4,6 @@ import FilmstripStreaming
 import FilmstripSync
 import Foundation
 
-extension StreamSession {
-    /// Whether the presentation has an I-frame track (an HLS I-frame playlist, a DASH trick-mode AdaptationSet).
-    var hasIFrameTrack: Bool {
-        opened.withLock { opened in
-            opened?.presentation.periods.contains { period in
-                period.tracks.contains { $0.kind == .iFrame && !$0.renditions.isEmpty }
-            } ?? false
-        }
-    }
-
-    /// Trick play is on (the video lane fetches nothing) or off again (the engine then seeks, which restarts it).
-    func suspend(_ on: Bool) {
-        shared.withLock { $0.suspended = on }
-        wake.signal()
-    }
-
-    /// The chunks trick play decodes, with the rendition each belongs to: the I-frame track's entries (one I-frame
-    /// rendition per period, at the rank of the current video level among its peers), else the current level's
-    /// segments.
-    func trickReferences(iFrames: Bool) async throws(PlayerError) -> [(SegmentReference, Presentation.Rendition)] {
-        guard let opened = opened.withLock({ $0 }) else { return [] }
-        let level = shared.withLock { $0.statistics.rendition }
-        guard iFrames else {
-            let segments = shared.withLock { $0.segments }
-            let ladder = opened.ladder
-            let row = min(level, ladder.levels.count - 1)
-            return segments.map { ($0, ladder.rendition(row, for: $0)) }
-        }
-        var chosen: [Presentation.Rendition] = []
-        for period in opened.presentation.periods {
-            guard let track = period.tracks.first(where: { $0.kind == .iFrame && !$0.renditions.isEmpty }) else {
-                continue
-            }
-            let ranked = track.renditions.sorted { $0.bandwidth < $1.bandwidth }
-            chosen.append(ranked[min(level, ranked.count - 1)])
-        }
-        let presentation = opened.presentation
-        var references: [(SegmentReference, Presentation.Rendition)] = []
-        for rendition in chosen {
-            let list = try await requests.withRetries(lane: lane(.trick)) { [client] in
-                try await client.segmentList(of: rendition, in: presentation, reload: false)
-            }
-            references += list.references.map { ($0, rendition) }
-        }
-        return references.sorted { $0.0.start < $1.0.start }
-    }
-}
-
 /// A stream's content as chunks for ``TrickPlaySource``: the I-frame track's entries (each fetched as its own byte
 /// range with its map or initialisation section) or the current level's segments (fetched whole), each decoded on its
 /// own on trick play's fetch lane, with the session's retries and CMCD (`ot=i` for I-frames).
@@ -79,9 +31,9 @@ final class SegmentChunks: TrickChunks, @unchecked Sendable {
     /// The chunks; an I-frame track that cannot be listed gives way to the normal segments, with a warning.
     private func references(iFrames: Bool) throws -> [(SegmentReference, Presentation.Rendition)] {
         let result = try blocking {
-            [session] () async -> Result<[(SegmentReference, Presentation.Rendition)], PlayerError> in
+            [self] () async -> Result<[(SegmentReference, Presentation.Rendition)], PlayerError> in
             do throws(PlayerError) {
-                return .success(try await session.trickReferences(iFrames: iFrames))
+                return .success(try await listed(iFrames: iFrames))
             } catch {
                 return .failure(error)
             }
@@ -100,6 +52,37 @@ final class SegmentChunks: TrickChunks, @unchecked Sendable {
         case .failure(let error):
             throw error
         }
+    }
+
+    /// The chunks trick play decodes, with the rendition each belongs to: the I-frame track's entries (one I-frame
+    /// rendition per period, at the rank of the current video level among its peers), else the current level's
+    /// segments.
+    private func listed(iFrames: Bool) async throws(PlayerError) -> [(SegmentReference, Presentation.Rendition)] {
+        guard let opened = session.opened.withLock({ $0 }) else { return [] }
+        let level = session.shared.withLock { $0.statistics.rendition }
+        guard iFrames else {
+            let segments = session.shared.withLock { $0.segments }
+            let ladder = opened.ladder
+            let row = min(level, ladder.levels.count - 1)
+            return segments.map { ($0, ladder.rendition(row, for: $0)) }
+        }
+        var chosen: [Presentation.Rendition] = []
+        for period in opened.presentation.periods {
+            guard let track = period.tracks.first(where: { $0.kind == .iFrame && !$0.renditions.isEmpty }) else {
+                continue
+            }
+            let ranked = track.renditions.sorted { $0.bandwidth < $1.bandwidth }
+            chosen.append(ranked[min(level, ranked.count - 1)])
+        }
+        let presentation = opened.presentation
+        var references: [(SegmentReference, Presentation.Rendition)] = []
+        for rendition in chosen {
+            let list = try await session.requests.withRetries(lane: session.lane(.trick)) { [client = session.client] in
+                try await client.segmentList(of: rendition, in: presentation, reload: false)
+            }
+            references += list.references.map { ($0, rendition) }
+        }
+        return references.sorted { $0.0.start < $1.0.start }
     }
 
     func frames(of index: Int, keyframesOnly: Bool) throws -> [DecodedVideoFrame] {
