@@ -100,7 +100,7 @@ public final class Player: Sendable {
     ) {
         let clock = SessionClock(clock, date: date)
         self.clock = clock
-        engineWorker = clock.activity?.join()
+        engineWorker = clock.activity?.join("engine")
         self.ratePolicy = ratePolicy
         sdkNetwork = network
         sdkErrors = errors

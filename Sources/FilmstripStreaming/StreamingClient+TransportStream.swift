@@ -21,20 +21,10 @@ extension StreamingClient {
         guard head > 0 else { return Data() }
         let url = segment.url
         let key = URL(string: "#head-\(head)", relativeTo: url)?.absoluteURL ?? url
-        let task = state.withLock { state -> Task<Data, any Error> in
-            if let task = state.programTables[key] { return task }
-            let task = Task { [self] () async throws -> Data in
-                try await fetcher.fetch(
-                    url, range: 0..<head, limit: limits.maximumSegmentBytes, object: .initialization,
-                    segment: segment, rendition: rendition)
-            }
-            state.programTables[key] = task
-            return task
-        }
-        let bytes: Data
-        do { bytes = try await Self.value(of: task, url: url) } catch {
-            state.withLock { if $0.programTables[key] == task { $0.programTables[key] = nil } }
-            throw error
+        let bytes = try await shared(key, in: \.programTables, url: url) { [self] () async throws -> Data in
+            try await fetcher.fetch(
+                url, range: 0..<head, limit: limits.maximumSegmentBytes, object: .initialization,
+                segment: segment, rendition: rendition)
         }
         // A range that starts at the PMT, after the PAT alone: the head's PAT with the range's own PMT.
         let found =

@@ -90,7 +90,13 @@ public final class StreamingClient: Sendable {
             state.presentation = task
             return task
         }
-        return try await Self.value(of: task, url: url)
+        do {
+            return try await Self.value(of: task, url: url)
+        } catch {
+            // A failed load is not kept: the next caller (a retry) loads it again.
+            state.withLock { if $0.presentation == task { $0.presentation = nil } }
+            throw error
+        }
     }
 
     /// Loads the manifest again (a live presentation's next version) and keeps it.
@@ -172,53 +178,42 @@ public final class StreamingClient: Sendable {
         }
     }
 
-    /// An HLS media playlist's segments and whether it is live, loaded once.
+    /// An HLS media playlist's segments and whether it is live, loaded once (a failed load is tried again by the next
+    /// caller).
     func mediaPlaylist(_ playlistURL: URL) async throws -> LoadedPlaylist {
-        let task = state.withLock { state -> Task<LoadedPlaylist, any Error> in
-            if let task = state.playlists[playlistURL] { return task }
-            let task = Task { [self] () async throws -> LoadedPlaylist in
-                let data = try await fetcher.fetch(
-                    playlistURL, limit: limits.maximumManifestBytes, object: .mediaPlaylist)
-                let presentation = try parseManifest(data, url: playlistURL)
-                guard presentation.streamingProtocol == .hls,
-                    let rendition = presentation.periods.first?.tracks.first?.renditions.first,
-                    let references = rendition.segments.references
-                else {
-                    throw StreamingError(.manifest, "a variant must name a media playlist", url: playlistURL)
-                }
-                return LoadedPlaylist(
-                    references: references, isLive: presentation.isLive,
-                    targetDuration: presentation.minimumUpdatePeriod)
+        try await shared(playlistURL, in: \.playlists, url: playlistURL) { [self] () async throws -> LoadedPlaylist in
+            let data = try await fetcher.fetch(
+                playlistURL, limit: limits.maximumManifestBytes, object: .mediaPlaylist)
+            let presentation = try parseManifest(data, url: playlistURL)
+            guard presentation.streamingProtocol == .hls,
+                let rendition = presentation.periods.first?.tracks.first?.renditions.first,
+                let references = rendition.segments.references
+            else {
+                throw StreamingError(.manifest, "a variant must name a media playlist", url: playlistURL)
             }
-            state.playlists[playlistURL] = task
-            return task
+            return LoadedPlaylist(
+                references: references, isLive: presentation.isLive,
+                targetDuration: presentation.minimumUpdatePeriod)
         }
-        return try await Self.value(of: task, url: playlistURL)
     }
 
     private func segmentBase(_ index: SegmentBaseIndex) async throws -> [SegmentReference] {
-        let task = state.withLock { state -> Task<[SegmentReference], any Error> in
-            if let task = state.indexes[index] { return task }
-            let task = Task { [self] () async throws -> [SegmentReference] in
-                let bytes = try await fetcher.fetch(
-                    index.url, range: index.indexRange, limit: limits.maximumManifestBytes, object: .segmentIndex)
-                // A WebM Representation's index is its Cues (the WebM DASH profile), not a sidx.
-                if WebMCues.isCues(bytes) { return try await webMSegments(index, cues: bytes) }
-                let sidx: SegmentIndexBox
-                do {
-                    sidx = try SegmentIndexBox.parse(bytes, offset: index.indexRange.lowerBound)
-                } catch {
-                    let unsupported = (error as? SegmentIndexBox.ParseError)?.isUnsupported == true
-                    let kind: StreamingError.Kind = unsupported ? .unsupported : .invalidContent
-                    throw StreamingError(
-                        kind, "the segment index is unusable: \(error)", url: index.url, underlying: error)
-                }
-                return SegmentBaseReferences.make(sidx, index: index)
+        try await shared(index, in: \.indexes, url: index.url) { [self] () async throws -> [SegmentReference] in
+            let bytes = try await fetcher.fetch(
+                index.url, range: index.indexRange, limit: limits.maximumManifestBytes, object: .segmentIndex)
+            // A WebM Representation's index is its Cues (the WebM DASH profile), not a sidx.
+            if WebMCues.isCues(bytes) { return try await webMSegments(index, cues: bytes) }
+            let sidx: SegmentIndexBox
+            do {
+                sidx = try SegmentIndexBox.parse(bytes, offset: index.indexRange.lowerBound)
+            } catch {
+                let unsupported = (error as? SegmentIndexBox.ParseError)?.isUnsupported == true
+                let kind: StreamingError.Kind = unsupported ? .unsupported : .invalidContent
+                throw StreamingError(
+                    kind, "the segment index is unusable: \(error)", url: index.url, underlying: error)
             }
-            state.indexes[index] = task
-            return task
+            return SegmentBaseReferences.make(sidx, index: index)
         }
-        return try await Self.value(of: task, url: index.url)
     }
 
     // MARK: Bytes
@@ -229,22 +224,10 @@ public final class StreamingClient: Sendable {
         for segment: SegmentReference, of rendition: Presentation.Rendition? = nil
     ) async throws -> Data {
         guard let section = segment.initialization else { return Data() }
-        let task = state.withLock { state -> Task<Data, any Error> in
-            if let task = state.initialization[section] { return task }
-            let task = Task { [self] () async throws -> Data in
-                try await fetcher.fetch(
-                    section.url, range: section.byteRange, limit: limits.maximumSegmentBytes, object: .initialization,
-                    segment: segment, rendition: rendition)
-            }
-            state.initialization[section] = task
-            return task
-        }
-        do {
-            return try await Self.value(of: task, url: section.url)
-        } catch {
-            // A failed fetch is not kept: the next caller tries again.
-            state.withLock { if $0.initialization[section] == task { $0.initialization[section] = nil } }
-            throw error
+        return try await shared(section, in: \.initialization, url: section.url) { [self] () async throws -> Data in
+            try await fetcher.fetch(
+                section.url, range: section.byteRange, limit: limits.maximumSegmentBytes, object: .initialization,
+                segment: segment, rendition: rendition)
         }
     }
 
@@ -271,26 +254,15 @@ public final class StreamingClient: Sendable {
     private func fetchKey(
         _ keyURL: URL, for segment: SegmentReference, rendition: Presentation.Rendition?, timeout: Double?
     ) async throws -> Data {
-        let task = state.withLock { state -> Task<Data, any Error> in
-            if let task = state.keys[keyURL] { return task }
-            let task = Task { [self] () async throws -> Data in
-                let request = StreamingRequest(object: .key, url: keyURL, segment: segment, rendition: rendition)
-                let data = try await fetcher.fetch(request, limit: 1024, timeout: timeout)
-                guard data.count == 16 else {
-                    throw StreamingError(
-                        .invalidContent, "an AES-128 key must be 16 bytes (got \(data.count))", url: keyURL)
-                }
-                return data
+        // A failed key is not kept: the next segment (or a retry) asks again.
+        return try await shared(keyURL, in: \.keys, url: keyURL) { [self] () async throws -> Data in
+            let request = StreamingRequest(object: .key, url: keyURL, segment: segment, rendition: rendition)
+            let data = try await fetcher.fetch(request, limit: 1024, timeout: timeout)
+            guard data.count == 16 else {
+                throw StreamingError(
+                    .invalidContent, "an AES-128 key must be 16 bytes (got \(data.count))", url: keyURL)
             }
-            state.keys[keyURL] = task
-            return task
-        }
-        do {
-            return try await Self.value(of: task, url: keyURL)
-        } catch {
-            // A failed key is not kept: the next segment (or a retry) asks again.
-            state.withLock { if $0.keys[keyURL] == task { $0.keys[keyURL] = nil } }
-            throw error
+            return data
         }
     }
 
@@ -310,6 +282,26 @@ public final class StreamingClient: Sendable {
     }
 
     // MARK: Helpers
+
+    /// The value of the load `key` names in `cache`: started once and shared by every caller while it runs and
+    /// after it succeeds; a failed load is not kept, so the next caller (a retry) starts it again.
+    func shared<Key: Hashable, Value: Sendable>(
+        _ key: Key, in cache: WritableKeyPath<State, [Key: Task<Value, any Error>]>, url: URL,
+        _ load: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value {
+        let task = state.withLock { state -> Task<Value, any Error> in
+            if let task = state[keyPath: cache][key] { return task }
+            let task = Task { try await load() }
+            state[keyPath: cache][key] = task
+            return task
+        }
+        do {
+            return try await Self.value(of: task, url: url)
+        } catch {
+            state.withLock { if $0[keyPath: cache][key] == task { $0[keyPath: cache][key] = nil } }
+            throw error
+        }
+    }
 
     static func value<T: Sendable>(of task: Task<T, any Error>, url: URL) async throws -> T {
         do {

@@ -97,6 +97,32 @@ struct StreamFailureTests {
             "\(String(describing: error))")
     }
 
+    @Test(
+        "a manifest, media playlist or segment index that fails once is fetched again by the next call, not kept",
+        arguments: [StreamLayout.hlsVariants, .dashOnDemand])
+    func failureNotKept(_ layout: StreamLayout) async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let url = try StreamLayouts.serve(layout, on: server)
+        let client = StreamingClient(url: url, configuration: LoadingConfiguration(retry: .none))
+        server.fail(url.path, with: [.status(503)])
+        await #expect(throws: StreamingError.self) { _ = try await client.presentation() }
+        let presentation = try await client.presentation()
+        #expect(server.requestCount(url.path) == 2)
+        let video = try #require(presentation.periods.first?.tracks.first { $0.kind == .video }?.renditions.first)
+        let listed: URL =
+            switch video.segments {
+            case .mediaPlaylist(let playlist): playlist
+            case .segmentBase(let index): index.url
+            default: url
+            }
+        #expect(listed != url, "\(video.segments)")
+        server.fail(listed.path, with: [.status(503)])
+        await #expect(throws: StreamingError.self) { _ = try await client.segmentList(of: video, in: presentation) }
+        let list = try await client.segmentList(of: video, in: presentation)
+        #expect(!list.references.isEmpty && server.requestCount(listed.path) == 2)
+    }
+
     @Test("a remote manifest that points at a local file is refused", arguments: ["m3u8", "mpd"])
     func remoteToLocal(_ kind: String) async throws {
         let server = try LoopbackServer()

@@ -110,6 +110,27 @@ struct AudioRenditionTests {
     }
 
     @Test(
+        "a switch to a track whose playlist fails at first: a warning, then that track plays once it can be listed")
+    func switchToFailingTrack() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let (url, _) = try TwoLanguageStream.hlsMaster.serve(on: server)
+        var configuration = PlayerConfiguration(with: url)
+        configuration.streaming.segmentRetries = 0
+        let played = try await play(configuration, from: 0) { virtual in
+            let player = virtual.player
+            #expect(await virtual.run { player.currentTime >= 2.5 })
+            server.fail("/hlsVariants/fra/index.m3u8", with: [.status(503)])
+            player.selectAudioTrack(try #require(player.audioTracks.first { $0.language == "fra" }))
+        }
+        #expect(played.errors.map(\.type) == [.audioUnavailable], "\(played.errors)")
+        #expect(server.requestCount("/hlsVariants/fra/index.m3u8") == 2, "\(server.requests.map(\.path))")
+        // The lane lists the track again 2 s after the failure and fetches from the switch's position: French from
+        // then on (the switch's restart waited for the listing instead of being lost with it).
+        #expect(abs(frequency(played.track, from: 5.5, to: 9.5) - AudioFixtures.french) < 3)
+    }
+
+    @Test(
         "a missing audio segment is retried, then skipped with a warning: silence for its span, never a stall")
     func missingAudioSegment() async throws {
         let server = try LoopbackServer()

@@ -15,6 +15,8 @@ final class Activity: Sendable {
         var busy: Set<Int> = []
         /// Parked workers and the deadline that ends their wait (`nil`: only a signal does).
         var parked: [Int: Duration?] = [:]
+        /// What each worker is (for ``summary``).
+        var names: [Int: String] = [:]
     }
 
     private let state = Mutex(State())
@@ -22,11 +24,12 @@ final class Activity: Sendable {
     /// The worker the current thread or task runs as.
     @TaskLocal static var worker: Int?
 
-    /// A new worker, busy.
-    func join() -> Int {
+    /// A new worker, busy; `name` says what it is.
+    func join(_ name: String) -> Int {
         state.withLock { state in
             state.nextID += 1
             state.busy.insert(state.nextID)
+            state.names[state.nextID] = name
             return state.nextID
         }
     }
@@ -36,6 +39,7 @@ final class Activity: Sendable {
         state.withLock { state in
             state.busy.remove(id)
             state.parked[id] = nil
+            state.names[id] = nil
         }
     }
 
@@ -68,15 +72,21 @@ final class Activity: Sendable {
     /// The busy workers and the parked ones with their deadlines (for a test that waits too long to say why).
     var summary: String {
         state.withLock { state in
-            let parked = state.parked.sorted { $0.key < $1.key }.map { "\($0.key)@\($0.value.map { "\($0)" } ?? "-")" }
-            return "busy \(state.busy.sorted()), parked \(parked)"
+            let names = state.names
+            let name = { (id: Int) in "\(id) \(names[id] ?? "?")" }
+            let parked = state.parked.sorted { $0.key < $1.key }.map { id, deadline in
+                "\(name(id))@\(deadline.map { "\($0)" } ?? "-")"
+            }
+            return "busy \(state.busy.sorted().map(name)), parked \(parked)"
         }
     }
 
-    /// Runs `body` on a task that is a worker of `activity` (when there is one).
-    static func task(_ activity: Activity?, _ body: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+    /// Runs `body` on a task that is a worker of `activity` (when there is one), named `name`.
+    static func task(
+        _ activity: Activity?, name: String, _ body: @escaping @Sendable () async -> Void
+    ) -> Task<Void, Never> {
         guard let activity else { return Task { await body() } }
-        let id = activity.join()
+        let id = activity.join(name)
         return Task {
             await $worker.withValue(id) { await body() }
             activity.leave(id)
@@ -89,7 +99,7 @@ final class Activity: Sendable {
         _ activity: Activity?, name: String, qualityOfService: QualityOfService = .default,
         _ body: @escaping @Sendable () -> Void
     ) {
-        let id = activity?.join()
+        let id = activity?.join(name)
         let thread = Thread {
             guard let activity, let id else { return body() }
             $worker.withValue(id) { body() }

@@ -210,7 +210,7 @@ func waitForTask<T: Sendable>(
     let result = Mutex<T?>(nil)
     let done = DispatchSemaphore(value: 0)
     let waiter = Activity.worker
-    let task = Activity.task(activity) {
+    let task = Activity.task(activity, name: "request") {
         let value = await operation()
         // The result and the wake-up in one critical section with the waiter's decision to park.
         result.withLock { result in

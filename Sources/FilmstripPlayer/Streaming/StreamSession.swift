@@ -169,7 +169,7 @@ final class StreamSession: Sendable {
         fetching.withLock { task in
             guard task == nil else { return }
             guard let opened = opened.withLock({ $0 }) else { return }
-            task = Activity.task(clock.activity) { [self] in
+            task = Activity.task(clock.activity, name: "video lane") { [self] in
                 var lane = VideoLane(session: self, opened: opened)
                 await lane.run()
             }
@@ -177,7 +177,7 @@ final class StreamSession: Sendable {
         if settings.fetchesAudio, let plan = opened.withLock({ $0?.audio }) {
             audioFetching.withLock { task in
                 guard task == nil else { return }
-                task = Activity.task(clock.activity) { [self] in
+                task = Activity.task(clock.activity, name: "audio lane") { [self] in
                     var lane = AudioLane(session: self, plan: plan)
                     await lane.run()
                 }
