@@ -24,9 +24,7 @@ extension TrackThumbnails {
                     guard !store.isLocal(source, sheet: sheet) else { continue }
                     // The sheet under the pointer goes first: while a miss downloads, prefetching starts nothing
                     // new, so on a slow link the miss is not split with sheets the viewer is not looking at.
-                    while missFetchesActive, !Task.isCancelled {
-                        try? await Task.sleep(nanoseconds: 50_000_000)
-                    }
+                    await missesSettled()
                     do {
                         _ = try await store.fetch(source, sheet: sheet)
                     } catch {
@@ -37,8 +35,17 @@ extension TrackThumbnails {
         }
     }
 
-    /// Whether a `getThumbnail` miss is downloading or waiting to.
-    var missFetchesActive: Bool { state.withLock { $0.missFetches > 0 } }
+    /// Returns when no `getThumbnail` miss is downloading or waiting to (at once when none is).
+    func missesSettled() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let idle = state.withLock { s -> Bool in
+                guard s.missFetches > 0 else { return true }
+                s.missWaiters.append(continuation)
+                return false
+            }
+            if idle { continuation.resume() }
+        }
+    }
 
     /// Sheets just ahead of the pointer that ``prefetch(around:direction:)`` fetches before its coarse wave.
     static let prefetchLead = 1
@@ -85,14 +92,18 @@ extension TrackThumbnails {
                     logger.warning("background fetch failed", metadata: ["url": "\(url)", "error": "\(error)"])
                 }
                 // The slot goes to the latest miss that waited (one whose fetch has not started meanwhile).
+                var settled: [CheckedContinuation<Void, Never>] = []
                 next = state.withLock { s in
                     s.pendingFetches.remove(source.sheetKey(sheet))
                     while let waiting = s.waitingMisses.popLast() {
                         if s.pendingFetches.insert(waiting.source.sheetKey(waiting.sheet)).inserted { return waiting }
                     }
                     s.missFetches -= 1
+                    if s.missFetches == 0 { swap(&settled, &s.missWaiters) }
                     return nil
                 }
+                // The prefetches held back by the misses go on.
+                for waiter in settled { waiter.resume() }
             }
         }
     }

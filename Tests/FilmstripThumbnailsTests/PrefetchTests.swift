@@ -97,6 +97,25 @@ struct PrefetchTests {
         #expect(Set(fill.suffix(4)).isSuperset(of: [2, 3]), "\(fill)")
     }
 
+    @Test("while a miss downloads, prefetching starts nothing; it goes on as the miss ends, and every sheet comes")
+    func prefetchWaitsForMiss() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let cache = try TemporaryDirectory()
+        defer { cache.remove() }
+        let thumbnails = try await Self.engine(server, cache: cache)
+        server.fail("/p/sheet-7.jpg", with: [.delay(0.4)])
+        #expect(thumbnails.getThumbnail(atTimestamp: 7 * 12 + 1) == nil)
+        #expect(await eventually { Self.sheetNumbers(server) == [7] })
+        thumbnails.prefetch(around: 0)
+        try await Self.waitForAll(server, thumbnails)
+        // The miss's answer took 0.4 s (the server's delay): no prefetch request came before it was over.
+        let sheets = server.requests.filter { $0.path.hasPrefix("/p/sheet-") }
+        let miss = try #require(sheets.first)
+        #expect(Self.sheetNumbers(server).first == 7 && Set(Self.sheetNumbers(server)).count == 30)
+        #expect(sheets.dropFirst().allSatisfy { $0.time.timeIntervalSince(miss.time) >= 0.4 })
+    }
+
     @Test("misses fetch one sheet at a time, the latest waiting miss first, and every miss in the end")
     func missesLatestFirst() async throws {
         let server = try LoopbackServer()

@@ -45,13 +45,59 @@ struct AudioPlan: Sendable {
 }
 
 /// Where HLS renditions sit on the timeline: renditions share the media clock, so the offset the video's runs found
-/// (timeline = media time + offset, per discontinuity sequence) places the audio's runs too.
+/// (timeline = media time + offset, per discontinuity sequence) places the audio's runs too. The audio decoder waits
+/// here for the video to find it.
 final class AudioTimeline: Sendable {
-    private let offsets = Mutex<[Int: Double]>([:])
+    private struct State {
+        var offsets: [Int: Double] = [:]
+        /// Threads waiting for an offset: each one's wake-up, and its worker in the activity ledger (marked busy
+        /// before it is woken).
+        var waiters: [(semaphore: DispatchSemaphore, worker: (activity: Activity, id: Int)?)] = []
+    }
 
-    func publish(offset: Double, sequence: Int) { offsets.withLock { $0[sequence] = offset } }
+    private let state = Mutex(State())
 
-    func offset(sequence: Int) -> Double? { offsets.withLock { $0[sequence] } }
+    func publish(offset: Double, sequence: Int) {
+        state.withLock {
+            $0.offsets[sequence] = offset
+            Self.wake(&$0)
+        }
+    }
+
+    func offset(sequence: Int) -> Double? { state.withLock { $0.offsets[sequence] } }
+
+    /// Wakes every waiter (a restart or a stop: they look whether to go on waiting).
+    func wakeWaiters() { state.withLock { Self.wake(&$0) } }
+
+    /// Blocks the calling thread until the offset of `sequence` is published, `deadline` passes on `clock`, or
+    /// `abandoned` holds after a wake-up (``wakeWaiters()``); the offset, if there is one by then.
+    func awaitOffset(
+        sequence: Int, until deadline: Duration, on clock: SessionClock, abandoned: () -> Bool
+    ) -> Double? {
+        let worker = clock.activity.flatMap { activity in Activity.worker.map { (activity, $0) } }
+        while clock.now() < deadline, !abandoned() {
+            let semaphore = DispatchSemaphore(value: 0)
+            // Registered (and parked) in the same critical section that saw no offset: a publish after it wakes us.
+            let known = state.withLock { state -> Double? in
+                if let offset = state.offsets[sequence] { return offset }
+                state.waiters.append((semaphore, worker))
+                if let worker { worker.0.park(worker.1, until: deadline) }
+                return nil
+            }
+            if let known { return known }
+            clock.block(until: deadline, on: semaphore)
+            state.withLock { $0.waiters.removeAll { $0.semaphore === semaphore } }
+        }
+        return offset(sequence: sequence)
+    }
+
+    private static func wake(_ state: inout State) {
+        for waiter in state.waiters {
+            if let worker = waiter.worker { worker.activity.wake(worker.id) }
+            waiter.semaphore.signal()
+        }
+        state.waiters.removeAll()
+    }
 }
 
 /// What the audio fetch task and the decoder share with the engine.

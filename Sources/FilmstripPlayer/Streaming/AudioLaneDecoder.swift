@@ -47,7 +47,10 @@ final class AudioLaneDecoder: @unchecked Sendable {
         changed()
     }
 
-    private func changed() { progress.withLock { progress.broadcast() } }
+    private func changed() {
+        progress.withLock { progress.broadcast() }
+        session.audioTimeline.wakeWaiters()
+    }
 
     /// A seek or a track switch (called before the queue is reset): audio decoded so far is dropped, and so is what
     /// is being decoded from runs queued until now.
@@ -72,11 +75,10 @@ final class AudioLaneDecoder: @unchecked Sendable {
 
     private func run() {
         while !state.withLock({ $0.stopped }) {
-            switch session.audioQueue.nextRun() {
-            case .end, .failed:
-                session.clock.pause(0.05)
-            case .interrupted:
-                session.clock.pause(0.01)
+            // Waits through the queue's end, failure and interruptions for the next run: only a stop ends it.
+            switch session.audioQueue.nextRun(waiting: true) {
+            case .end, .failed, .interrupted:
+                return
             case .run(let id, let start, let timing, let sequence):
                 decodeRun(id, start: start, timing: timing, sequence: sequence)
             }
@@ -100,19 +102,18 @@ final class AudioLaneDecoder: @unchecked Sendable {
         }
         var placement = TimelinePlacement(timing: timing, start: start)
         var offset = placement.shift
-        var waited = 0
+        // HLS: the offset the video finds for this discontinuity sequence, waited for up to 2 s of the clock from
+        // the run's start; alone, the run's own start.
+        let offsetDeadline = session.clock.now() + .seconds(2)
         while true {
             guard let buffers = try? decoder.nextBuffers() else { return }
             guard let first = buffers.first else { continue }
             if offset == nil {
-                // HLS: the offset the video found for this discontinuity sequence; alone, the run's own start.
-                while session.audioTimeline.offset(sequence: sequence) == nil, waited < 200,
-                    state.withLock({ id >= $0.staleBelow && !$0.stopped })
-                {
-                    session.clock.pause(0.01)
-                    waited += 1
-                }
-                offset = session.audioTimeline.offset(sequence: sequence) ?? placement.place(earliest: first.time)
+                offset =
+                    session.audioTimeline.awaitOffset(
+                        sequence: sequence, until: offsetDeadline, on: session.clock,
+                        abandoned: { state.withLock { id < $0.staleBelow || $0.stopped } })
+                    ?? placement.place(earliest: first.time)
             }
             let placed = buffers.map { buffer -> AudioBuffer in
                 var moved = buffer

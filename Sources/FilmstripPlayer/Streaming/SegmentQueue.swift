@@ -93,7 +93,9 @@ final class SegmentQueue: @unchecked Sendable {
     /// decoder of the later seek would then start that run part-way through).
     func resume(epoch expected: Int? = nil) {
         condition.withLock {
-            if !stopped, expected == nil || expected == epoch { interrupted = false }
+            guard !stopped, expected == nil || expected == epoch else { return }
+            interrupted = false
+            condition.broadcast()
         }
     }
 
@@ -130,17 +132,22 @@ final class SegmentQueue: @unchecked Sendable {
         }
     }
 
-    /// Blocks until the next run's first bytes are queued (or the end, an interruption or a failure).
-    func nextRun() -> RunStart {
+    /// Blocks until the next run's first bytes are queued (or the end, an interruption or a failure). `waiting`
+    /// waits through the end, a failure and an interruption (a reader that only ever wants the next run): it returns
+    /// a run, or `.interrupted` once the queue is stopped.
+    func nextRun(waiting: Bool = false) -> RunStart {
         condition.withLock {
             while true {
-                if interrupted || stopped { return .interrupted }
-                while let first = chunks.first, first.run <= finishedRun { chunks.removeFirst() }
-                if let first = chunks.first {
-                    return .run(id: first.run, start: first.runStart, timing: first.timing, sequence: first.sequence)
+                if stopped || (interrupted && !waiting) { return .interrupted }
+                if !interrupted {
+                    while let first = chunks.first, first.run <= finishedRun { chunks.removeFirst() }
+                    if let first = chunks.first {
+                        return .run(
+                            id: first.run, start: first.runStart, timing: first.timing, sequence: first.sequence)
+                    }
+                    if !waiting, let failure { return .failed(failure) }
+                    if !waiting, complete { return .end }
                 }
-                if let failure { return .failed(failure) }
-                if complete { return .end }
                 condition.wait()
             }
         }
