@@ -166,7 +166,12 @@ final class WindowLoop: @unchecked Sendable {
         api.SDL_DestroyRenderer(renderer)
         api.SDL_DestroyWindow(window)
         api.SDL_Quit()
-        shared.withLock { $0.closed = true }
+        let waiters = shared.withLock { shared in
+            shared.closed = true
+            defer { shared.closeWaiters.removeAll() }
+            return shared.closeWaiters
+        }
+        for waiter in waiters { waiter.resume() }
     }
 
     func updateDrawable() {

@@ -117,7 +117,13 @@ public final class WindowOutput: VideoOutput, AudioOutput, @unchecked Sendable {
 
     /// Waits until the window is closed.
     public func waitUntilClosed() async {
-        while !isClosed { try? await Task.sleep(nanoseconds: 20_000_000) }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let closed = shared.withLock { shared -> Bool in
+                if !shared.closed { shared.closeWaiters.append(continuation) }
+                return shared.closed
+            }
+            if closed { continuation.resume() }
+        }
     }
 
     // MARK: VideoOutput
@@ -194,6 +200,8 @@ struct WindowState {
     var previews: ScrubPreviews?
     var onAction: (@Sendable (WindowAction) -> Void)?
     var closed = false
+    /// Callers of ``WindowOutput/waitUntilClosed()``, resumed as the window closes.
+    var closeWaiters: [CheckedContinuation<Void, Never>] = []
     var closeRequested = false
     /// The preview shown above the bar: the time it was asked for, and the image with its cue.
     var preview: (time: Double, image: PixelBuffer, cue: ClosedRange<Double>)?
