@@ -112,9 +112,12 @@ def wait_for_cues(vtt, count=6, timeout=90):
 
 def ask_live(case, label, bundle, kind, manifest, cues, times):
     """The player's mismatches for `times`. A live stream moves while a player is asked (its manifest reloads, the
-    edge advances): a player that answers wrong is asked once more, on a fresh page, and that answer counts; the first
-    is printed."""
+    edge advances): a player that answers wrong is asked once more, on a fresh page 4 s later (dash.js has
+    been seen to name the newest listed sheet "sprite-NaN.jpg" twice in a row, a moment apart), and that answer
+    counts; the first is printed."""
     for attempt in (1, 2):
+        if attempt == 2:
+            time.sleep(4)
         result = players.ask(DRIVER, SITE, bundle, kind, case.url(manifest), times)
         if "error" in result:
             published = sorted(os.listdir(os.path.join(WORK, "live", "previews")))
