@@ -25,12 +25,17 @@ extension LoopbackServer {
                 default: return  // EINVAL: shut down
                 }
             }
-            let accepted = state.withLock { s -> Bool in
-                guard !s.stopped, s.reachable else { return false }
+            let (accepted, reachable) = state.withLock { s -> (Bool, Bool) in
+                guard !s.stopped, s.reachable else { return (false, s.reachable) }
                 s.connections.insert(client)
-                return true
+                return (true, true)
             }
             guard accepted else {
+                if !reachable {
+                    // Off the network: the connection is reset (RST), not answered.
+                    var linger = Linger(l_onoff: 1, l_linger: 0)
+                    setsockopt(client, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Linger>.size))
+                }
                 close(client)
                 continue
             }

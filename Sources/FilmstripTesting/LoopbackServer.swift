@@ -216,22 +216,15 @@ public final class LoopbackServer: Sendable {
         state.withLock { $0.throttles[Self.normalize(prefix)] = bytesPerSecond }
     }
 
-    /// Takes the server off the network (`false`: the listening socket and every connection close, so clients get
-    /// "connection refused") or back on it, on the same port, with the same resources.
+    /// Takes the server off the network (`false`: every open connection is closed and every new one is reset as it
+    /// arrives, so clients get a transport error) or back on it, with the same resources. The listening socket stays
+    /// open: a port given back to the system could go to another test's server meanwhile, whose answers would then
+    /// reach this server's clients.
     public func setReachable(_ reachable: Bool) throws {
-        let (wasReachable, listener) = state.withLock { s -> (Bool, Int32) in
-            defer { s.reachable = reachable }
+        state.withLock { s in
             if s.reachable, !reachable { Self.shutDown(s.connections) }
-            return (s.reachable, s.listener)
+            s.reachable = reachable
         }
-        guard wasReachable != reachable else { return }
-        if !reachable {
-            closeListener(listener)
-            return
-        }
-        let (fd, _) = try Self.openListener(port: port)
-        state.withLock { $0.listener = fd }
-        startAccepting(fd)
     }
 
     /// Empties the request log, the statuses and the byte counts (a long run's log is memory the code under test
@@ -275,13 +268,13 @@ public final class LoopbackServer: Sendable {
 
     /// Stops listening and closes every open connection. Later requests fail to connect.
     public func stop() {
-        let (wasStopped, listener, reachable) = state.withLock { s -> (Bool, Int32, Bool) in
+        let (wasStopped, listener) = state.withLock { s -> (Bool, Int32) in
             defer { s.stopped = true }
             if !s.stopped { Self.shutDown(s.connections) }
-            return (s.stopped, s.listener, s.reachable)
+            return (s.stopped, s.listener)
         }
         guard !wasStopped else { return }
-        if reachable { closeListener(listener) }
+        closeListener(listener)
     }
 
     /// Stops the accept thread, which closes the listening descriptor itself: closing it here could close a number

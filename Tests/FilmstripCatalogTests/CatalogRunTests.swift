@@ -242,9 +242,11 @@ struct CatalogRunTests {
         let (a, b) = try await (first, second)
         let records = CatalogJournal.records(in: bench.catalog)
         let done = records.filter { $0.status == .done }
-        // On a failure, every line of the items without a done line, to see what became of them.
+        // On a failure, every failed line and every line of the items without a done line, to see what became of them.
         let missing = Set(records.map(\.input)).subtracting(done.map(\.input))
-        let lines = records.filter { missing.contains($0.input) }.map { "\($0.input): \($0.status) \($0.error as Any)" }
+        let lines = records.filter { missing.contains($0.input) || $0.status == .failed }.map {
+            "\($0.input): \($0.status) \($0.error as Any)"
+        }
         #expect(
             a.done + b.done == 12 && a.skipped + b.skipped == 12,
             "done \(a.done)+\(b.done), skipped \(a.skipped)+\(b.skipped), failed \(a.failed)+\(b.failed); \(lines)")
