@@ -83,12 +83,25 @@ public final class Filmstrip: Sendable {
     }
 
     private let defaults = Mutex(ThumbnailsConfiguration())
-    private let playerSettings = Mutex(
-        (
-            rateRanges: [PlayerEngine: ClosedRange<Double>](), network: NetworkConfiguration?.none,
-            onError: (@Sendable (PlayerError) -> Void)?.none,
-            clock: (clock: any Clock<Duration>, date: @Sendable () -> Date)?.none
-        ))
+    private let playerSettings = Mutex(PlayerSettings())
+    /// What players made from now on get.
+    private struct PlayerSettings {
+        var rateRanges: [PlayerEngine: ClosedRange<Double>] = [:]
+        var network: NetworkConfiguration?
+        var onError: (@Sendable (PlayerError) -> Void)?
+        /// The clock set with ``setPlayerClock(_:date:)``, if any.
+        var clock: PlayerClock?
+    }
+    /// A clock for players and the wall clock that goes with it. (A class: a tuple holding the existential, copied
+    /// out of the mutex, crashed the compiler under `-sanitize=thread`.)
+    private final class PlayerClock: Sendable {
+        let clock: any Clock<Duration>
+        let date: @Sendable () -> Date
+
+        init(_ clock: any Clock<Duration>, date: @escaping @Sendable () -> Date) {
+            (self.clock, self.date) = (clock, date)
+        }
+    }
     /// Loaders are shared by engines whose cache and loading settings are equal.
     private struct LoaderKey: Hashable {
         var cacheDirectory: URL?
@@ -106,20 +119,18 @@ public final class Filmstrip: Sendable {
     /// A new player. Its playback-rate range and network settings come from the SDK-wide settings, and its errors
     /// also reach ``onError``.
     public func player(engine: PlayerEngine = .filmstrip) -> Player {
-        let settings = playerSettings.withLock { $0 }
-        let policy = PlaybackRatePolicy(engine: engine, range: settings.rateRanges[engine])
+        let (range, network, clock) = playerSettings.withLock { ($0.rateRanges[engine], $0.network, $0.clock) }
+        let policy = PlaybackRatePolicy(engine: engine, range: range)
         let errors: @Sendable (PlayerError) -> Void = { [weak self] error in self?.onError?(error) }
-        guard let (clock, date) = settings.clock else {
-            return Player(ratePolicy: policy, network: settings.network, errors: errors)
-        }
-        return Player(ratePolicy: policy, network: settings.network, errors: errors, clock: clock, date: date)
+        guard let clock else { return Player(ratePolicy: policy, network: network, errors: errors) }
+        return Player(ratePolicy: policy, network: network, errors: errors, clock: clock.clock, date: clock.date)
     }
 
     /// Runs players made from now on on `clock`, with `date` for their wall clock (see
     /// `Player.init(ratePolicy:network:errors:clock:date:)`); `nil` goes back to the system's clocks. Tests of an app
     /// hand in a test clock here.
     public func setPlayerClock(_ clock: (any Clock<Duration>)?, date: @escaping @Sendable () -> Date = { Date() }) {
-        playerSettings.withLock { $0.clock = clock.map { ($0, date) } }
+        playerSettings.withLock { $0.clock = clock.map { PlayerClock($0, date: date) } }
     }
 
     /// Sets the playback-rate range of an engine for players made from now on (a negative lower bound allows reverse
