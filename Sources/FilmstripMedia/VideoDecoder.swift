@@ -84,6 +84,7 @@ public final class VideoDecoder {
         seekable = true
         audioFormat = audio
         flag.begin(1)
+        publishAudio()
     }
 
     /// Opens a forward-only byte stream (MPEG-TS, or fragmented MP4 with its initialisation section first; HLS
@@ -98,10 +99,11 @@ public final class VideoDecoder {
         self.label = label
         seekable = false
         flag.begin(1)
+        publishAudio()
     }
 
     /// Whether audio is decoded beside the video (asked for, present and decodable).
-    public var hasAudio: Bool { input.hasAudio }
+    public var hasAudio: Bool { audioState.withLock { $0.decoded } }
 
     /// The file's audio streams, in its order (a film with two languages has two).
     public var audioTracks: [MediaSummary.Audio] { MediaSummary(of: input).audio }
@@ -133,10 +135,20 @@ public final class VideoDecoder {
         let indices = input.audioStreamIndices
         guard indices.indices.contains(position) else { return }
         input.switchAudio(to: indices[position], format: audioFormat)
+        publishAudio()
+    }
+
+    /// What other threads read of the input's audio (the input itself belongs to the decoding thread): whether it is
+    /// decoded, and why not. Published by that thread as the input opens and after each switch.
+    private let audioState = Mutex<(decoded: Bool, problem: MediaError?)>((false, nil))
+
+    private func publishAudio() {
+        let state = (input.hasAudio, input.audio.problem)
+        audioState.withLock { $0 = state }
     }
 
     /// Why the input's audio is not decoded, when it has audio FFmpeg cannot decode.
-    public var audioProblem: MediaError? { input.audio.problem }
+    public var audioProblem: MediaError? { audioState.withLock { $0.problem } }
 
     /// The audio decoded while reading frames so far, in presentation order and placed on the timeline like the
     /// frames (``timeOffset`` added), handed over once. After a seek, audio before the seek target is included (from

@@ -85,7 +85,7 @@ struct EngineSound {
         }
         let since = wait.since ?? now
         wait.since = since
-        if now - since >= Self.startWait { wait = (nil, true) }
+        if now >= since + Self.startWait { wait = (nil, true) }
         return !wait.over
     }
 

@@ -210,7 +210,7 @@ struct PlaybackMachine: Sendable {
             wantsPlay = false
             return move(.settled(.ended), at: now)
         }
-        guard now - since >= Self.seekGrace else {
+        guard now >= since + Self.seekGrace else {
             return [.awaitBuffer(until: timed(since + Self.seekGrace))]
         }
         return move(.buffering(firstFrame: true, stall: false), at: now)
@@ -238,7 +238,7 @@ struct PlaybackMachine: Sendable {
             playhead.start(at: now)
             return move(.playing, at: now)
         }
-        guard now - since >= Self.startGrace else {
+        guard now >= since + Self.startGrace else {
             return [.awaitBuffer(until: timed(since + Self.startGrace))]
         }
         return move(.buffering(firstFrame: false, stall: false), at: now)

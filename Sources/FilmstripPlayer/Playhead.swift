@@ -163,7 +163,7 @@ struct Playhead: Sendable {
 
     /// Whether statistics are due at `now` (once a second), counting them as published if so.
     mutating func statisticsDue(at now: Double) -> Bool {
-        guard now - counters.lastStatistics >= 1 else { return false }
+        guard now >= nextStatistics else { return false }
         counters.lastStatistics = now
         return true
     }

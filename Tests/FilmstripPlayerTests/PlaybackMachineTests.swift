@@ -83,6 +83,29 @@ struct PlaybackMachineTests {
         #expect(deadlines(idle).allSatisfy { $0 > driver.now }, "idle: \(deadlines(idle)) at \(driver.now)")
     }
 
+    @Test("a clock that jumps to each deadline named: every step there moves on (1.8 + 1 is 2.8, 2.8 - 1.8 is not 1)")
+    func deadlinesReached() async {
+        var driver = Driver()
+        await driver.advance(1.8)
+        driver.open()
+        var seen: [Double] = []
+        for _ in 0..<60 {
+            let next = driver.step(frame: nil).compactMap { action -> Double? in
+                switch action {
+                case .wait(let until), .awaitBuffer(let until): until
+                default: nil
+                }
+            }.min()
+            // A step that changed the state names no deadline: the engine steps again at once.
+            guard let next else { continue }
+            #expect(next > driver.now, "a deadline of now at \(driver.now) in \(driver.states)")
+            guard next > driver.now else { break }
+            seen.append(next)
+            await driver.clock.advance(by: .seconds(next) - driver.clock.now.offset)
+        }
+        #expect(driver.states.contains(.buffering) && seen.count >= 40, "\(seen) \(driver.states)")
+    }
+
     @Test("start: play waits for minPrebufferTime, shows buffering after the grace, then plays")
     func start() async {
         var driver = Driver()
