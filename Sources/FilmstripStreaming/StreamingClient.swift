@@ -84,19 +84,7 @@ public final class StreamingClient: Sendable {
 
     /// The presentation, loaded on first use and kept.
     public func presentation() async throws -> Presentation {
-        let task = state.withLock { state -> Task<Presentation, any Error> in
-            if let task = state.presentation { return task }
-            let task = Task { [self] in try await loadManifest() }
-            state.presentation = task
-            return task
-        }
-        do {
-            return try await Self.value(of: task, url: url)
-        } catch {
-            // A failed load is not kept: the next caller (a retry) loads it again.
-            state.withLock { if $0.presentation == task { $0.presentation = nil } }
-            throw error
-        }
+        try await shared(\.presentation, url: url) { [self] in try await loadManifest() }
     }
 
     /// Loads the manifest again (a live presentation's next version) and keeps it.
@@ -289,16 +277,24 @@ public final class StreamingClient: Sendable {
         _ key: Key, in cache: WritableKeyPath<State, [Key: Task<Value, any Error>]>, url: URL,
         _ load: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
+        try await shared(cache.appending(path: \.[key]), url: url, load)
+    }
+
+    /// The value of the load kept in `slot`, shared as ``shared(_:in:url:_:)`` shares one of a cache's.
+    func shared<Value: Sendable>(
+        _ slot: WritableKeyPath<State, Task<Value, any Error>?>, url: URL,
+        _ load: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value {
         let task = state.withLock { state -> Task<Value, any Error> in
-            if let task = state[keyPath: cache][key] { return task }
+            if let task = state[keyPath: slot] { return task }
             let task = Task { try await load() }
-            state[keyPath: cache][key] = task
+            state[keyPath: slot] = task
             return task
         }
         do {
             return try await Self.value(of: task, url: url)
         } catch {
-            state.withLock { if $0[keyPath: cache][key] == task { $0[keyPath: cache][key] = nil } }
+            state.withLock { if $0[keyPath: slot] == task { $0[keyPath: slot] = nil } }
             throw error
         }
     }

@@ -220,7 +220,7 @@ public final class LoopbackServer: Sendable {
     /// arrives, so clients get a transport error) or back on it, with the same resources. The listening socket stays
     /// open: a port given back to the system could go to another test's server meanwhile, whose answers would then
     /// reach this server's clients.
-    public func setReachable(_ reachable: Bool) throws {
+    public func setReachable(_ reachable: Bool) {
         state.withLock { s in
             if s.reachable, !reachable { Self.shutDown(s.connections) }
             s.reachable = reachable

@@ -37,14 +37,7 @@ extension TrackThumbnails {
 
     /// Returns when no `getThumbnail` miss is downloading or waiting to (at once when none is).
     func missesSettled() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let idle = state.withLock { s -> Bool in
-                guard s.missFetches > 0 else { return true }
-                s.missWaiters.append(continuation)
-                return false
-            }
-            if idle { continuation.resume() }
-        }
+        await state.wait(in: \.missWaiters) { $0.missFetches == 0 }
     }
 
     /// Sheets just ahead of the pointer that ``prefetch(around:direction:)`` fetches before its coarse wave.
@@ -92,18 +85,18 @@ extension TrackThumbnails {
                     logger.warning("background fetch failed", metadata: ["url": "\(url)", "error": "\(error)"])
                 }
                 // The slot goes to the latest miss that waited (one whose fetch has not started meanwhile).
-                var settled: [CheckedContinuation<Void, Never>] = []
+                var settled = Waiters.Taken()
                 next = state.withLock { s in
                     s.pendingFetches.remove(source.sheetKey(sheet))
                     while let waiting = s.waitingMisses.popLast() {
                         if s.pendingFetches.insert(waiting.source.sheetKey(waiting.sheet)).inserted { return waiting }
                     }
                     s.missFetches -= 1
-                    if s.missFetches == 0 { swap(&settled, &s.missWaiters) }
+                    if s.missFetches == 0 { settled = s.missWaiters.takeAll() }
                     return nil
                 }
                 // The prefetches held back by the misses go on.
-                for waiter in settled { waiter.resume() }
+                settled.resume()
             }
         }
     }

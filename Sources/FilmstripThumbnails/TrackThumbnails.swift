@@ -37,7 +37,7 @@ public final class TrackThumbnails: Sendable {
         /// Misses that found the slot taken, the latest last: each is fetched in turn, newest first.
         var waitingMisses: [(url: URL, source: ThumbnailSource, sheet: Int)] = []
         /// Prefetches waiting for the misses' fetches to end (``TrackThumbnails/missesSettled()``).
-        var missWaiters: [CheckedContinuation<Void, Never>] = []
+        var missWaiters = Waiters()
     }
 
     /// Background fetches of `getThumbnail` misses at a time. A scrub misses one sheet after another; fetching each

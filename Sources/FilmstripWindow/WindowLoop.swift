@@ -168,10 +168,9 @@ final class WindowLoop: @unchecked Sendable {
         api.SDL_Quit()
         let waiters = shared.withLock { shared in
             shared.closed = true
-            defer { shared.closeWaiters.removeAll() }
-            return shared.closeWaiters
+            return shared.closeWaiters.takeAll()
         }
-        for waiter in waiters { waiter.resume() }
+        waiters.resume()
     }
 
     func updateDrawable() {

@@ -117,13 +117,7 @@ public final class WindowOutput: VideoOutput, AudioOutput, @unchecked Sendable {
 
     /// Waits until the window is closed.
     public func waitUntilClosed() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let closed = shared.withLock { shared -> Bool in
-                if !shared.closed { shared.closeWaiters.append(continuation) }
-                return shared.closed
-            }
-            if closed { continuation.resume() }
-        }
+        await shared.wait(in: \.closeWaiters) { $0.closed }
     }
 
     // MARK: VideoOutput
@@ -174,6 +168,13 @@ final class WindowShared: Sendable {
     private let mutex = Mutex(WindowState())
 
     func withLock<T>(_ body: (inout WindowState) -> T) -> T { mutex.withLock { body(&$0) } }
+
+    func wait(
+        in waiters: any WritableKeyPath<WindowState, Waiters> & Sendable,
+        until satisfied: (borrowing WindowState) -> Bool
+    ) async {
+        await mutex.wait(in: waiters, until: satisfied)
+    }
 }
 
 /// What the window's thread and the player's share.
@@ -201,7 +202,7 @@ struct WindowState {
     var onAction: (@Sendable (WindowAction) -> Void)?
     var closed = false
     /// Callers of ``WindowOutput/waitUntilClosed()``, resumed as the window closes.
-    var closeWaiters: [CheckedContinuation<Void, Never>] = []
+    var closeWaiters = Waiters()
     var closeRequested = false
     /// The preview shown above the bar: the time it was asked for, and the image with its cue.
     var preview: (time: Double, image: PixelBuffer, cue: ClosedRange<Double>)?

@@ -51,7 +51,7 @@ struct CatalogRemoteTests {
         #expect(completion.identity.etag != nil && completion.identity.size == size)
 
         // The server goes away: nothing is known to have changed, so the index keeps the last versions made.
-        try server.setReachable(false)
+        server.setReachable(false)
         let status = try await CatalogStatus.read(items, catalog: catalog)
         #expect(status.count(.unreachable) == 4 && status.orphans == 1, "the old version of 1.mp4 only")
         #expect(status.items[1].key == made?.key && status.items[1].completion != nil)

@@ -128,7 +128,7 @@ struct CachePolicyTests {
         let loader = ResourceLoader(configuration: fastRetries(1), diskCache: cache)
         let url = server.url("/track.vtt")
         #expect(try await loader.data(for: url, policy: .networkFirst) == Data("WEBVTT\n".utf8))
-        try server.setReachable(false)
+        server.setReachable(false)
         // Network first falls back to the cached copy when the connection fails.
         #expect(try await loader.data(for: url, policy: .networkFirst) == Data("WEBVTT\n".utf8))
         #expect(try await loader.data(for: url, policy: .cacheOnly) == Data("WEBVTT\n".utf8))

@@ -139,7 +139,7 @@ struct BadMediaTests {
         #expect((notFound?.underlying as? LoadingError)?.kind == .httpStatus(404))
         #expect(
             notFound?.description.contains("; caused by: ") == true && notFound?.description.contains("404") == true)
-        try server.setReachable(false)
+        server.setReachable(false)
         let gone = await mediaError { _ = try await FrameExtractor(url: server.url("/counter.mp4")).image(at: 1) }
         #expect(gone?.kind == .inputUnavailable)
     }

@@ -74,7 +74,7 @@ struct VideoThumbnailLoaderTests {
         defer { cache.remove() }
         let first = VideoThumbnailLoader(configuration: configuration())
         let original = try await first.thumbnail(for: server.url("/videos/0.mp4"))
-        try server.setReachable(false)
+        server.setReachable(false)
         let second = VideoThumbnailLoader(configuration: configuration())
         let again = try await second.thumbnail(for: server.url("/videos/0.mp4"))
         #expect(again.imageData == original.imageData)

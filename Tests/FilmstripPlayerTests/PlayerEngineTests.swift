@@ -184,7 +184,7 @@ struct PlayerEngineTests {
     func unreachable() async throws {
         let server = try LoopbackServer()
         let url = server.url("/clip.mp4")
-        try server.setReachable(false)
+        server.setReachable(false)
         let virtual = VirtualPlayer()
         let player = virtual.player
         let recorder = PlayerRecorder()

@@ -57,7 +57,7 @@ struct StreamingFailureTests {
         configuration.network = NetworkConfiguration(timeoutIntervalForResourceMs: 30000, waitsForConnectivity: true)
         player.open(config: configuration)
         await recorder.wait(for: .playing, on: virtual)
-        try server.setReachable(false)
+        server.setReachable(false)
         #expect(
             await virtual.run {
                 recorder.errors.contains { $0.type == .internetConnectionUnavailable }
@@ -65,7 +65,7 @@ struct StreamingFailureTests {
             }, "\(recorder.states) \(recorder.errors)")
         #expect(await virtual.run { recorder.errors.contains { $0.type == .stateTimeoutBuffering } })
         #expect(recorder.errors.first { $0.type == .stateTimeoutBuffering }?.severity == .recoverable)
-        try server.setReachable(true)
+        server.setReachable(true)
         #expect(
             await virtual.run {
                 recorder.errors.contains { $0.type == .internetConnectionAvailable } && player.state.kind == .playing
@@ -83,7 +83,7 @@ struct StreamingFailureTests {
         configuration.network = NetworkConfiguration(waitsForConnectivity: false)
         player.open(config: configuration)
         await recorder.wait(for: .playing, on: virtual)
-        try server.setReachable(false)
+        server.setReachable(false)
         await recorder.wait(for: .error, on: virtual)
         #expect(recorder.errors.contains { $0.type == .internetConnectionUnavailable })
         let fatal = try #require(recorder.errors.first { $0.severity == .fatal })

@@ -149,7 +149,7 @@ struct OfflineTests {
         let first = TrackThumbnails(configuration: fixture.configuration())
         try await first.load(webVTTTrack: fixture.trackURL)
         let expected = try #require(first.getThumbnail(atTimestamp: 45)).imageData
-        try fixture.server.setReachable(false)
+        fixture.server.setReachable(false)
 
         let fallback = TrackThumbnails(configuration: fixture.configuration())
         try await fallback.load(webVTTTrack: fixture.trackURL)

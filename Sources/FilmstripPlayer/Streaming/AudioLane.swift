@@ -165,7 +165,7 @@ struct AudioLane {
             if stopped { return }
             if suspended {
                 // Trick play: no audio is played, so none is fetched until the rate comes back (which wakes the lane).
-                await wake.wait(for: .seconds(60), on: clock)
+                await wake.waitForSignal(on: clock)
                 continue
             }
             if let maxBuffer { scheduler.maxBuffer = maxBuffer }
@@ -224,7 +224,7 @@ struct AudioLane {
             }
         case .waitForRoom:
             // The playhead moving on, a seek, a track change or a stop wakes the lane.
-            await wake.wait(for: .seconds(60), on: clock)
+            await wake.waitForSignal(on: clock)
         case .waitForSegments:
             // Live: list again what became available.
             await wake.wait(for: .milliseconds(500), on: clock)
@@ -238,7 +238,7 @@ struct AudioLane {
                     return true
                 }
             }
-            await wake.wait(for: .seconds(60), on: clock)
+            await wake.waitForSignal(on: clock)
         }
     }
 

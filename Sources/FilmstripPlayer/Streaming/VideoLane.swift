@@ -55,7 +55,7 @@ struct VideoLane {
             if stopped { return }
             if suspended {
                 // Trick play fetches on its own lane meanwhile; turning it off wakes this one.
-                await wake.wait(for: .seconds(60), on: clock)
+                await wake.waitForSignal(on: clock)
                 continue
             }
             if let maxBuffer { scheduler.maxBuffer = maxBuffer }
@@ -85,7 +85,7 @@ struct VideoLane {
         case .waitForRoom:
             // The playhead moving on (``StreamSession/update(playhead:rate:startup:)``), a seek, a new bound or a
             // stop wakes the lane.
-            await wake.wait(for: .seconds(60), on: clock)
+            await wake.waitForSignal(on: clock)
         case .waitForSegments:
             // A listed live stream waits for its reload; a live template lists what became available since.
             let template = opened.ladder.levels[level].contains {
@@ -108,7 +108,7 @@ struct VideoLane {
                     return true
                 }
             }
-            await wake.wait(for: .seconds(60), on: clock)
+            await wake.waitForSignal(on: clock)
         }
     }
 
@@ -138,7 +138,7 @@ struct VideoLane {
                         "the switch to rendition \(level) was abandoned: \(error.message)", underlying: error))
             } else {
                 session.fail(error)
-                await wake.wait(for: .seconds(60), on: clock)
+                await wake.waitForSignal(on: clock)
             }
             return nil
         }
@@ -220,7 +220,7 @@ struct VideoLane {
                 PlayerError(
                     .sourceUnavailable, severity: .fatal, "segment \(segment.number) failed: \(error.message)",
                     underlying: error.underlying))
-            await wake.wait(for: .seconds(60), on: clock)
+            await wake.waitForSignal(on: clock)
         case .skip:
             session.report(
                 PlayerError(

@@ -27,6 +27,15 @@ final class WakeSignal: Sendable {
         waiter?.resume()
     }
 
+    /// The longest a worker that waits only for a signal waits: a net under a signal that never comes (every such
+    /// wait has an event that ends it sooner; the net bounds what a missed one costs).
+    static let safetyNet: Duration = .seconds(60)
+
+    /// Waits until signalled (or cancelled), or ``safetyNet`` on `clock` at most.
+    func waitForSignal(on clock: SessionClock) async {
+        await wait(for: Self.safetyNet, on: clock)
+    }
+
     /// Waits for `duration` on `clock` or until signalled (or cancelled).
     func wait(for duration: Duration, on clock: SessionClock) async {
         let deadline = clock.now() + duration
