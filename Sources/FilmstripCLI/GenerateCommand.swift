@@ -109,6 +109,7 @@ struct GenerateCommand: AsyncParsableCommand {
                     ("bytes_read", .int(summary.bytesRead)),
                     ("files", .array(summary.files.map { JSON.string($0.path) })),
                     ("image_stream_inf", summary.imageStreamInf.map(JSON.string) ?? .null),
+                    ("iframe_stream_inf", summary.iFrameStreamInf.map(JSON.string) ?? .null),
                     ("dash_adaptation_set", summary.dashAdaptationSet.map(JSON.string) ?? .null),
                     ("attached", summary.attachedManifest.map { JSON.string($0.path) } ?? .null),
                     (

@@ -69,6 +69,7 @@ extension ItemCompletion.Track {
         case "thumbnails.bif": "bif"
         case "thumbnails.json": "json"
         case "storyboard.json": "storyboard"
+        case "iframe-images.m3u8": "iframe-images"
         default: nil
         }
     }

@@ -53,4 +53,7 @@ public enum ThumbnailFormat: String, Sendable, Hashable, CaseIterable {
     case bif
     /// Storyboard JSON (Mux's schema, or the object array).
     case json
+    /// An HLS I-frame image sequence: an `EXT-X-I-FRAMES-ONLY` playlist whose entries are fragments of MP4, each
+    /// one JPEG sample (``ImageIFrameSequence``); an image is the payload of its fragment's `mdat`.
+    case iFrameImages = "iframe-images"
 }

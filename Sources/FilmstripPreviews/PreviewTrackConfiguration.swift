@@ -35,6 +35,12 @@ public struct PreviewTrackConfiguration: Sendable {
         /// `storyboard.json` and `storyboard.jpg` (`.webp` with WebP sheets): Mux's schema, every tile on one sheet no larger than
         /// ``PreviewTrackConfiguration/maximumSheetSize`` (the tile count adapts to it).
         case storyboard
+        /// `iframe-images.m3u8` and `iframe-images.mp4`: an HLS I-frame image sequence (Apple's HLS Authoring
+        /// Specification, appendix "I-frame image sequences"): each thumbnail a JPEG sample of fragmented MP4, one
+        /// fragment per thumbnail addressed by byte range from an `EXT-X-I-FRAMES-ONLY` playlist; a master lists it
+        /// with `EXT-X-I-FRAME-STREAM-INF` and `CODECS="mjpg"`. Read by hls.js 1.7's image I-frame player and Shaka
+        /// Player. The images stay JPEG whatever the sheets' format.
+        case iframeImages = "iframe-images"
     }
 
     /// The files to write. Default `[.vtt]`.
@@ -171,6 +177,11 @@ public struct PreviewTrackSummary: Sendable, Hashable {
     public var files: [URL] = []
     /// The `EXT-X-IMAGE-STREAM-INF` line that adds `thumbnails.m3u8` to an existing master (with `.hls`).
     public var imageStreamInf: String?
+    /// The I-frame image sequence as a master describes it (with `.iframeImages`).
+    public var iFrameImageStream: ImageIFrameSequence.Stream?
+    /// The `EXT-X-I-FRAME-STREAM-INF` line that adds `iframe-images.m3u8` to an existing master (with
+    /// `.iframeImages`).
+    public var iFrameStreamInf: String? { iFrameImageStream?.line(uri: ImageIFrameSequence.playlistName) }
     /// The image AdaptationSet to paste into an existing MPD's Period (with `.dash`).
     public var dashAdaptationSet: String?
     /// The summaries of ``PreviewTrackConfiguration/additionalWidths``, in order.

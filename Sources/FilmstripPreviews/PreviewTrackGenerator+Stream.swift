@@ -28,6 +28,9 @@ extension PreviewTrackGenerator {
             try ManifestAttachment.checkAttachment(
                 input: input, directory: directory, streamingProtocol: streamingProtocol, options: options)
             options.formats.insert(streamingProtocol == .hls ? .hls : .dash)
+            // An HLS stream also gets the I-frame image sequence: the previews of players that read no image
+            // playlist (hls.js) and of low-bandwidth devices.
+            if streamingProtocol == .hls { options.formats.insert(.iframeImages) }
         }
         let cancellation = CancellationFlag()
         let store = SegmentStore(

@@ -152,6 +152,17 @@ public enum PreviewTrackGenerator {
         if let images = sheets.bifImages() {
             try write("thumbnails.bif", Data(PreviewTrackWriter.bif(images: images, starts: layout.starts)))
         }
+        if let images = sheets.singleImages() {
+            let sequence = ImageIFrameSequence(
+                images: images.indices.map { k in
+                    ImageIFrameSequence.Image(
+                        start: layout.starts[k], duration: layout.ends[k] - layout.starts[k], jpeg: Data(images[k]))
+                }, width: plan.tileWidth, height: plan.tileHeight)
+            try write(ImageIFrameSequence.mediaName, sequence.file)
+            let playlist = sequence.playlist(mediaName: ImageIFrameSequence.mediaName)
+            try write(ImageIFrameSequence.playlistName, Data(playlist.utf8))
+            summary.iFrameImageStream = sequence.stream
+        }
         if options.formats.contains(.json) {
             try write("thumbnails.json", Data(PreviewTrackWriter.jsonObjects(layout).utf8))
         }

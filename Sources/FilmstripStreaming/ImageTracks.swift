@@ -49,12 +49,18 @@ extension StreamingClient {
     ) async throws -> ImageTrackReading {
         switch try parseManifestPlaylist(bytes) {
         case .media(let media)?:
+            if media.iFramesOnly, try await isImageSequence(media) {
+                return try Self.imageSequenceTrack(media, url: url)
+            }
             guard media.imagesOnly || media.segments.contains(where: { $0.tiles != nil }) else {
                 throw Self.noImageTrack(url, hasIFrames: media.iFramesOnly)
             }
             return try Self.imageTrack(media, url: url, previous: previous)
         case .master(let master)?:
-            let streams = master.imageStreams.filter { $0.resolution != nil || master.imageStreams.count == 1 }
+            // Image playlists first (a sheet serves many thumbnails); else the I-frame image sequences.
+            let sequences = master.iFrameStreams.filter(\.isImageSequence)
+            let listed = master.imageStreams.isEmpty ? sequences : master.imageStreams
+            let streams = listed.filter { $0.resolution != nil || listed.count == 1 }
             let chosen = Self.closest(
                 streams, size: { PixelSize(width: $0.resolution?.width ?? 0, height: $0.resolution?.height ?? 0) },
                 preferred: preferredTileSize)
@@ -67,10 +73,37 @@ extension StreamingClient {
             guard case .media(let media) = try HLSPlaylistParser().parse(data, url: chosen.uri) else {
                 throw StreamingError(.manifest, "an image stream must name a media playlist", url: chosen.uri)
             }
+            if master.imageStreams.isEmpty {
+                guard media.iFramesOnly else {
+                    throw StreamingError(
+                        .manifest, "an I-frame stream must name an EXT-X-I-FRAMES-ONLY playlist", url: chosen.uri)
+                }
+                return try Self.imageSequenceTrack(media, url: chosen.uri)
+            }
             return try Self.imageTrack(media, url: chosen.uri, previous: previous)
         case nil:
             return try await dashImageTrack(try parseManifest(bytes, url: url), preferredTileSize: preferredTileSize)
         }
+    }
+
+    /// Whether an I-frame playlist is an image sequence: its `EXT-X-MAP` (one small range) describes `mjpg` samples.
+    /// A playlist without a map is video (MPEG-TS I-frames).
+    private func isImageSequence(_ media: HLSMediaPlaylist) async throws -> Bool {
+        guard let map = media.segments.first?.map else { return false }
+        try Self.refuseLocal(map.uri, from: url)
+        let bytes = try await fetcher.fetch(
+            map.uri, range: map.byteRange, limit: limits.maximumManifestBytes, object: .initialization)
+        return ImageIFrameSequence.describesImages(initialization: bytes)
+    }
+
+    /// An I-frame image sequence as a track: each entry one whole image, the JPEG inside its byte range's fragment.
+    private static func imageSequenceTrack(_ media: HLSMediaPlaylist, url: URL) throws -> ImageTrackReading {
+        guard !media.isLive else {
+            throw StreamingError(.unsupported, "a live I-frame image sequence is not read yet", url: url)
+        }
+        var track = try media.thumbnailTrack(url: url).refusingLocalImages()
+        track.format = .iFrameImages
+        return ImageTrackReading(track: track)
     }
 
     /// The playlist when `bytes` hold one (an HLS playlist that does not parse throws).

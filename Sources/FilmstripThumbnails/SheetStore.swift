@@ -62,9 +62,10 @@ final class SheetStore: Sendable {
         let url = source.sheets[sheet]
         let limits = configuration.imageLimits
         let policy: ResourceLoader.CachePolicy = configuration.offline ? .cacheOnly : .cacheFirst
-        let data = try await loader.data(for: url, range: source.sheetRanges[sheet], policy: policy) { data in
-            try limits.validateHeader(ImageCodec.info(data))
+        let fetched = try await loader.data(for: url, range: source.sheetRanges[sheet], policy: policy) { data in
+            try limits.validateHeader(ImageCodec.info(source.image(in: data)))
         }
+        let data = try source.image(in: fetched)
         if loader.diskCache == nil, !url.isFileURL { encodedSheets.insert(data, for: key, cost: data.count) }
         return data
     }
@@ -110,7 +111,7 @@ final class SheetStore: Sendable {
     private func localBytes(_ source: ThumbnailSource, sheet: Int) throws -> Data? {
         if let inside = source.embeddedBytes(ofSheet: sheet) { return inside }
         if let kept = encodedSheets.value(for: source.sheetKey(sheet)) { return kept }
-        return loader.localData(for: source.sheets[sheet], range: source.sheetRanges[sheet])
+        return try loader.localData(for: source.sheets[sheet], range: source.sheetRanges[sheet]).map(source.image(in:))
     }
 
     /// The decoded sheet from memory, else decoded from `data` or the local file; `nil` when there are no bytes.

@@ -36,14 +36,22 @@ struct GenerateFormatsTests {
         #expect(
             Set(summary.files.map(\.lastPathComponent)) == [
                 "sprite-1.jpg", "sprite-2.jpg", "thumbnails.vtt", "thumbnails.m3u8", "thumbnails.mpd", "thumbnails.bif",
-                "thumbnails.json", "storyboard.json", "storyboard.jpg",
+                "thumbnails.json", "storyboard.json", "storyboard.jpg", "iframe-images.m3u8", "iframe-images.mp4",
             ])
         #expect(summary.files.last?.lastPathComponent == "thumbnails.vtt")  // track files last, sheets first
         #expect(summary.imageStreamInf?.hasPrefix("#EXT-X-IMAGE-STREAM-INF:BANDWIDTH=") == true)
         #expect(summary.dashAdaptationSet?.contains(#"value="4x2""#) == true)
         let vtt = Self.engine()
         try await vtt.load(track: directory.file("thumbnails.vtt"))
-        for name in ["thumbnails.m3u8", "thumbnails.mpd", "thumbnails.json", "thumbnails.bif", "storyboard.json"] {
+        #expect(
+            summary.iFrameStreamInf?.hasPrefix("#EXT-X-I-FRAME-STREAM-INF:BANDWIDTH=") == true
+                && summary.iFrameStreamInf?.contains(#"CODECS="mjpg",RESOLUTION=80x60"#) == true,
+            "\(summary.iFrameStreamInf ?? "none")")
+        let names = [
+            "thumbnails.m3u8", "thumbnails.mpd", "thumbnails.json", "thumbnails.bif", "storyboard.json",
+            "iframe-images.m3u8",
+        ]
+        for name in names {
             let other = Self.engine()
             try await other.load(track: directory.file(name))
             for t in stride(from: 0.0, to: 10, by: 0.5) {
@@ -53,7 +61,8 @@ struct GenerateFormatsTests {
                 #expect(thumbnail.timeStampEnd == reference.timeStampEnd, "\(name) t=\(t)")
                 let expected = frameNumber(try ImageCodec.decode(reference.imageData).0)
                 #expect(frameNumber(try ImageCodec.decode(thumbnail.imageData).0) == expected, "\(name) t=\(t)")
-                if name != "thumbnails.bif", name != "storyboard.json" {
+                // The BIF, the storyboard and the image sequence encode each thumbnail again.
+                if !["thumbnails.bif", "storyboard.json", "iframe-images.m3u8"].contains(name) {
                     #expect(
                         thumbnail.imageData == reference.imageData, "\(name) t=\(t): the same crop of the same sheet")
                 }
@@ -74,7 +83,8 @@ struct GenerateFormatsTests {
         #expect(
             Set(summary.files.map(\.lastPathComponent)) == [
                 "sprite-1.webp", "sprite-2.webp", "thumbnails.vtt", "thumbnails.m3u8", "thumbnails.mpd",
-                "thumbnails.bif", "thumbnails.json", "storyboard.json", "storyboard.webp",
+                "thumbnails.bif", "thumbnails.json", "storyboard.json", "storyboard.webp", "iframe-images.m3u8",
+                "iframe-images.mp4",
             ])
         for sheet in summary.sheetURLs { #expect(try ImageCodec.info(try Data(contentsOf: sheet)).format == .webp) }
         let mpd = try String(contentsOf: webpFolder.file("thumbnails.mpd"), encoding: .utf8)

@@ -36,7 +36,7 @@ struct ImageIFrameSequenceTests {
         let file = directory.url.appendingPathComponent("images.mp4")
         try sequence.file.write(to: file)
         let playlist = directory.url.appendingPathComponent("iframes.m3u8")
-        try Data(sequence.playlist(mediaName: "images.mp4", images: images).utf8).write(to: playlist)
+        try Data(sequence.playlist(mediaName: "images.mp4").utf8).write(to: playlist)
 
         // The file: one MJPEG video stream, 64x36, samples at 0, 2 and 4 s.
         let stream = String(

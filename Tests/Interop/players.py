@@ -68,6 +68,24 @@ class Site:
                     self.end_headers()
                     self.wfile.write(body)
                     return
+                requested = re.fullmatch(r"bytes=(\d+)-(\d*)", self.headers.get("Range", ""))
+                path = self.translate_path(self.path)
+                if requested and os.path.isfile(path):
+                    # One byte range, as players ask for EXT-X-BYTERANGE entries (the stdlib server has none).
+                    with open(path, "rb") as f:
+                        data = f.read()
+                    first = int(requested.group(1))
+                    last = min(int(requested.group(2) or len(data) - 1), len(data) - 1)
+                    if first > last:
+                        self.send_error(416)
+                        return
+                    self.send_response(206)
+                    self.send_header("Content-Type", self.guess_type(path))
+                    self.send_header("Content-Range", f"bytes {first}-{last}/{len(data)}")
+                    self.send_header("Content-Length", str(last - first + 1))
+                    self.end_headers()
+                    self.wfile.write(data[first:last + 1])
+                    return
                 super().do_GET()
 
             def end_headers(self):
@@ -124,13 +142,31 @@ const [kind, manifest, vtt, times, play, seek] = Array.from(arguments).slice(0, 
 const done = arguments[arguments.length - 1];
 const video = document.getElementById('v');
 const images = new Map();
-async function grey(uri, x, y, w, h) {
-  if (!images.has(uri)) {
-    const img = new Image();
-    img.src = uri;
-    images.set(uri, img.decode().then(() => img, e => { throw new Error(uri + ': ' + e.message); }));
+// The JPEG of an I-frame image sequence's entry, as an app shows one: the entry's byte range fetched, the payload of
+// its mdat box taken (an entry is a moof, then an mdat holding one JPEG), as an object URL.
+async function sequenceImage(uri, start, end) {
+  const response = await fetch(uri, {headers: {Range: 'bytes=' + start + '-' + end}});
+  if (response.status !== 206) throw new Error(uri + ': status ' + response.status + ' for a range');
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  const view = new DataView(bytes.buffer);
+  for (let at = 0; at + 8 <= bytes.length;) {
+    const size = view.getUint32(at);
+    const type = String.fromCharCode(...bytes.subarray(at + 4, at + 8));
+    if (size < 8) break;
+    if (type === 'mdat') return URL.createObjectURL(new Blob([bytes.subarray(at + 8, at + size)], {type: 'image/jpeg'}));
+    at += size;
   }
-  const img = await images.get(uri);
+  throw new Error(uri + ' ' + start + '-' + end + ': no mdat');
+}
+async function grey(uri, x, y, w, h, range) {
+  const key = range ? uri + '#' + range.join('-') : uri;
+  if (!images.has(key)) {
+    const img = new Image();
+    const loaded = range ? sequenceImage(uri, range[0], range[1]) : Promise.resolve(uri);
+    images.set(key, loaded.then(source => { img.src = source; return img.decode(); })
+      .then(() => img, e => { throw new Error(uri + ': ' + e.message); }));
+  }
+  const img = await images.get(key);
   const canvas = document.createElement('canvas');
   canvas.width = Math.max(1, Math.round(w));
   canvas.height = Math.max(1, Math.round(h));
@@ -172,10 +208,13 @@ async function shaka_() {
       if (!th) { answers.push(null); continue; }
       const a = {uri: th.uris[0], x: th.positionX, y: th.positionY, w: th.width, h: th.height,
                  start: th.startTime, duration: th.duration};
-      a.pixels = await grey(a.uri, a.x, a.y, a.w, a.h);
+      // An image sequence's thumbnail names its media file and the entry's byte range (mimeType application/mp4).
+      const sequence = th.codecs === 'mjpg';
+      if (sequence) a.range = [th.startByte, th.endByte];
+      a.pixels = await grey(a.uri, a.x, a.y, a.w, a.h, sequence ? a.range : null);
       answers.push(a);
     }
-    out.push({id: track.id, width: track.width, height: track.height, answers});
+    out.push({id: track.id, width: track.width, height: track.height, codecs: track.codecs || null, answers});
   }
   const played = await playALittle();
   await player.destroy();

@@ -153,13 +153,40 @@ class InteropCase(unittest.TestCase):
         return mismatches
 
     @staticmethod
-    def track_for(result, cues):
-        """The player's track whose tiles have the cues' size (a Shaka image track per width; dash.js one)."""
+    def track_for(result, cues, sequence=False):
+        """The player's track whose tiles have the cues' size (a Shaka image track per width; dash.js one): an image
+        playlist's or tiles', or with `sequence` an I-frame image sequence's (`CODECS="mjpg"`)."""
         for track in result["tracks"]:
+            if (track.get("codecs") == "mjpg") != sequence:
+                continue
             first = next((a for a in track["answers"] if a), None)
             if first and round(first["w"]) == cues[0]["w"] and round(first["h"]) == cues[0]["h"]:
                 return track
         return None
+
+    def check_sequence(self, label, result, cues, times, media):
+        """The image sequence's track (Shaka 5 reads `CODECS="mjpg"`; 4.x leaves it out): every answer names the
+        entry of its cue (its time, the media file, a whole image of the tile's size) and its JPEG shows that cue's
+        frame; returns the mismatches, or None when the player lists no such track."""
+        track = self.track_for(result, cues, sequence=True)
+        if track is None:
+            return None
+        mismatches = []
+        for t, answer in zip(times, track["answers"]):
+            cue = players.cue_at(cues, t)
+            if answer is None:
+                mismatches.append((t, f"image sequence: no thumbnail (expected {cue})"))
+                continue
+            got = (answer["uri"], round(answer["x"]), round(answer["y"]), round(answer["w"]), round(answer["h"]),
+                   round(answer["start"], 3), round(answer["duration"], 3))
+            want = (media, 0, 0, cue["w"], cue["h"], cue["start"], round(cue["end"] - cue["start"], 3))
+            if got != want:
+                mismatches.append((t, f"image sequence: {got} instead of {want}"))
+            shown = time_of_grey(answer["pixels"]["mean"])
+            if not cue["start"] - 0.6 <= shown < cue["end"]:
+                mismatches.append((t, f"image sequence: the image shows {shown:.2f} s, not one of "
+                                      f"[{cue['start']}, {cue['end']})"))
+        return mismatches
 
     def players_of(self, *kinds):
         chosen = [b for b in BUNDLES if b[0] in kinds]
@@ -167,10 +194,12 @@ class InteropCase(unittest.TestCase):
         return chosen
 
     def run_players(self, label, manifest, vtts, kinds=("shaka", "dashjs"), play=False, sidecar=None, periods=(),
-                    allowed=None):
+                    allowed=None, sequences=False):
         """Asks every bundle of `kinds` for every thumbnail time of each track in `vtts`. dash.js makes a Period's
         thumbnails available once that Period plays, so with `periods` (the starts of Periods after the first) it is
-        asked Period by Period, after a seek into each. `allowed(kind, name, t)` may excuse a known player defect."""
+        asked Period by Period, after a seek into each. `allowed(kind, name, t)` may excuse a known player defect.
+        With `sequences`, the manifest also lists an I-frame image sequence beside each WebVTT track
+        (`iframe-images.mp4` in its folder): Shaka Player 5 must show it right too."""
         for kind, name, bundle in self.players_of(*kinds):
             for vtt in vtts:
                 cues = self.cues(vtt)
@@ -186,8 +215,17 @@ class InteropCase(unittest.TestCase):
                     for seek, subset in phases:
                         result = players.ask(DRIVER, SITE, bundle, kind, self.url(manifest), subset,
                                              vtt_url=self.url(sidecar) if sidecar else None, play=play, seek=seek)
-                        for t, text in self.check(f"{name}: {label} ({vtt})", result, cues, subset,
-                                                  shaka=kind == "shaka", sidecar=sidecar is not None):
+                        found = self.check(f"{name}: {label} ({vtt})", result, cues, subset,
+                                           shaka=kind == "shaka", sidecar=sidecar is not None)
+                        if sequences and kind == "shaka":
+                            media = self.url(os.path.join(os.path.dirname(vtt), "iframe-images.mp4"))
+                            sequence = self.check_sequence(label, result, cues, subset, media)
+                            # Shaka Player reads I-frame image sequences from 5.0 on.
+                            if sequence is None and not name.startswith("Shaka Player v4."):
+                                mismatches.append(f"{name} lists no track for the image sequence {media}")
+                            found += sequence or []
+                            read_sequence = sequence is not None
+                        for t, text in found:
                             if allowed and allowed(kind, name, t):
                                 excused += 1
                             else:
@@ -197,6 +235,8 @@ class InteropCase(unittest.TestCase):
                             self.assertGreaterEqual(result["played"], 1.0, f"{name}: the stream did not play")
                     self.assertEqual(mismatches, [], f"{name}: {label} ({vtt})")
                     note = f", {excused} answers of a known player defect" if excused else ""
+                    if sequences and kind == "shaka":
+                        note += ", and the I-frame image sequence" if read_sequence else " (no image sequences in 4.x)"
                     print(f"  {name}: {label}, {vtt}: {len(times)} times, 0 mismatches{note}", file=sys.stderr)
 
 
@@ -294,11 +334,12 @@ class AttachedTracks(InteropCase):
 
     def test_hls_master_with_an_audio_rendition(self):
         self.run_players("attached HLS master with audio", "attach-hls/master.m3u8",
-                         ["attach-hls/thumbnails.vtt", "attach-hls/w240/thumbnails.vtt"], kinds=("shaka",), play=True)
+                         ["attach-hls/thumbnails.vtt", "attach-hls/w240/thumbnails.vtt"], kinds=("shaka",), play=True,
+                         sequences=True)
 
     def test_hls_media_playlist_wrapped_in_a_master(self):
         self.run_players("HLS media playlist wrapped", "attach-media/master.m3u8", ["attach-media/thumbnails.vtt"],
-                         kinds=("shaka",), play=True)
+                         kinds=("shaka",), play=True, sequences=True)
 
     def test_filmstrip_reads_and_plays_what_it_attached(self):
         for folder, manifest in (("attach-dash", "manifest.mpd"), ("attach-periods", "manifest.mpd"),
@@ -356,7 +397,7 @@ class WebPSheets(InteropCase):
 
     def test_hls_webp_image_playlist(self):
         self.run_players("attached HLS master, WebP sheets", "webp-hls/master.m3u8", ["webp-hls/thumbnails.vtt"],
-                         kinds=("shaka",))
+                         kinds=("shaka",), sequences=True)
 
     def test_webvtt_sidecar_of_webp_sheets(self):
         self.run_players("WebVTT sidecar, WebP sheets", "dash/manifest.mpd", ["webp-dash/thumbnails.vtt"],

@@ -15,12 +15,12 @@ struct GenerationOptions: ParsableArguments {
     var maxThumbnails: Int = 100_000
 
     @Option(
-        help: "Comma-separated outputs: vtt, hls, dash, bif, json, storyboard.",
+        help: "Comma-separated outputs: vtt, hls, dash, bif, json, storyboard, iframe-images.",
         transform: { text in
             var formats = Set<PreviewTrackConfiguration.OutputFormat>()
             for name in text.split(separator: ",") {
                 guard let format = PreviewTrackConfiguration.OutputFormat(rawValue: String(name)) else {
-                    throw ValidationError("--formats takes vtt, hls, dash, bif, json and storyboard")
+                    throw ValidationError("--formats takes vtt, hls, dash, bif, json, storyboard and iframe-images")
                 }
                 formats.insert(format)
             }

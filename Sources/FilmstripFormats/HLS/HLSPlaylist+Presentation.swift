@@ -50,8 +50,11 @@ extension HLSPlaylist {
                                 segments: .mediaPlaylist(uri))
                         ]))
             }
+            // An I-frame image sequence (`CODECS="mjpg"`) is an image track: JPEGs, no video to play fast.
+            let videoIFrames = master.iFrameStreams.filter { !$0.isImageSequence }
+            let imageSequences = master.iFrameStreams.filter(\.isImageSequence)
             for (streams, kind) in [
-                (master.iFrameStreams, Presentation.TrackKind.iFrame), (master.imageStreams, .image),
+                (videoIFrames, Presentation.TrackKind.iFrame), (master.imageStreams, .image), (imageSequences, .image),
             ]
             where !streams.isEmpty {
                 tracks.append(

@@ -91,6 +91,12 @@ public struct HLSIFrameStream: Sendable, Hashable {
     public var codecs: String?
     /// `RESOLUTION` (for image streams: one tile).
     public var resolution: PixelSize?
+
+    /// Whether the stream is an I-frame image sequence (`CODECS="mjpg"`): JPEG images, not video.
+    public var isImageSequence: Bool {
+        codecs?.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).lowercased() == "mjpg" }
+            == true
+    }
 }
 
 /// A media playlist.

@@ -29,6 +29,17 @@ public struct ImageIFrameSequence: Sendable, Hashable {
     public var initializationLength: Int
     /// Each image's fragment, `offset..<offset + length` of ``file``.
     public var fragments: [Range<Int>]
+    /// The images' durations, in milliseconds, in order.
+    public var durations: [Int64]
+    /// The images' width in pixels.
+    public var width: Int
+    /// The images' height in pixels.
+    public var height: Int
+
+    /// The playlist's file name as `generate` writes it.
+    public static let playlistName = "iframe-images.m3u8"
+    /// The media file's name as `generate` writes it.
+    public static let mediaName = "iframe-images.mp4"
 
     /// The timescale of the track: milliseconds.
     public static let timescale: UInt32 = 1000
@@ -45,20 +56,66 @@ public struct ImageIFrameSequence: Sendable, Hashable {
         }
         self.file = file
         self.fragments = fragments
+        durations = images.map(\.duration)
+        self.width = width
+        self.height = height
+    }
+
+    /// The peak bits per second: the largest fragment's bits over its image's time (what `BANDWIDTH` states).
+    public var peakBandwidth: Int {
+        zip(fragments, durations).map { range, duration in
+            Int((Double(range.count * 8) / max(0.001, Double(duration) / 1000)).rounded(.up))
+        }.max() ?? 0
+    }
+
+    /// The average bits per second over the whole sequence (what `AVERAGE-BANDWIDTH` states).
+    public var averageBandwidth: Int {
+        let seconds = Double(durations.reduce(0, +)) / 1000
+        let bytes = fragments.reduce(0) { $0 + $1.count }
+        return Int((Double(bytes * 8) / max(0.001, seconds)).rounded(.up))
+    }
+
+    /// What a master says of the sequence.
+    public var stream: Stream {
+        Stream(bandwidth: peakBandwidth, averageBandwidth: averageBandwidth, width: width, height: height)
+    }
+
+    /// What a master's `EXT-X-I-FRAME-STREAM-INF` line says of an I-frame image sequence.
+    public struct Stream: Sendable, Hashable {
+        /// `BANDWIDTH`: the peak bits per second.
+        public var bandwidth: Int
+        /// `AVERAGE-BANDWIDTH`.
+        public var averageBandwidth: Int
+        /// `RESOLUTION`: the images' size.
+        public var width: Int
+        public var height: Int
+
+        /// Creates a description.
+        public init(bandwidth: Int, averageBandwidth: Int, width: Int, height: Int) {
+            (self.bandwidth, self.averageBandwidth, self.width, self.height) = (
+                bandwidth, averageBandwidth, width, height
+            )
+        }
+
+        /// The master's line for the playlist at `uri` (relative to the master).
+        public func line(uri: String) -> String {
+            "#EXT-X-I-FRAME-STREAM-INF:BANDWIDTH=\(max(1, bandwidth)),AVERAGE-BANDWIDTH=\(max(1, averageBandwidth)),"
+                + "CODECS=\"mjpg\",RESOLUTION=\(width)x\(height),VIDEO-RANGE=SDR,URI=\"\(uri)\""
+        }
     }
 
     /// The I-frame playlist over ``file``, named `mediaName` relative to the playlist (version 7: byte ranges of an
     /// `EXT-X-MAP` and I-frames only need at least 5; a VOD playlist that ends).
-    public func playlist(mediaName: String, images: [Image]) -> String {
-        let longest = images.map(\.duration).max() ?? 1000
+    public func playlist(mediaName: String) -> String {
+        let longest = durations.max() ?? 1000
         var lines = [
             "#EXTM3U", "#EXT-X-VERSION:7",
             "#EXT-X-TARGETDURATION:\(max(1, Int((Double(longest) / 1000).rounded(.up))))",
             "#EXT-X-MEDIA-SEQUENCE:0", "#EXT-X-PLAYLIST-TYPE:VOD", "#EXT-X-I-FRAMES-ONLY",
             "#EXT-X-MAP:URI=\"\(mediaName)\",BYTERANGE=\"\(initializationLength)@0\"",
         ]
-        for (image, range) in zip(images, fragments) {
-            lines.append(String(format: "#EXTINF:%.3f,", Double(image.duration) / 1000))
+        for (duration, range) in zip(durations, fragments) {
+            lines.append(String(format: "#EXTINF:%.3f,", Double(duration) / 1000))
             lines.append("#EXT-X-BYTERANGE:\(range.count)@\(range.lowerBound)")
             lines.append(mediaName)
         }
@@ -71,7 +128,7 @@ public struct ImageIFrameSequence: Sendable, Hashable {
     private static func initialization(width: Int, height: Int) -> Data {
         let w = UInt16(clamping: width)
         let h = UInt16(clamping: height)
-        var out = box("ftyp", fourCC("isom") + u32(512) + fourCC("isom") + fourCC("iso6") + fourCC("mp41"))
+        var out = box("ftyp", fourCC("iso6") + u32(0) + fourCC("iso6") + fourCC("isom") + fourCC("mp41"))
         let matrix = [0x0001_0000, 0, 0, 0, 0x0001_0000, 0, 0, 0, 0x4000_0000].flatMap { u32(UInt32($0)) }
         let mvhd = fullBox(
             "mvhd", version: 0, flags: 0,
@@ -87,11 +144,16 @@ public struct ImageIFrameSequence: Sendable, Hashable {
         let vmhd = fullBox("vmhd", version: 0, flags: 1, zeros(8))
         let dinf = box(
             "dinf", fullBox("dref", version: 0, flags: 0, u32(1) + fullBox("url ", version: 0, flags: 1, [])))
-        // VisualSampleEntry `mjpg`: 72 dpi, one frame per sample, 24-bit depth, no colour table.
+        // VisualSampleEntry `mjpg`: 72 dpi, one frame per sample, 24-bit depth, no colour table; then the colour
+        // (`colr` nclx: BT.709 primaries and transfer, the BT.601 matrix and the full range a JFIF JPEG has), the
+        // field handling (`fiel`: progressive) and the square pixels (`pasp` 1:1) that Apple's appendix lists.
+        let colr = box("colr", fourCC("nclx") + u16(1) + u16(1) + u16(6) + [0x80])
+        let fiel = box("fiel", [1, 0])
+        let pasp = box("pasp", u32(1) + u32(1))
         let mjpg = box(
             "mjpg",
             zeros(6) + u16(1) + zeros(16) + u16(w) + u16(h) + u32(0x0048_0000) + u32(0x0048_0000) + u32(0) + u16(1)
-                + zeros(32) + u16(0x0018) + u16(0xFFFF))
+                + zeros(32) + u16(0x0018) + u16(0xFFFF) + colr + fiel + pasp)
         let stbl = box(
             "stbl",
             fullBox("stsd", version: 0, flags: 0, u32(1) + mjpg) + fullBox("stts", version: 0, flags: 0, u32(0))
@@ -143,5 +205,33 @@ public struct ImageIFrameSequence: Sendable, Hashable {
     }
     private static func u64(_ value: UInt64) -> [UInt8] {
         (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * $0)) }
+    }
+}
+
+// MARK: Reading
+
+extension ImageIFrameSequence {
+    /// Whether `initialization` (an `EXT-X-MAP`'s bytes) describes an image sequence: its first track's first sample
+    /// entry is `mjpg`.
+    public static func describesImages(initialization: Data) -> Bool {
+        guard let stsd = try? ISOBoxes.find(["moov", "trak", "mdia", "minf", "stbl", "stsd"], in: initialization),
+            stsd.payload.count >= 16
+        else { return false }
+        // A full box: version and flags, the entry count, then the sample entries (boxes).
+        let entries = (stsd.payload.lowerBound + 8)..<stsd.payload.upperBound
+        return (try? ISOBoxes(initialization, in: entries))?.boxes.first?.type == "mjpg"
+    }
+
+    /// The JPEG of one fragment (a playlist entry's bytes: `moof` then `mdat`): the `mdat`'s payload.
+    public static func image(inFragment fragment: Data) throws(ISOBoxes.ParseError) -> Data {
+        let boxes = try ISOBoxes(fragment)
+        guard boxes.first("moof") != nil, let mdat = boxes.first("mdat") else {
+            throw ISOBoxes.ParseError(message: "an I-frame image fragment must hold a moof and an mdat")
+        }
+        let payload = fragment[mdat.payload]
+        guard payload.count >= 4, payload.first == 0xFF, payload[payload.startIndex + 1] == 0xD8 else {
+            throw ISOBoxes.ParseError(message: "the fragment's mdat does not hold a JPEG")
+        }
+        return Data(payload)
     }
 }

@@ -11,8 +11,8 @@ public import Foundation
 ///     imageStreams: [StreamAttachment.ImageStream(line: imageStreamInf)])
 /// ```
 public enum StreamAttachment {
-    /// One image playlist to add to an HLS master: its `EXT-X-IMAGE-STREAM-INF` line, with a `URI` relative to the
-    /// output directory.
+    /// One image playlist or I-frame image sequence to add to an HLS master: its `EXT-X-IMAGE-STREAM-INF` or
+    /// `EXT-X-I-FRAME-STREAM-INF` line, with a `URI` relative to the output directory.
     public struct ImageStream: Sendable, Hashable {
         /// The whole tag line.
         public var line: String

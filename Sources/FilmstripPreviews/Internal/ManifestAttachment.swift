@@ -29,6 +29,7 @@ enum ManifestAttachment {
             for name in [
                 options.trackName, "thumbnails.m3u8", "thumbnails.mpd", "thumbnails.json", "thumbnails.bif",
                 "storyboard.json", "storyboard." + options.imageFormat.fileExtension,
+                ImageIFrameSequence.playlistName, ImageIFrameSequence.mediaName,
             ] {
                 names.append(folder.appendingPathComponent(name).path)
             }
@@ -114,13 +115,20 @@ enum ManifestAttachment {
         do {
             switch presentation.streamingProtocol {
             case .hls:
-                let lines = widths.compactMap { width, folder in
+                let images = widths.compactMap { width, folder in
                     width.layout.map {
                         StreamAttachment.ImageStream(
                             line: PreviewTrackWriter.imageStreamInf(
                                 $0, uri: folder + "thumbnails.m3u8", sheetBytes: width.sheetBytes))
                     }
                 }
+                // The I-frame image sequences after the image playlists, one per width.
+                let iFrames = widths.compactMap { width, folder in
+                    width.iFrameImageStream.map {
+                        StreamAttachment.ImageStream(line: $0.line(uri: folder + ImageIFrameSequence.playlistName))
+                    }
+                }
+                let lines = images + iFrames
                 let rendition = timeline.renditions.first
                 let seconds = max(0.001, presentation.duration ?? timeline.end)
                 let wrapping = StreamAttachment.WrappedVariant(

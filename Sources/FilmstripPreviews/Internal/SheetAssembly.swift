@@ -33,6 +33,9 @@ final class SheetAssembly: Sendable {
     /// The BIF's images by thumbnail (with `.bif`).
     private let bif = Mutex<[Int: [UInt8]]>([:])
     private let collectsBIF: Bool
+    /// Each thumbnail as a JPEG of its own, at the tile size (with `.iframeImages`).
+    private let singles = Mutex<[Int: [UInt8]]>([:])
+    private let collectsSingles: Bool
     /// The storyboard's one sheet (with `.storyboard`).
     private let storyboard: StoryboardCanvas?
 
@@ -41,6 +44,7 @@ final class SheetAssembly: Sendable {
         self.directory = directory
         self.options = options
         collectsBIF = options.formats.contains(.bif)
+        collectsSingles = options.formats.contains(.iframeImages)
         storyboard = options.formats.contains(.storyboard) ? StoryboardCanvas(plan: plan, options: options) : nil
     }
 
@@ -102,6 +106,18 @@ final class SheetAssembly: Sendable {
             }
         }
         storyboard?.copy(k, from: origin, stride: stride)
+        if collectsSingles {
+            // The tile as the sheet holds it: the same pixels the sheet's tracks show.
+            let encoded: [UInt8]
+            do {
+                encoded = try JPEGCodec.encodeRGB(
+                    UnsafeRawPointer(origin), width: plan.tileWidth, height: plan.tileHeight, bytesPerRow: stride,
+                    quality: options.quality, subsampling: .s420)
+            } catch {
+                throw MediaError(.outputFailed, "cannot encode the image of thumbnail \(k + 1)", underlying: error)
+            }
+            singles.withLock { $0[k] = encoded }
+        }
         let complete = state.withLock { state -> Bool in
             sheet.remaining -= 1
             return sheet.remaining == 0
@@ -128,6 +144,13 @@ final class SheetAssembly: Sendable {
     func bifImages() -> [[UInt8]]? {
         guard collectsBIF else { return nil }
         let images = bif.withLock { $0 }
+        return (0..<plan.count).map { images[$0] ?? [] }
+    }
+
+    /// Each thumbnail's own JPEG in thumbnail order (with `.iframeImages`); `nil` otherwise.
+    func singleImages() -> [[UInt8]]? {
+        guard collectsSingles else { return nil }
+        let images = singles.withLock { $0 }
         return (0..<plan.count).map { images[$0] ?? [] }
     }
 

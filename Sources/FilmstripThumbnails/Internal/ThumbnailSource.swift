@@ -106,6 +106,17 @@ struct ThumbnailSource: Sendable {
         }
     }
 
+    /// The image in a sheet's fetched bytes: the bytes themselves, or for an I-frame image sequence the JPEG of the
+    /// fragment they hold.
+    func image(in bytes: Data) throws -> Data {
+        guard format == .iFrameImages else { return bytes }
+        do {
+            return try ImageIFrameSequence.image(inFragment: bytes)
+        } catch {
+            throw ThumbnailsError(.decode, "an I-frame image fragment: \(error)", underlying: error)
+        }
+    }
+
     /// The bytes of sheet `index` when they are inside the track's own resource.
     func embeddedBytes(ofSheet index: Int) -> Data? {
         guard let embedded, sheets[index] == embedded.url, let range = sheetRanges[index],

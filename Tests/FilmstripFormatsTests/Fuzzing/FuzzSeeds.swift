@@ -60,6 +60,13 @@ extension FuzzTarget {
                         images: [[0xFF, 0xD8, 0xFF, 0xD9], [0xFF, 0xD8, 0xFF, 0xD9]], starts: [0, 5000]))
             ]
         case .sidx: return [Self.segmentIndex(version: 0), Self.segmentIndex(version: 1)]
+        case .iFrameImages:
+            let jpeg = Data([0xFF, 0xD8, 0xFF, 0xD9])
+            let sequence = ImageIFrameSequence(
+                images: [.init(start: 0, duration: 2000, jpeg: jpeg), .init(start: 2000, duration: 2000, jpeg: jpeg)],
+                width: 32, height: 18)
+            return [sequence.file.prefix(sequence.initializationLength)]
+                + sequence.fragments.map { Data(sequence.file[$0]) }
         }
         return text.map { Data($0.utf8) }
     }

@@ -10,6 +10,7 @@ import Foundation
 /// invariant; a trap inside the parser is a crash the fuzzer keeps.
 enum FuzzTarget: String, CaseIterable, Sendable {
     case webvtt, fragment, grid, hls, mpd, bif, sidx, storyboard, cmcd, cmcdRoundTrip = "cmcd-roundtrip"
+    case iFrameImages = "iframe-images"
 
     static let trackURL = URL(string: "https://cdn.example.com/media/track.vtt")!
     static let manifestURL = URL(string: "https://cdn.example.com/media/main.m3u8")!
@@ -28,6 +29,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .storyboard: Self.track((try? StoryboardParser().parse(data, url: Self.trackURL)))
         case .cmcd: Self.cmcd(data)
         case .cmcdRoundTrip: Self.cmcdRoundTrip(data)
+        case .iFrameImages: Self.iFrameImages(data)
         }
     }
 
@@ -157,6 +159,25 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         guard let box = try? SegmentIndexBox.parse(data, offset: 1000) else { return nil }
         for entry in box.entries where entry.byteRange.isEmpty || entry.byteRange.lowerBound < 1000 {
             return "a subsegment at \(entry.byteRange)"
+        }
+        return nil
+    }
+
+    /// An I-frame image sequence's bytes (its init section, or one entry's fragment): every box lies inside the input
+    /// and after the one before; a JPEG taken from a fragment is inside it.
+    private static func iFrameImages(_ data: Data) -> String? {
+        _ = ImageIFrameSequence.describesImages(initialization: data)
+        if let boxes = try? ISOBoxes(data) {
+            var end = 0
+            for box in boxes.boxes {
+                guard box.range.lowerBound == end, box.payload.upperBound == box.range.upperBound,
+                    box.payload.lowerBound >= box.range.lowerBound + 8, box.range.upperBound <= data.count
+                else { return "the \(box.type) box at \(box.range) does not follow \(end) inside \(data.count)" }
+                end = box.range.upperBound
+            }
+        }
+        if let image = try? ImageIFrameSequence.image(inFragment: data), image.count > data.count {
+            return "a JPEG of \(image.count) bytes from \(data.count)"
         }
         return nil
     }
