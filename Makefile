@@ -64,7 +64,7 @@ test: deps lint
 	@# `filmstrip serve` and `filmstrip page` over raw HTTP and in headless Chromium.
 	FILMSTRIP_BIN="$(RELEASE_CLI)" python3 -m unittest discover -s Tests/Browser -v
 	@# `play --window` on a virtual screen and sound card (Xvfb, Openbox, a PulseAudio null sink): picture, keys,
-	@# resizing, HDR and the seek bar's scrub previews.
+	@# resizing, HDR and the seek bar's scrub previews; Extras/mpv/filmstrip.lua in mpv.
 	FILMSTRIP_BIN="$(RELEASE_CLI)" python3 -m unittest discover -s Tests/Window -v
 	@# The tracks Filmstrip writes, read by real Shaka Player and dash.js builds in headless Chromium.
 	FILMSTRIP_BIN="$(RELEASE_CLI)" python3 -m unittest discover -s Tests/Interop -v

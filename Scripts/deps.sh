@@ -43,6 +43,8 @@ Linux)
     command -v xwininfo >/dev/null 2>&1 || missing+=(x11-utils)
     command -v pulseaudio >/dev/null 2>&1 || missing+=(pulseaudio)
     command -v pactl >/dev/null 2>&1 || missing+=(pulseaudio-utils)
+    # mpv runs Extras/mpv/filmstrip.lua (scrub previews over its seek bar) in the window tests.
+    command -v mpv >/dev/null 2>&1 || missing+=(mpv)
     # wrk loads the server in the benchmarks.
     if [ "${1:-}" = "--bench" ] && ! command -v wrk >/dev/null 2>&1; then missing+=(wrk); fi
     # ffmpegthumbnailer is the reference for one frame of a local file.

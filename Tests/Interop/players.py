@@ -11,6 +11,7 @@ import re
 import shutil
 import socketserver
 import threading
+import time
 import urllib.parse
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -41,11 +42,13 @@ def version_of(path, pattern):
 
 class Site:
     """A threaded static server on 127.0.0.1: `root` at `/`, the player bundles at `/players/`, and `/page/NAME` an
-    empty page with one `<video>` and bundle NAME loaded. Every request path is logged."""
+    empty page with one `<video>` and bundle NAME loaded. Every request path is logged, and the bytes of each body
+    sent (`sent`: path, range header, bytes). `delay` seconds are added before each answer (a link's round trip)."""
 
-    def __init__(self, root):
+    def __init__(self, root, delay=0.0):
         self.root = root
         self.log = []
+        self.sent = []
         site = self
 
         class Handler(http.server.SimpleHTTPRequestHandler):
@@ -57,6 +60,8 @@ class Site:
 
             def do_GET(self):
                 site.log.append(self.path)
+                if delay:
+                    time.sleep(delay)
                 if self.path.startswith("/page/"):
                     name = os.path.basename(self.path)
                     body = ("<!doctype html><meta charset=utf-8><title>interop</title>"
@@ -85,8 +90,12 @@ class Site:
                     self.send_header("Content-Length", str(last - first + 1))
                     self.end_headers()
                     self.wfile.write(data[first:last + 1])
+                    site.sent.append((self.path, self.headers.get("Range"), last - first + 1))
                     return
                 super().do_GET()
+                path = self.translate_path(self.path)
+                if os.path.isfile(path):
+                    site.sent.append((self.path, None, os.path.getsize(path)))
 
             def end_headers(self):
                 self.send_header("Cache-Control", "no-store")

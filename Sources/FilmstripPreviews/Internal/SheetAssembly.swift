@@ -30,12 +30,10 @@ final class SheetAssembly: Sendable {
     private let directory: URL
     private let options: PreviewTrackConfiguration
     private let state = Mutex<(sheets: [Int: Sheet], written: [Int: URL])>(([:], [:]))
-    /// The BIF's images by thumbnail (with `.bif`).
-    private let bif = Mutex<[Int: [UInt8]]>([:])
-    private let collectsBIF: Bool
+    /// The BIF's images (with `.bif`).
+    private let bif: EncodedImages?
     /// Each thumbnail as a JPEG of its own, at the tile size (with `.iframeImages`).
-    private let singles = Mutex<[Int: [UInt8]]>([:])
-    private let collectsSingles: Bool
+    private let singles: EncodedImages?
     /// The storyboard's one sheet (with `.storyboard`).
     private let storyboard: StoryboardCanvas?
 
@@ -43,8 +41,8 @@ final class SheetAssembly: Sendable {
         self.plan = plan
         self.directory = directory
         self.options = options
-        collectsBIF = options.formats.contains(.bif)
-        collectsSingles = options.formats.contains(.iframeImages)
+        bif = options.formats.contains(.bif) ? EncodedImages() : nil
+        singles = options.formats.contains(.iframeImages) ? EncodedImages() : nil
         storyboard = options.formats.contains(.storyboard) ? StoryboardCanvas(plan: plan, options: options) : nil
     }
 
@@ -55,7 +53,7 @@ final class SheetAssembly: Sendable {
     }
 
     /// Whether workers need a second converter (for the BIF's larger images).
-    var needsSecondConverter: Bool { collectsBIF }
+    var needsSecondConverter: Bool { bif != nil }
 
     /// Writes thumbnail `k` into its sheet (encoding the sheet once it is full), and into the BIF and the storyboard
     /// when they are asked for. `bifConverter` scales the BIF's image from the frame (a converter of its own, so
@@ -64,7 +62,7 @@ final class SheetAssembly: Sendable {
         _ k: Int, with frame: OwnedFrame, converter: FrameConverter, quarterTurns: Int,
         bifConverter: FrameConverter? = nil
     ) throws(MediaError) {
-        if collectsBIF {
+        if let bif {
             let (w, h) = bifSize
             let (sw, sh) = FrameGeometry.turned(w, h, by: quarterTurns)
             let image = try (bifConverter ?? converter).image(
@@ -75,7 +73,7 @@ final class SheetAssembly: Sendable {
             } catch {
                 throw MediaError(.outputFailed, "cannot encode a BIF image", underlying: error)
             }
-            bif.withLock { $0[k] = encoded }
+            bif.insert(encoded, at: k)
         }
         let s = k / plan.perSheet
         let cell = k % plan.perSheet
@@ -106,7 +104,7 @@ final class SheetAssembly: Sendable {
             }
         }
         storyboard?.copy(k, from: origin, stride: stride)
-        if collectsSingles {
+        if let singles {
             // The tile as the sheet holds it: the same pixels the sheet's tracks show.
             let encoded: [UInt8]
             do {
@@ -116,7 +114,7 @@ final class SheetAssembly: Sendable {
             } catch {
                 throw MediaError(.outputFailed, "cannot encode the image of thumbnail \(k + 1)", underlying: error)
             }
-            singles.withLock { $0[k] = encoded }
+            singles.insert(encoded, at: k)
         }
         let complete = state.withLock { state -> Bool in
             sheet.remaining -= 1
@@ -141,18 +139,10 @@ final class SheetAssembly: Sendable {
     }
 
     /// The BIF's images in thumbnail order (with `.bif`); `nil` otherwise.
-    func bifImages() -> [[UInt8]]? {
-        guard collectsBIF else { return nil }
-        let images = bif.withLock { $0 }
-        return (0..<plan.count).map { images[$0] ?? [] }
-    }
+    func bifImages() -> [[UInt8]]? { bif?.ordered(count: plan.count) }
 
     /// Each thumbnail's own JPEG in thumbnail order (with `.iframeImages`); `nil` otherwise.
-    func singleImages() -> [[UInt8]]? {
-        guard collectsSingles else { return nil }
-        let images = singles.withLock { $0 }
-        return (0..<plan.count).map { images[$0] ?? [] }
-    }
+    func singleImages() -> [[UInt8]]? { singles?.ordered(count: plan.count) }
 
     /// Encodes and writes the storyboard's sheet (with `.storyboard`); returns it and its JSON.
     func finishStoryboard(directory: URL) throws(MediaError) -> (image: URL, json: String)? {
@@ -166,5 +156,18 @@ final class SheetAssembly: Sendable {
             throw MediaError(.outputFailed, "only \(written.count) of \(plan.sheetCount) sheets were completed")
         }
         return (0..<plan.sheetCount).map { written[$0]! }
+    }
+}
+
+/// Encoded images by thumbnail number, filled by the workers in any order.
+private final class EncodedImages: Sendable {
+    private let images = Mutex<[Int: [UInt8]]>([:])
+
+    func insert(_ bytes: [UInt8], at k: Int) { images.withLock { $0[k] = bytes } }
+
+    /// The images in thumbnail order; a thumbnail never written is empty.
+    func ordered(count: Int) -> [[UInt8]] {
+        let images = images.withLock { $0 }
+        return (0..<count).map { images[$0] ?? [] }
     }
 }
