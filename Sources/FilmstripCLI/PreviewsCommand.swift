@@ -37,6 +37,13 @@ struct PreviewsCommand: AsyncParsableCommand {
         })
     var maxSize: PixelSize?
 
+    @Option(
+        help: ArgumentHelp(
+            "Keyframes the .frames engine decodes ahead of each preview, in the direction the pointer moves (default 0: "
+                + "each preview reads only its own keyframe's bytes).",
+            valueName: "N"))
+    var prefetch = 0
+
     @OptionGroup var cache: CacheOptions
 
     @OptionGroup var network: NetworkOptions
@@ -63,6 +70,7 @@ struct PreviewsCommand: AsyncParsableCommand {
         tracks.loading = network.applied(to: tracks.loading)
         var frames = FrameThumbnailsConfiguration()
         if let maxSize { frames.maximumSize = maxSize }
+        frames.prefetchCount = max(0, prefetch)
         frames.loading = network.applied(to: frames.loading)
         let server = PreviewServer(tracks: tracks, frames: frames)
         let inbox = PreviewInbox()

@@ -13,11 +13,16 @@ public struct ByteRangeRequest: Sendable, Hashable {
     public var url: URL
     /// The bytes wanted, `start..<end`; `nil` for the whole resource.
     public var range: Range<Int64>?
+    /// Whether the answer may stop before `range` does, where the resource ends: a read of "at most these bytes"
+    /// of a resource whose size is not known. Off by default: a range is then a promise (an `EXT-X-BYTERANGE`, an
+    /// index), and a short body is a truncated one.
+    public var mayEndEarly: Bool
 
-    /// A request for `range` of `url` (all of it when `nil`).
-    public init(url: URL, range: Range<Int64>? = nil) {
+    /// A request for `range` of `url` (all of it when `nil`); with `mayEndEarly`, the range may run past the end.
+    public init(url: URL, range: Range<Int64>? = nil, mayEndEarly: Bool = false) {
         self.url = url
         self.range = range
+        self.mayEndEarly = mayEndEarly
     }
 
     /// The `Range` header's value (`bytes=a-b`, inclusive), `nil` for the whole resource or an empty range.
@@ -42,12 +47,16 @@ public struct ByteRangeRequest: Sendable, Hashable {
     }
 
     /// Exactly the bytes asked for: a `206` must hold the whole range at its start; a `200` (a server that ignored
-    /// `Range`) is cut to it.
+    /// `Range`) is cut to it. With ``mayEndEarly``, a body that stops where the resource ends (a `206` whose
+    /// `Content-Range` total says so, a `200` shorter than the range) is the part of the range that exists.
     public func body(of response: LoadResponse) throws(LoadingError) -> Data {
         guard let range else { return response.data }
-        let (offset, _) = placement(of: response)
+        let (offset, total) = placement(of: response)
         if response.statusCode == 206 {
-            guard offset == range.lowerBound, response.data.count == range.count else {
+            let reachesEnd = mayEndEarly && total.map { $0 >= offset && $0 - offset == response.data.count } == true
+            guard offset == range.lowerBound, response.data.count == range.count || reachesEnd,
+                response.data.count <= range.count
+            else {
                 throw LoadingError(
                     .truncated(expected: range.count, received: response.data.count), url: url,
                     "the byte range \(range.lowerBound)..<\(range.upperBound) came back with \(response.data.count) "
@@ -55,13 +64,16 @@ public struct ByteRangeRequest: Sendable, Hashable {
             }
             return response.data
         }
+        let base = response.data.startIndex
+        if mayEndEarly, response.data.count < range.upperBound, response.data.count > range.lowerBound {
+            return response.data.subdata(in: (base + Int(range.lowerBound))..<response.data.endIndex)
+        }
         guard response.data.count >= range.upperBound else {
             throw LoadingError(
                 .invalidContent, url: url,
                 "the byte range \(range.lowerBound)..<\(range.upperBound) is past the end of the "
                     + "\(response.data.count)-byte resource")
         }
-        let base = response.data.startIndex
         return response.data.subdata(in: (base + Int(range.lowerBound))..<(base + Int(range.upperBound)))
     }
 

@@ -243,12 +243,17 @@ public final class FrameThumbnails: Sendable {
             let count = configuration.prefetchCount
             background.start(priority: .utility, detached: true) { [self] in
                 var current = keyframe
-                for _ in 0..<count {
+                var found = 0
+                // A segment read in part answers the same keyframe again, seen further: that step does not count
+                // (bounded, so a long GOP read in parts cannot keep the chain going).
+                var repeats = 0
+                while found < count, repeats < 16 {
                     guard isLatest(ticket), let end = current.end else { return }
                     let next = forward ? end : current.time - 0.001
                     guard next >= 0 else { return }
                     if source == .fileIndex, let cached = cachedKeyframe(at: next) {
                         current = cached
+                        found += 1
                         continue
                     }
                     guard
@@ -256,6 +261,11 @@ public final class FrameThumbnails: Sendable {
                             next, source: source, stream: stream, extractor: extractor, keyframes: files,
                             duration: duration)
                     else { return }
+                    if abs(fetched.time - current.time) < MediaTime.tolerance, forward {
+                        repeats += 1
+                    } else {
+                        found += 1
+                    }
                     current = fetched
                 }
             }
@@ -304,22 +314,36 @@ public final class FrameThumbnails: Sendable {
         // Segments: the keyframe at or before t.
         let found = try await KeyframeLocator.keyframe(atOrBefore: t, inSegment: index) { k in
             try superseded()
-            let opened = try await stream.open(k, of: timeline, cancellation: CancellationFlag())
+            // The segment that holds t is read up to t (its head); an earlier one, whose last keyframe answers, whole.
+            let opened =
+                k == index
+                ? try await stream.open(k, of: timeline, through: t, cancellation: CancellationFlag())
+                : try await stream.open(k, of: timeline, cancellation: CancellationFlag())
             let segment = timeline.segments[k]
-            // A segment starts with a keyframe, so its keyframes answer for its whole span.
+            // A segment starts with a keyframe, so its keyframes answer for the span read.
             if opened.firstKeyPacket.map({ opened.time(of: $0) <= segment.start + 0.05 }) ?? false {
-                learn(opened, span: segment.start...segment.end)
+                learn(opened, span: segment.start...max(segment.start, opened.readEnd))
             }
             return opened
         }
         guard let (owner, opened, packet) = found else { return nil }
         let time = opened.time(of: packet)
         let key = Int64((time * 1000).rounded())
-        if let cached = cache.value(for: key) { return cached }
         let nextKey = opened.packets.filter(\.isKey).map { opened.time(of: $0) }.first {
             $0 > time + MediaTime.tolerance
         }
-        let end = nextKey ?? (owner + 1 < timeline.segments.count ? timeline.segments[owner + 1].start : nil)
+        // In a segment read only in part, the keyframe shows at least as far as what was read.
+        let following = owner + 1 < timeline.segments.count ? timeline.segments[owner + 1].start : nil
+        let end = nextKey ?? (opened.isComplete ? following : opened.readEnd)
+        if var cached = cache.value(for: key) {
+            // A later read of the same segment may show the keyframe longer.
+            if let known = cached.end, let end, end > known + MediaTime.tolerance {
+                cached.end = end
+                cached.thumbnail.timeStampEnd = end
+                cache.insert(cached, for: key, cost: cached.image.byteCount)
+            }
+            return cached
+        }
         try superseded()
         return try await decode(opened, packet, time: time, end: end ?? timeline.end, isLast: end == nil)
     }

@@ -239,6 +239,35 @@ public final class StreamingClient: Sendable {
         }
     }
 
+    /// Part of the media bytes of `segment`: `part` counted from the segment's first byte, cut where the segment
+    /// (its byte range, or its resource when it has none) ends; `reachesEnd` says whether it does. One `Range`
+    /// request. An encrypted segment cannot be read in parts (`.unsupported`).
+    public func media(
+        _ segment: SegmentReference, part: Range<Int64>, of rendition: Presentation.Rendition? = nil
+    ) async throws -> (data: Data, reachesEnd: Bool) {
+        guard segment.key == nil else {
+            throw StreamingError(.unsupported, "an encrypted segment is read whole", url: segment.url)
+        }
+        let base = segment.byteRange?.lowerBound ?? 0
+        let (start, startOverflow) = base.addingReportingOverflow(part.lowerBound)
+        let (end, endOverflow) = base.addingReportingOverflow(part.upperBound)
+        guard !startOverflow, !endOverflow else {
+            throw StreamingError(.invalidContent, "the part \(part) of the segment is out of range", url: segment.url)
+        }
+        var wanted = start..<end
+        if let whole = segment.byteRange {
+            wanted = wanted.clamped(to: whole)
+            guard !wanted.isEmpty else { return (Data(), true) }
+        }
+        let request = StreamingRequest(
+            object: .media, url: segment.url, byteRange: wanted, segment: segment, rendition: rendition)
+        let data = try await fetcher.fetch(
+            request, limit: limits.maximumSegmentBytes, mayEndEarly: segment.byteRange == nil)
+        let stop = segment.byteRange?.upperBound ?? fetcher.knownSize(of: segment.url)
+        let reached = wanted.lowerBound + Int64(data.count)
+        return (data, data.count < wanted.count || stop.map { reached >= $0 } == true)
+    }
+
     private func fetchKey(
         _ keyURL: URL, for segment: SegmentReference, rendition: Presentation.Rendition?, timeout: Double?
     ) async throws -> Data {

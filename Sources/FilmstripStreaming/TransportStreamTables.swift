@@ -57,6 +57,37 @@ public enum TransportStreamTables {
 
     // MARK: Packets
 
+    /// How many bytes into `data` the first video PES starts whose presentation time is more than `seconds` after the first
+    /// video PES's (the PID of the first PES with a video stream id, 0xE0 to 0xEF, and a PTS; 33-bit wrap taken
+    /// into account); `nil` when `data` has none. Every frame before that offset is whole: the bytes a keyframe at
+    /// or before a time needs when the offset is past that time by more than the reordering delay.
+    public static func videoStart(after seconds: Double, in data: Data) -> Int? {
+        var video: (pid: Int, first: Int64)?
+        for packet in packets(of: data) where packet.startsUnit {
+            if let video, packet.pid != video.pid { continue }
+            guard let pts = videoPTS(data, packet) else { continue }
+            guard let found = video else {
+                video = (packet.pid, pts)
+                continue
+            }
+            let delta = (pts - found.first) & 0x1_FFFF_FFFF
+            // A PTS behind the first (a reordered frame) wraps to near 2^33: not "after".
+            if delta < 0x1_0000_0000, Double(delta) / 90_000 > seconds {
+                return packet.range.lowerBound - data.startIndex
+            }
+        }
+        return nil
+    }
+
+    /// The PTS of the video PES `packet` starts (stream id 0xE0 to 0xEF, with a PTS), in 90 kHz units.
+    private static func videoPTS(_ data: Data, _ packet: Packet) -> Int64? {
+        guard isPES(data, packet), let at = packet.payload, at + 14 <= packet.range.upperBound,
+            (0xE0...0xEF).contains(data[at + 3]), data[at + 7] & 0x80 != 0
+        else { return nil }
+        let b = (0..<5).map { Int64(data[at + 9 + $0]) }
+        return (b[0] >> 1 & 0x7) << 30 | b[1] << 22 | (b[2] >> 1) << 15 | b[3] << 7 | b[4] >> 1
+    }
+
     private struct Packet {
         var range: Range<Int>
         var pid: Int

@@ -156,15 +156,24 @@ public enum MediaFixtures {
     }
 
     /// The counter video as an HLS VOD rendition of 2 s MPEG-TS segments: `hls/index.m3u8`, `hls/segment-N.ts`.
-    public static func hls() throws -> URL {
-        let counter = try counter()
-        let directory = try root().appendingPathComponent("hls", isDirectory: true)
+    public static func hls() throws -> URL { try hlsRendition(of: try counter(), in: "hls", segmentSeconds: 2) }
+
+    /// The 60 s 640x360 pattern (600 kbit/s, a keyframe every 2 s) as an HLS VOD media playlist of 6 s MPEG-TS
+    /// segments (about 450 KB each, three keyframes in each) with no I-frame playlist: `large-hls/index.m3u8`,
+    /// `large-hls/segment-N.ts`.
+    public static func largeHLS() throws -> URL {
+        try hlsRendition(of: try large(), in: "large-hls", segmentSeconds: 6)
+    }
+
+    /// `video` copied into an HLS VOD media playlist of MPEG-TS segments in the fixture folder `folder`.
+    private static func hlsRendition(of video: URL, in folder: String, segmentSeconds: Int) throws -> URL {
+        let directory = try root().appendingPathComponent(folder, isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return try make(
-            "hls/index.m3u8",
+            folder + "/index.m3u8",
             [
-                "-i", counter.path, "-c", "copy", "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod",
-                "-hls_segment_filename", directory.appendingPathComponent("segment-%d.ts").path,
+                "-i", video.path, "-c", "copy", "-f", "hls", "-hls_time", "\(segmentSeconds)", "-hls_playlist_type",
+                "vod", "-hls_segment_filename", directory.appendingPathComponent("segment-%d.ts").path,
             ])
     }
 
@@ -173,7 +182,7 @@ public enum MediaFixtures {
         let makers: [@Sendable () throws -> URL] = [
             counter, shortCounter, tinyCounter, opening, counterIndexAtEnd, rotated, variableFrameRate, pattern,
             audioOnly, hls,
-            large, { try hdrPattern(transfer: "smpte2084") },
+            large, largeHLS, { try hdrPattern(transfer: "smpte2084") },
             { try StreamFixtures.makeLadder()[0].playlist }, { try StreamFixtures.makeLiveSegments()[0] },
             StreamFixtures.makeEncrypted, { try StreamLayouts.file(.b) },
             AudioFixtures.flashesAndBeeps, { try AudioFixtures.muxedHLS(fmp4: true) },

@@ -48,6 +48,28 @@ struct ByteRangeTests {
         #expect(throws: LoadingError.self) { try request.body(of: tooShort) }
     }
 
+    @Test("mayEndEarly: a body that stops where the resource ends is the part that exists; a cut one is not")
+    func mayEndEarly() throws {
+        let request = ByteRangeRequest(url: Self.url, range: 90..<120, mayEndEarly: true)
+        let tail = Data(repeating: 3, count: 10)
+        let atEnd = LoadResponse(data: tail, statusCode: 206, headers: ["content-range": "bytes 90-99/100"])
+        #expect(try request.body(of: atEnd) == tail)
+        #expect(throws: LoadingError.self) { try ByteRangeRequest(url: Self.url, range: 90..<120).body(of: atEnd) }
+        // Short, but the resource goes on (a cut body), or no total: truncated.
+        for header in ["bytes 90-99/500", "bytes 90-99/*"] {
+            let cut = LoadResponse(data: tail, statusCode: 206, headers: ["content-range": header])
+            #expect(throws: LoadingError.self, "\(header)") { try request.body(of: cut) }
+        }
+        let longer = LoadResponse(
+            data: Data(count: 40), statusCode: 206, headers: ["content-range": "bytes 90-129/130"])
+        #expect(throws: LoadingError.self) { try request.body(of: longer) }
+        // A 200 (Range ignored) shorter than the range: from the range's start to the end.
+        let whole = LoadResponse(data: Data((0..<100).map { UInt8($0) }), statusCode: 200)
+        #expect(try request.body(of: whole) == Data((90..<100).map { UInt8($0) }))
+        let before = LoadResponse(data: Data(count: 50), statusCode: 200)
+        #expect(throws: LoadingError.self) { try request.body(of: before) }
+    }
+
     @Test("ranged loads are retried after transient failures, a short 206 among them, never after a 404")
     func retries() async throws {
         let server = try LoopbackServer()

@@ -136,6 +136,43 @@ struct FrameThumbnailsTests {
         }
     }
 
+    @Test("TS segments without an I-frame playlist: each read up to the time asked, in ranges, never twice")
+    func segmentHeads() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let playlist = try MediaFixtures.largeHLS()
+        try StreamLayouts.serveDirectory(playlist.deletingLastPathComponent(), on: server, prefix: "/hls")
+        let frames = Self.frames()
+        try await frames.load(url: server.url("/hls/" + playlist.lastPathComponent))
+        #expect(frames.source == .segments)
+        // Segment 2 holds 12 to 18 s, keyframes at 12, 14 and 16.
+        let path = "/hls/segment-2.ts"
+        let size = try #require(
+            try FileManager.default.attributesOfItem(
+                atPath: playlist.deletingLastPathComponent().appendingPathComponent("segment-2.ts").path)[.size] as? Int
+        )
+        let reference = try MediaFixtures.large()
+        var read = 0
+        for (t, key) in [(12.4, 12.0), (15.1, 14.0), (17.9, 16.0)] {
+            let thumbnail = try #require(try await frames.thumbnail(at: t))
+            #expect(abs(thumbnail.timeStampStart - key) < 0.01, "t=\(t): \(thumbnail.timeStampStart)")
+            #expect(thumbnail.timeStampEnd > t, "the keyframe shows at least as far as t")
+            let image = try ImageCodec.decode(thumbnail.imageData).0
+            #expect(try ReferenceFrames.psnr(of: image, against: reference, at: key) >= 30, "t=\(t)")
+            let requests = server.requests.filter { $0.path == path }
+            #expect(requests.allSatisfy { $0.headers["range"] != nil }, "\(requests.map(\.target))")
+            let sent = server.bytesSent(path)
+            #expect(sent > read, "t=\(t) reads on from where the last read stopped")
+            read = sent
+            if t == 12.4 {
+                // 0.4 s of a 6 s segment asked: well under half of it read.
+                #expect(sent < size / 2, "\(sent) of \(size) bytes for 12.4 s")
+            }
+        }
+        // Every byte of the segment at most once.
+        #expect(read <= size, "\(read) bytes sent of a \(size)-byte segment")
+    }
+
     @Test("a progressive MP4 with its index at the end: the index and the keyframe's bytes, under 5 % of the file")
     func fileIndex() async throws {
         let server = try LoopbackServer()

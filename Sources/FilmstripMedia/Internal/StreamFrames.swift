@@ -21,6 +21,8 @@ package final class StreamFrames: Sendable {
         var refreshAfter: Double?
     }
     private let decoded = Mutex(0)
+    /// The media bytes read of the last segments opened in parts, newest first, and whether each is whole.
+    private let heads = Mutex<[(key: String, data: Data, whole: Bool)]>([])
 
     /// The kind of track to read (video, or an HLS I-frame playlist).
     let kind: Presentation.TrackKind
@@ -116,6 +118,72 @@ package final class StreamFrames: Sendable {
             Handoff(try StreamSegment(reference: reference, bytes: data, cancellation: cancellation))
         }.value
     }
+
+    /// Opens segment `index` of `timeline` with only the bytes a keyframe at or before `t` needs. A remote MPEG-TS
+    /// segment is read in parts (one `Range` request each, the first sized from the rendition's bandwidth) until a
+    /// video PES starts more than ``reorderMargin`` after `t`: every frame at or before `t`, and so the keyframe that
+    /// answers it, is then whole. Anything else (local, encrypted, fragmented MP4) is read whole, as is a segment
+    /// whose parts reach its end. The bytes read of the last two segments are kept, so a later time in the same
+    /// segment (the prefetched next keyframe) reads only what follows.
+    package func open(
+        _ index: Int, of timeline: MediaTimeline, through t: Double, cancellation: CancellationFlag
+    ) async throws -> StreamSegment {
+        guard timeline.segments.indices.contains(index), timeline.segments[index].key == nil,
+            !timeline.segments[index].url.isFileURL
+        else { return try await open(index, of: timeline, cancellation: cancellation) }
+        let reference = timeline.segments[index]
+        let key = "\(reference.url.absoluteString)#\(reference.byteRange.map { "\($0)" } ?? "")"
+        var (media, whole) =
+            heads.withLock { $0.first { $0.key == key }.map { ($0.data, $0.whole) } } ?? (Data(), false)
+        let needed = max(0, t - reference.start) + Self.reorderMargin
+        var cut: Int?
+        do {
+            async let initialization = client.initialization(for: reference)
+            let bytesPerSecond = Double(timeline.renditions.first?.bandwidth ?? 0) / 8
+            var want = Int64(media.count) + Int64(bytesPerSecond > 0 ? bytesPerSecond * needed * 1.25 : 0) + 65_536
+            while !whole {
+                if !media.isEmpty {
+                    guard TransportStreamTables.isTransportStream(media) else {
+                        // Not MPEG-TS: the rest in one request.
+                        want = Int64(client.limits.maximumSegmentBytes)
+                        let (rest, _) = try await client.media(reference, part: Int64(media.count)..<want)
+                        media += rest
+                        whole = true
+                        break
+                    }
+                    cut = TransportStreamTables.videoStart(after: needed, in: media)
+                    if cut != nil { break }
+                }
+                let (part, reachesEnd) = try await client.media(reference, part: Int64(media.count)..<want)
+                media += part
+                whole = reachesEnd
+                want = Int64(media.count) * 2
+            }
+            if whole { cut = nil }
+            var head = try await initialization
+            let kept = (key: key, data: media, whole: whole)
+            heads.withLock { heads in
+                heads.removeAll { $0.key == key }
+                heads.insert(kept, at: 0)
+                if heads.count > 2 { heads.removeLast() }
+            }
+            let read = cut.map { media.prefix($0) } ?? media
+            if head.isEmpty { head = try await client.programTables(for: reference, media: read) }
+            let bytes = head.isEmpty ? read : head + read
+            return try await runBlocking { [whole] in
+                Handoff(
+                    try StreamSegment(
+                        reference: reference, bytes: bytes, cancellation: cancellation, isComplete: whole))
+            }.value
+        } catch let error as MediaError {
+            throw error
+        } catch {
+            throw Self.mediaError(error, url: url)
+        }
+    }
+
+    /// How far past a time a segment's head is read: frames reordered for B-frames (a few frames) come within it.
+    static let reorderMargin = 0.5
 
     /// Checks that `t` is a time of the timeline.
     func check(_ t: Double, in timeline: MediaTimeline) throws(MediaError) -> Int {

@@ -15,9 +15,17 @@ package final class StreamSegment: @unchecked Sendable {
     package let packets: [OwnedPacket]
     /// Presentation time = input time + shift.
     let shift: Double
+    /// Whether every media byte of the segment was read; `false` for its head, read up to the start of a video
+    /// PES.
+    package let isComplete: Bool
+    /// Up to when the bytes read hold every frame: the segment's end when complete, else its last frame read.
+    package let readEnd: Double
 
-    package init(reference: SegmentReference, bytes: Data, cancellation: CancellationFlag) throws(MediaError) {
+    package init(
+        reference: SegmentReference, bytes: Data, cancellation: CancellationFlag, isComplete: Bool = true
+    ) throws(MediaError) {
         self.reference = reference
+        self.isComplete = isComplete
         input = try MediaInput(.memory(bytes, label: reference.url), cancellation: cancellation)
         packets = try input.remainingVideoPackets()
         guard let earliest = packets.map(\.time).min() else {
@@ -26,6 +34,7 @@ package final class StreamSegment: @unchecked Sendable {
         var placement = TimelinePlacement(
             timing: reference.timing, start: reference.start, origin: input.startSeconds)
         shift = placement.place(earliest: earliest)
+        readEnd = isComplete ? reference.end : (packets.map(\.time).max() ?? earliest) + shift
     }
 
     package func time(of packet: OwnedPacket) -> Double { packet.time + shift }

@@ -40,8 +40,11 @@ final class ByteFetcher: Sendable {
     }
 
     /// The bytes a request asks for, at most `limit` bytes; `timeout` (seconds) bounds both the first byte and the
-    /// whole body of this request on its own.
-    func fetch(_ original: StreamingRequest, limit: Int, timeout: Double? = nil) async throws -> Data {
+    /// whole body of this request on its own. With `mayEndEarly`, the range may run past the resource's end (see
+    /// ``ByteRangeRequest/mayEndEarly``).
+    func fetch(
+        _ original: StreamingRequest, limit: Int, timeout: Double? = nil, mayEndEarly: Bool = false
+    ) async throws -> Data {
         let url = original.url
         let range = original.byteRange
         let what = original.noun
@@ -51,7 +54,7 @@ final class ByteFetcher: Sendable {
                 throw StreamingError(
                     .refused, "a remote presentation may not refer to the local file '\(url.path)'", url: url)
             }
-            return try readFile(url, range: range, limit: limit, what: what)
+            return try readFile(url, range: range, limit: limit, what: what, mayEndEarly: mayEndEarly)
         }
         guard scheme == "http" || scheme == "https" else {
             throw StreamingError(.refused, "unsupported URL scheme '\(scheme)' for the \(what)", url: url)
@@ -67,7 +70,8 @@ final class ByteFetcher: Sendable {
         }
         do {
             try Task.checkCancellation()
-            let response = try await transport.load(ByteRangeRequest(url: url, range: range), configuration: request) {
+            let wanted = ByteRangeRequest(url: url, range: range, mayEndEarly: mayEndEarly)
+            let response = try await transport.load(wanted, configuration: request) {
                 [self] attempt in
                 counters.withLock { $0.requests += 1 }
                 // Each attempt is decorated afresh (CMCD's values as they are now, a URL signed again).
@@ -119,7 +123,9 @@ final class ByteFetcher: Sendable {
         }
     }
 
-    private func readFile(_ url: URL, range: Range<Int64>?, limit: Int, what: String) throws(StreamingError) -> Data {
+    private func readFile(
+        _ url: URL, range: Range<Int64>?, limit: Int, what: String, mayEndEarly: Bool
+    ) throws(StreamingError) -> Data {
         if let problem = LocalFile.problem(url) {
             throw StreamingError(.network, "cannot open the \(what): \(problem) '\(url.path)'", url: url)
         }
@@ -129,7 +135,8 @@ final class ByteFetcher: Sendable {
         defer { try? handle.close() }
         do {
             let size = Int64(try handle.seekToEnd())
-            let wanted = range ?? 0..<size
+            var wanted = range ?? 0..<size
+            if mayEndEarly, wanted.lowerBound < size { wanted = wanted.clamped(to: 0..<size) }
             guard wanted.upperBound <= size else {
                 throw StreamingError(
                     .network,
