@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make bench`: the thumbnails-engine benchmarks, then the media benchmarks against the ffmpeg CLI (whose 10-minute
 # inputs are made once and kept in bench-output/media), then `filmstrip serve` under wrk, the catalog, and the
-# window's A/V offset and smoothness through a capture rig (against ffplay). The report is kept in
+# window's A/V offset and smoothness through a capture rig (against ffplay), and mpv's scrub previews (against a
+# second mpv seeking by keyframe). The report is kept in
 # bench-output/report.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,4 +18,6 @@ bin="$(swift build -c release --show-bin-path)"
     Benchmarks/catalog.sh "$bin"
     echo
     python3 Benchmarks/window_sync.py "$bin/filmstrip" bench-output/window
+    echo
+    python3 Benchmarks/scrub_previews.py "$bin/filmstrip" bench-output/scrub
 } | tee bench-output/report.txt

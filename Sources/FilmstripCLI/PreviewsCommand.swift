@@ -44,6 +44,21 @@ struct PreviewsCommand: AsyncParsableCommand {
             valueName: "N"))
     var prefetch = 0
 
+    @Option(
+        name: .customLong("segment-keyframe"),
+        help: ArgumentHelp(
+            "For a stream without I-frame playlists: first (the segment's first keyframe, the default: only its bytes "
+                + "are read, as a player seeking by keyframes shows it) or at-or-before (the keyframe at or before the "
+                + "time: the segment is read up to it).",
+            valueName: "first|at-or-before"),
+        transform: { text in
+            guard let choice = SegmentKeyframe(rawValue: text) else {
+                throw ValidationError("--segment-keyframe must be first or at-or-before")
+            }
+            return choice
+        })
+    var segmentKeyframe = SegmentKeyframe.first
+
     @OptionGroup var cache: CacheOptions
 
     @OptionGroup var network: NetworkOptions
@@ -71,6 +86,7 @@ struct PreviewsCommand: AsyncParsableCommand {
         var frames = FrameThumbnailsConfiguration()
         if let maxSize { frames.maximumSize = maxSize }
         frames.prefetchCount = max(0, prefetch)
+        frames.segmentKeyframe = segmentKeyframe
         frames.loading = network.applied(to: frames.loading)
         let server = PreviewServer(tracks: tracks, frames: frames)
         let inbox = PreviewInbox()

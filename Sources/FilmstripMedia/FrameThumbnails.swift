@@ -311,6 +311,9 @@ public final class FrameThumbnails: Sendable {
             let end = index + 1 < timeline.segments.count ? timeline.segments[index + 1].start : nil
             return try await decode(opened, packet, time: entry.start, end: end ?? timeline.end, isLast: end == nil)
         }
+        if configuration.segmentKeyframe == .first {
+            return try await firstKeyframe(of: index, in: timeline, stream: stream, superseded: superseded)
+        }
         // Segments: the keyframe at or before t.
         let found = try await KeyframeLocator.keyframe(atOrBefore: t, inSegment: index) { k in
             try superseded()
@@ -346,6 +349,30 @@ public final class FrameThumbnails: Sendable {
         }
         try superseded()
         return try await decode(opened, packet, time: time, end: end ?? timeline.end, isLast: end == nil)
+    }
+
+    /// ``SegmentKeyframe/first``: segment `index`'s first keyframe, from its head (the whole segment when the head
+    /// holds none), shown for the whole segment.
+    private func firstKeyframe(
+        of index: Int, in timeline: MediaTimeline, stream: StreamFrames,
+        superseded: @escaping @Sendable () throws -> Void
+    ) async throws -> Keyframe? {
+        let segment = timeline.segments[index]
+        try superseded()
+        var opened = try await stream.open(index, of: timeline, through: nil, cancellation: CancellationFlag())
+        if opened.firstKeyPacket == nil, !opened.isComplete {
+            opened = try await stream.open(index, of: timeline, cancellation: CancellationFlag())
+        }
+        guard let packet = opened.firstKeyPacket else { return nil }
+        let time = opened.time(of: packet)
+        state.withLock { s in
+            s.streamKeyframes = Array(Set(s.streamKeyframes + [time])).sorted()
+            s.knownSpans.append(segment.start...segment.end)
+        }
+        if let cached = cache.value(for: Int64((time * 1000).rounded())) { return cached }
+        let following = index + 1 < timeline.segments.count ? timeline.segments[index + 1].start : nil
+        try superseded()
+        return try await decode(opened, packet, time: time, end: following ?? timeline.end, isLast: following == nil)
     }
 
     private func fileKeyframe(

@@ -22,6 +22,17 @@ public protocol ThumbnailOutput: AnyObject, Sendable {
     func render(_ image: PixelBuffer, thumbnail: Thumbnail)
 }
 
+/// Which keyframe of a segment shows a time inside it, for a stream without an I-frame playlist.
+public enum SegmentKeyframe: String, Sendable, Hashable, CaseIterable {
+    /// The keyframe at or before the time: the segment is read up to the time (every frame before it, to be sure
+    /// no later keyframe precedes it).
+    case atOrBefore = "at-or-before"
+    /// The segment's first keyframe, as a player that seeks by keyframes shows it: only that keyframe's bytes are
+    /// read. The picture may be up to a segment earlier than the time; the thumbnail's start says which it is, and
+    /// it answers for the whole segment.
+    case first
+}
+
 /// Settings of a ``FrameThumbnails`` engine. Every property has a documented default.
 public struct FrameThumbnailsConfiguration: Sendable {
     /// Thumbnails fit inside this size (aspect kept, never enlarged); the rendition is the smallest at least this
@@ -34,6 +45,9 @@ public struct FrameThumbnailsConfiguration: Sendable {
     /// Keyframes decoded ahead in the scrub direction after each request, one after the other (0: none).
     /// Default 1.
     public var prefetchCount = 1
+    /// Which keyframe shows a time inside a segment when the stream has no I-frame playlist. Default
+    /// ``SegmentKeyframe/atOrBefore``.
+    public var segmentKeyframe = SegmentKeyframe.atOrBefore
     /// Timeouts, size limit, retries and headers.
     public var loading = LoadingConfiguration(maximumResponseSize: 64 << 20, requestTimeout: 15, resourceTimeout: 60)
     /// The HTTP transport; `nil` uses ``DefaultTransport/shared``.

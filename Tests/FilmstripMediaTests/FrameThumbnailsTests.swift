@@ -136,14 +136,20 @@ struct FrameThumbnailsTests {
         }
     }
 
+    /// Serves ``MediaFixtures/largeHLS()`` under `/hls`: its playlist file and URL.
+    static func serveLargeHLS(on server: LoopbackServer) throws -> (file: URL, url: URL) {
+        let playlist = try MediaFixtures.largeHLS()
+        try StreamLayouts.serveDirectory(playlist.deletingLastPathComponent(), on: server, prefix: "/hls")
+        return (playlist, server.url("/hls/" + playlist.lastPathComponent))
+    }
+
     @Test("TS segments without an I-frame playlist: each read up to the time asked, in ranges, never twice")
     func segmentHeads() async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
-        let playlist = try MediaFixtures.largeHLS()
-        try StreamLayouts.serveDirectory(playlist.deletingLastPathComponent(), on: server, prefix: "/hls")
+        let (playlist, url) = try Self.serveLargeHLS(on: server)
         let frames = Self.frames()
-        try await frames.load(url: server.url("/hls/" + playlist.lastPathComponent))
+        try await frames.load(url: url)
         #expect(frames.source == .segments)
         // Segment 2 holds 12 to 18 s, keyframes at 12, 14 and 16.
         let path = "/hls/segment-2.ts"
@@ -171,6 +177,38 @@ struct FrameThumbnailsTests {
         }
         // Every byte of the segment at most once.
         #expect(read <= size, "\(read) bytes sent of a \(size)-byte segment")
+    }
+
+    @Test("segmentKeyframe .first: a time inside a TS segment shows its first keyframe, from that keyframe's bytes")
+    func segmentFirstKeyframe() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let (playlist, url) = try Self.serveLargeHLS(on: server)
+        var configuration = FrameThumbnailsConfiguration()
+        configuration.prefetchCount = 0
+        configuration.segmentKeyframe = .first
+        let frames = FrameThumbnails(configuration: configuration)
+        try await frames.load(url: url)
+        let reference = try MediaFixtures.large()
+        for (segment, t) in [(2, 15.1), (3, 22.5), (5, 30.2)] {
+            let path = "/hls/segment-\(segment).ts"
+            let thumbnail = try #require(try await frames.thumbnail(at: t))
+            let start = Double(segment) * 6
+            #expect(abs(thumbnail.timeStampStart - start) < 0.01 && abs(thumbnail.timeStampEnd - (start + 6)) < 0.01)
+            #expect(
+                try ReferenceFrames.psnr(
+                    of: try ImageCodec.decode(thumbnail.imageData).0, against: reference, at: start) >= 30)
+            let size = try #require(
+                try FileManager.default.attributesOfItem(
+                    atPath: playlist.deletingLastPathComponent().appendingPathComponent("segment-\(segment).ts").path)[
+                        .size] as? Int)
+            // The keyframe and a little after it: a fifth of a segment that holds three keyframes at most.
+            #expect(server.bytesSent(path) < size / 5, "\(server.bytesSent(path)) of \(size)")
+            // Asked again anywhere in the segment: from memory.
+            let decoded = frames.decodedKeyframes
+            #expect(try await frames.thumbnail(at: start + 5.5)?.timeStampStart == thumbnail.timeStampStart)
+            #expect(frames.decodedKeyframes == decoded)
+        }
     }
 
     @Test("a progressive MP4 with its index at the end: the index and the keyframe's bytes, under 5 % of the file")

@@ -43,13 +43,24 @@ def version_of(path, pattern):
 class Site:
     """A threaded static server on 127.0.0.1: `root` at `/`, the player bundles at `/players/`, and `/page/NAME` an
     empty page with one `<video>` and bundle NAME loaded. Every request path is logged, and the bytes of each body
-    sent (`sent`: path, range header, bytes). `delay` seconds are added before each answer (a link's round trip)."""
+    sent (`sent`: path, range header, bytes). `delay` seconds are added before each answer (a link's round trip);
+    with `rate` (bytes a second) bodies are sent no faster (a link's bandwidth)."""
 
-    def __init__(self, root, delay=0.0):
+    def __init__(self, root, delay=0.0, rate=None):
         self.root = root
         self.log = []
         self.sent = []
+        # Every body byte written, counted as it goes (a client that hangs up mid-body has read what was sent).
+        self.bytes_out = 0
         site = self
+
+        def send(out, data):
+            for start in range(0, len(data), 16384):
+                chunk = data[start:start + 16384]
+                out.write(chunk)
+                site.bytes_out += len(chunk)
+                if rate:
+                    time.sleep(len(chunk) / rate)
 
         class Handler(http.server.SimpleHTTPRequestHandler):
             def translate_path(self, path):
@@ -89,13 +100,16 @@ class Site:
                     self.send_header("Content-Range", f"bytes {first}-{last}/{len(data)}")
                     self.send_header("Content-Length", str(last - first + 1))
                     self.end_headers()
-                    self.wfile.write(data[first:last + 1])
+                    send(self.wfile, data[first:last + 1])
                     site.sent.append((self.path, self.headers.get("Range"), last - first + 1))
                     return
                 super().do_GET()
                 path = self.translate_path(self.path)
                 if os.path.isfile(path):
                     site.sent.append((self.path, None, os.path.getsize(path)))
+
+            def copyfile(self, source, outputfile):
+                send(outputfile, source.read())
 
             def end_headers(self):
                 self.send_header("Cache-Control", "no-store")

@@ -23,6 +23,9 @@ final class HTTPRangeSource {
     private var chunk = Data()
     private var chunkOffset: Int64 = 0
     private var readAhead = HTTPRangeSource.minimumReadAhead
+    /// Bytes the demuxer is about to read (a sample the index names): a read that jumps to its start fetches exactly
+    /// them, not the read-ahead.
+    private var expected: Range<Int64>?
     /// Chunks fetched before, by offset (never overlapping), oldest dropped first past `keptLimit` bytes.
     private var kept: [Int64: Data] = [:]
     private var keptOrder: [Int64] = []
@@ -57,6 +60,9 @@ final class HTTPRangeSource {
                 let sequential = !chunk.isEmpty && position == chunkEnd
                 readAhead = sequential ? min(readAhead * 2, Self.maximumReadAhead) : Self.minimumReadAhead
                 var length = Int64(max(readAhead, count))
+                // A short read is fine: FFmpeg asks again for the rest of its buffer only when it needs it.
+                if let expected, expected.lowerBound == position, !sequential { length = Int64(expected.count) }
+                expected = nil
                 // Stop where a kept chunk begins: those bytes are here already.
                 if let next = kept.keys.filter({ $0 > position }).min() { length = min(length, next - position) }
                 try fetch(from: position, length: Int(length))
@@ -101,6 +107,10 @@ final class HTTPRangeSource {
 
     /// Moves the read position.
     func seek(to offset: Int64) { position = max(0, offset) }
+
+    /// Says that the next read jumps to `range` and takes all of it (a keyframe sample whose place the index
+    /// gives): that fetch is the range, one request, instead of the read-ahead.
+    func expect(_ range: Range<Int64>) { expected = range.isEmpty ? nil : range }
 
     /// Learns the size with a one-byte request when no read has told it yet.
     func resolveSize() throws -> Int64? {

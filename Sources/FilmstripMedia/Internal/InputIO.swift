@@ -57,6 +57,10 @@ final class InputIO {
         }
     }
 
+    /// Says the next read jumps to `range` and takes it all (see ``HTTPRangeSource/expect(_:)``); only an HTTP
+    /// input uses it.
+    func expectRead(_ range: Range<Int64>) { rootIO?.source.expect(range) }
+
     /// Makes `context` read through this: its own I/O, and every further open (so failures are seen and a remote
     /// input cannot reach local files).
     func attach(to context: UnsafeMutablePointer<AVFormatContext>) {

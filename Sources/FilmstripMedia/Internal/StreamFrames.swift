@@ -23,6 +23,8 @@ package final class StreamFrames: Sendable {
     private let decoded = Mutex(0)
     /// The media bytes read of the last segments opened in parts, newest first, and whether each is whole.
     private let heads = Mutex<[(key: String, data: Data, whole: Bool)]>([])
+    /// The bytes the last segment's head took up to its first keyframe's end.
+    private let firstKeyframeBytes = Mutex<Int?>(nil)
 
     /// The kind of track to read (video, or an HLS I-frame playlist).
     let kind: Presentation.TrackKind
@@ -119,14 +121,15 @@ package final class StreamFrames: Sendable {
         }.value
     }
 
-    /// Opens segment `index` of `timeline` with only the bytes a keyframe at or before `t` needs. A remote MPEG-TS
+    /// Opens segment `index` of `timeline` with only the bytes a keyframe at or before `t` needs (`nil`: its first
+    /// keyframe, read up to the first video PES that follows it in presentation order). A remote MPEG-TS
     /// segment is read in parts (one `Range` request each, the first sized from the rendition's bandwidth) until a
     /// video PES starts more than ``reorderMargin`` after `t`: every frame at or before `t`, and so the keyframe that
     /// answers it, is then whole. Anything else (local, encrypted, fragmented MP4) is read whole, as is a segment
     /// whose parts reach its end. The bytes read of the last two segments are kept, so a later time in the same
     /// segment (the prefetched next keyframe) reads only what follows.
     package func open(
-        _ index: Int, of timeline: MediaTimeline, through t: Double, cancellation: CancellationFlag
+        _ index: Int, of timeline: MediaTimeline, through t: Double?, cancellation: CancellationFlag
     ) async throws -> StreamSegment {
         guard timeline.segments.indices.contains(index), timeline.segments[index].key == nil,
             !timeline.segments[index].url.isFileURL
@@ -135,12 +138,19 @@ package final class StreamFrames: Sendable {
         let key = "\(reference.url.absoluteString)#\(reference.byteRange.map { "\($0)" } ?? "")"
         var (media, whole) =
             heads.withLock { $0.first { $0.key == key }.map { ($0.data, $0.whole) } } ?? (Data(), false)
-        let needed = max(0, t - reference.start) + Self.reorderMargin
+        let needed = t.map { max(0, $0 - reference.start) + Self.reorderMargin } ?? 0
         var cut: Int?
         do {
             async let initialization = client.initialization(for: reference)
             let bytesPerSecond = Double(timeline.renditions.first?.bandwidth ?? 0) / 8
-            var want = Int64(media.count) + Int64(bytesPerSecond > 0 ? bytesPerSecond * needed * 1.25 : 0) + 65_536
+            // For the first keyframe alone: a quarter more than the last segment's first keyframe took, else about
+            // half a second of the rate.
+            let seconds = t == nil ? Self.reorderMargin : needed
+            let learned = t == nil ? firstKeyframeBytes.withLock { $0 } : nil
+            var want =
+                Int64(media.count)
+                + (learned.map { Int64($0) * 5 / 4 }
+                    ?? Int64(bytesPerSecond > 0 ? bytesPerSecond * seconds * 1.25 : 0) + 65_536)
             while !whole {
                 if !media.isEmpty {
                     guard TransportStreamTables.isTransportStream(media) else {
@@ -160,6 +170,7 @@ package final class StreamFrames: Sendable {
                 want = Int64(media.count) * 2
             }
             if whole { cut = nil }
+            if t == nil, let cut { firstKeyframeBytes.withLock { $0 = cut } }
             var head = try await initialization
             let kept = (key: key, data: media, whole: whole)
             heads.withLock { heads in
