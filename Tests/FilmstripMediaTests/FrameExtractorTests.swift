@@ -119,6 +119,7 @@ struct FrameExtractorTests {
         }
         // Cancelled once the batch is under way (its first frame out), however fast the machine is.
         for await _ in first.stream { break }
+        let atCancel = extractor.decodedFrameCount
         task.cancel()
         let outcome = await task.result
         if case .success(let count) = outcome { #expect(count < 400) }
@@ -128,7 +129,9 @@ struct FrameExtractorTests {
         let decoded = extractor.decodedFrameCount
         _ = try await extractor.duration()
         #expect(extractor.decodedFrameCount == decoded)
-        #expect(decoded < 400 * 25)
+        // After the cancel, at most the frames under way as it came are finished (each a keyframe and up to 49
+        // frames after it), however far the batch had got by then on a busy machine.
+        #expect(decoded - atCancel <= 100, "\(decoded - atCancel) frames decoded after the cancel")
         // The extractor still works afterwards.
         #expect(frameNumber(try await extractor.image(at: 2).image) == 50)
     }

@@ -70,4 +70,57 @@ struct HostileOffsetTests {
         #expect(read == 0)
         #expect(server.requestCount("/v.bin") == 1)
     }
+
+    @Test("while opening, a jump into the last 4 MiB reads to the end at once; after, it reads the read-ahead")
+    func tailWhileOpening() throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let body = (0..<1_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        server.serve("/v.mp4", body: body)
+        let source = HTTPRangeSource(
+            url: server.url("/v.mp4"), transport: DefaultTransport.shared, configuration: LoadingConfiguration(),
+            cancellation: CancellationFlag())
+        var buffer = [UInt8](repeating: 0, count: 32_768)
+        func read(at offset: Int64) throws -> Int {
+            source.seek(to: offset)
+            return try buffer.withUnsafeMutableBytes { try source.read(into: $0.baseAddress!, count: 32_768) }
+        }
+        _ = try read(at: 0)  // the head tells the size
+        // An index of 300 KB at the end: one request takes it whole, and reading it through asks nothing more.
+        _ = try read(at: 700_000)
+        #expect(server.requestCount("/v.mp4") == 2)
+        var last = 700_000
+        for offset in stride(from: 700_000 + 32_768, to: 1_000_000, by: 32_768) {
+            _ = try read(at: Int64(offset))
+            last = offset
+        }
+        #expect(server.requestCount("/v.mp4") == 2)
+        #expect(Array(buffer.prefix(4)) == Array(body[last..<(last + 4)]))
+        // Open: a jump near the end reads the read-ahead only.
+        source.opening = false
+        _ = try read(at: 200_000)
+        let before = server.bytesSent("/v.mp4")
+        _ = try read(at: 500_000)
+        #expect(server.bytesSent("/v.mp4") - before == HTTPRangeSource.minimumReadAhead)
+    }
+
+    @Test("an expected read (a keyframe sample the index places) is one request of exactly its bytes")
+    func expectedRead() throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        server.serve("/v.mp4", body: Array(repeating: 1, count: 500_000))
+        let source = HTTPRangeSource(
+            url: server.url("/v.mp4"), transport: DefaultTransport.shared, configuration: LoadingConfiguration(),
+            cancellation: CancellationFlag())
+        source.opening = false
+        source.expect(300_000..<312_345)
+        source.seek(to: 300_000)
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        let read = try buffer.withUnsafeMutableBytes { try source.read(into: $0.baseAddress!, count: 65_536) }
+        #expect(read == 12_345 && server.bytesSent("/v.mp4") == 12_345)
+        // The hint is used once: the next jump reads the read-ahead again.
+        source.seek(to: 100_000)
+        _ = try buffer.withUnsafeMutableBytes { try source.read(into: $0.baseAddress!, count: 1024) }
+        #expect(server.bytesSent("/v.mp4") == 12_345 + HTTPRangeSource.minimumReadAhead)
+    }
 }

@@ -26,6 +26,9 @@ final class HTTPRangeSource {
     /// Bytes the demuxer is about to read (a sample the index names): a read that jumps to its start fetches exactly
     /// them, not the read-ahead.
     private var expected: Range<Int64>?
+    /// Until the input is open: a jump into the last ``maximumReadAhead`` bytes of the resource (an MP4 index at the
+    /// end, Matroska's cues) reads to its end in one request, not in growing pieces.
+    var opening = true
     /// Chunks fetched before, by offset (never overlapping), oldest dropped first past `keptLimit` bytes.
     private var kept: [Int64: Data] = [:]
     private var keptOrder: [Int64] = []
@@ -62,6 +65,9 @@ final class HTTPRangeSource {
                 var length = Int64(max(readAhead, count))
                 // A short read is fine: FFmpeg asks again for the rest of its buffer only when it needs it.
                 if let expected, expected.lowerBound == position, !sequential { length = Int64(expected.count) }
+                if opening, !sequential, position > 0, let size, size - position <= Int64(Self.maximumReadAhead) {
+                    length = max(length, size - position)
+                }
                 expected = nil
                 // Stop where a kept chunk begins: those bytes are here already.
                 if let next = kept.keys.filter({ $0 > position }).min() { length = min(length, next - position) }

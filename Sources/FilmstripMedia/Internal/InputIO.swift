@@ -61,6 +61,9 @@ final class InputIO {
     /// input uses it.
     func expectRead(_ range: Range<Int64>) { rootIO?.source.expect(range) }
 
+    /// The input is open: reads near the end no longer take the rest of the resource (``HTTPRangeSource/opening``).
+    func opened() { rootIO?.source.opening = false }
+
     /// Makes `context` read through this: its own I/O, and every further open (so failures are seen and a remote
     /// input cannot reach local files).
     func attach(to context: UnsafeMutablePointer<AVFormatContext>) {

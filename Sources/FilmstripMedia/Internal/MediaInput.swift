@@ -85,6 +85,7 @@ package final class MediaInput {
             let found = avformat_find_stream_info(opened, nil)
             if found < 0 { throw openFailure(found, stage: "read stream information from") }
         }
+        io.opened()
         var decoder: UnsafePointer<AVCodec>?
         let index = ContainerFacts.videoStream(opened, decoder: &decoder)
         if index == fs_averror_stream_not_found() {
