@@ -1,7 +1,8 @@
 """Extras/mpv/filmstrip.lua in Debian's mpv on a virtual screen (Xvfb): xdotool hovers the on-screen controller's seek
 bar at five places and the preview drawn above it must show the frame of that time, for a local file (its keyframe
 index), an HLS stream over loopback HTTP with 50 ms added before every answer (its I-frame playlist, one range request
-per preview), and an HLS stream with an image track (`generate --attach`).
+per preview), an HLS stream with an image track (`generate --attach`), and one with Apple's I-frame image sequence
+alone.
 
 The video is a saturated hue turned 6 degrees a second, with a keyframe every second; the image track samples every
 2 s. Where the pointer is, the time it stands for is taken from the default controller's layout (the seek bar from
@@ -72,6 +73,16 @@ def setUpModule():
     subprocess.run([BIN, "generate", os.path.join(WORK, "site", "tracked", "master.m3u8"), "--output",
                     os.path.join(WORK, "site", "tracked", "thumbs"), "--interval", "2", "--attach", "--json"],
                    check=True, capture_output=True)
+    # And with Apple's I-frame image sequence alone (its master lists no image playlist).
+    shutil.copytree(os.path.join(WORK, "site", "ts"), os.path.join(WORK, "site", "sequence"))
+    subprocess.run([BIN, "generate", os.path.join(WORK, "site", "sequence", "master.m3u8"), "--output",
+                    os.path.join(WORK, "site", "sequence", "thumbs"), "--interval", "2", "--attach", "--formats",
+                    "iframe-images"], check=True, capture_output=True)
+    master = os.path.join(WORK, "site", "sequence", "thumbs", "master.m3u8")
+    with open(master) as f:
+        lines = [line for line in f if not line.startswith("#EXT-X-IMAGE-STREAM-INF")]
+    with open(master, "w") as f:
+        f.writelines(lines)
     SITE = players.Site(os.path.join(WORK, "site"), delay=0.05)
     SCREEN = screens.Screen()
 
@@ -184,6 +195,11 @@ class ScrubPreviews(unittest.TestCase):
     def test_image_track(self):
         """HLS with an image track attached: the `.tracks` engine, the image at or before the time (2 s apart)."""
         shown = self.check(SITE.url + "tracked/thumbs/master.m3u8", "tracks", 2)
+        self.assertEqual({p["origin"] for p in shown}, {"image-track"})
+
+    def test_i_frame_image_sequence(self):
+        """HLS whose master lists Apple's I-frame image sequence and no image playlist: each preview one JPEG."""
+        shown = self.check(SITE.url + "sequence/thumbs/master.m3u8", "tracks", 2)
         self.assertEqual({p["origin"] for p in shown}, {"image-track"})
 
 

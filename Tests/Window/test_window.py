@@ -1,6 +1,6 @@
 """`filmstrip play --window` on a virtual screen (Xvfb) and sound card (a PulseAudio null sink): the picture, seeks,
 resizing, fullscreen, every key, HDR tone mapping, and the seek bar's scrub previews from a DASH image track, an HLS
-image playlist and (a stream with I-frame playlists only) the `.frames` engine.
+image playlist, Apple's I-frame image sequence and (a stream with I-frame playlists only) the `.frames` engine.
 
 The videos are counters: every pixel of frame n has the colour that encodes n (the red, green and blue levels are
 its digits in steps of 40 and 33, so a conversion that is off by a few levels still reads the right frame; the count
@@ -81,6 +81,14 @@ def setUpModule():
     generate = ["--interval", "2", "--columns", "5", "--rows", "2", "--attach", "--json"]
     filmstrip("generate", os.path.join(WORK, "hls", "master.m3u8"), "--output", os.path.join(WORK, "attach-hls"),
               *generate)
+    # The same master with Apple's I-frame image sequence attached, and a copy that lists only it (as a packager
+    # that writes no image playlist would): the seek bar reads the sequence.
+    filmstrip("generate", os.path.join(WORK, "hls", "master.m3u8"), "--output", os.path.join(WORK, "attach-seq"),
+              *generate, "--formats", "iframe-images")
+    with open(os.path.join(WORK, "attach-seq", "master.m3u8")) as f:
+        lines = [line for line in f if not line.startswith("#EXT-X-IMAGE-STREAM-INF")]
+    with open(os.path.join(WORK, "attach-seq", "sequence-only.m3u8"), "w") as f:
+        f.writelines(lines)
     # DASH as the ffmpeg muxer writes it, with thumbnail tiles attached.
     os.makedirs(os.path.join(WORK, "dash"))
     ffmpeg("-i", source, "-c", "copy", "-f", "dash", "-seg_duration", "2", "-use_template", "1", "-use_timeline", "1",
@@ -350,6 +358,13 @@ class ScrubPreviews(WindowCase):
 
     def test_hls_image_playlist(self):
         self.scrub(os.path.join(WORK, "attach-hls", "master.m3u8"), "image-track", 2)
+
+    def test_hls_i_frame_image_sequence(self):
+        with open(os.path.join(WORK, "attach-seq", "sequence-only.m3u8")) as f:
+            master = f.read()
+        self.assertIn('CODECS="mjpg"', master)
+        self.assertNotIn("IMAGE-STREAM-INF", master)
+        self.scrub(os.path.join(WORK, "attach-seq", "sequence-only.m3u8"), "image-track", 2)
 
     def test_frames_engine_over_i_frame_playlists(self):
         with open(os.path.join(WORK, "iframes", "master.m3u8")) as f:
