@@ -118,20 +118,45 @@ public final class FrameExtractor: Sendable {
     }
 
     /// Frames for several times, yielded in the order asked. Times are visited in ascending order and each needed
-    /// keyframe is decoded once.
+    /// keyframe is decoded once. Cancelling the task that iterates stops the work at once, even while frames decoded
+    /// ahead wait to be taken.
     public func images(at times: [Double]) -> AsyncThrowingStream<VideoFrame, any Error> {
         let source = self.source
-        return AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    try await source.frames(at: times) { continuation.yield($0) }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
+        let (frames, continuation) = AsyncThrowingStream<VideoFrame, any Error>.makeStream()
+        let work = Task {
+            do {
+                try await source.frames(at: times) { continuation.yield($0) }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
             }
-            continuation.onTermination = { _ in task.cancel() }
         }
+        continuation.onTermination = { _ in work.cancel() }
+        let taken = TakenFrames(frames.makeAsyncIterator(), work: work)
+        return AsyncThrowingStream { try await taken.next() }
+    }
+}
+
+/// A batch's frames as its one consumer takes them: a consumer whose task is cancelled gets no more (the frames
+/// decoded ahead are dropped) and the work is cancelled. `AsyncThrowingStream(unfolding:)` calls ``next()`` one at
+/// a time, from the consumer's task.
+private final class TakenFrames: @unchecked Sendable {
+    private var iterator: AsyncThrowingStream<VideoFrame, any Error>.Iterator
+    private let work: Task<Void, Never>
+
+    init(_ iterator: AsyncThrowingStream<VideoFrame, any Error>.Iterator, work: Task<Void, Never>) {
+        self.iterator = iterator
+        self.work = work
+    }
+
+    deinit { work.cancel() }
+
+    func next() async throws -> VideoFrame? {
+        guard !Task.isCancelled else {
+            work.cancel()
+            return nil
+        }
+        return try await iterator.next()
     }
 }
 

@@ -248,24 +248,7 @@ public final class StreamingClient: Sendable {
         guard segment.key == nil else {
             throw StreamingError(.unsupported, "an encrypted segment is read whole", url: segment.url)
         }
-        let base = segment.byteRange?.lowerBound ?? 0
-        let (start, startOverflow) = base.addingReportingOverflow(part.lowerBound)
-        let (end, endOverflow) = base.addingReportingOverflow(part.upperBound)
-        guard !startOverflow, !endOverflow else {
-            throw StreamingError(.invalidContent, "the part \(part) of the segment is out of range", url: segment.url)
-        }
-        var wanted = start..<end
-        if let whole = segment.byteRange {
-            wanted = wanted.clamped(to: whole)
-            guard !wanted.isEmpty else { return (Data(), true) }
-        }
-        let request = StreamingRequest(
-            object: .media, url: segment.url, byteRange: wanted, segment: segment, rendition: rendition)
-        let data = try await fetcher.fetch(
-            request, limit: limits.maximumSegmentBytes, mayEndEarly: segment.byteRange == nil)
-        let stop = segment.byteRange?.upperBound ?? fetcher.knownSize(of: segment.url)
-        let reached = wanted.lowerBound + Int64(data.count)
-        return (data, data.count < wanted.count || stop.map { reached >= $0 } == true)
+        return try await fetcher.fetch(part, of: segment, rendition: rendition, limit: limits.maximumSegmentBytes)
     }
 
     private func fetchKey(

@@ -75,6 +75,17 @@ enum ContainerFacts {
         return av_rescale_q(start, AVRational(num: 1, den: Int32(fs_time_base())), timeBase)
     }
 
+    /// Where the index puts the keyframe at or before `timestamp` (stream time base) when it gives both its place and
+    /// its size (MP4's sample tables; Matroska's cues give no size): the bytes a demuxer reads for it.
+    static func keyframeBytes(_ stream: UnsafeMutablePointer<AVStream>, atOrBefore timestamp: Int64) -> Range<Int64>? {
+        let entry = av_index_search_timestamp(stream, timestamp, AVSEEK_FLAG_BACKWARD)
+        guard entry >= 0, let found = avformat_index_get_entry(stream, entry), found.pointee.size > 0,
+            found.pointee.pos >= 0
+        else { return nil }
+        let (end, overflow) = found.pointee.pos.addingReportingOverflow(Int64(found.pointee.size))
+        return overflow ? nil : found.pointee.pos..<end
+    }
+
     /// Whether the container gives an exact keyframe index before any packet is read (MP4/MOV's sample tables,
     /// Matroska's cues, AVI's idx1). An MPEG-TS or MPEG-PS has entries too once probing has read some packets, but
     /// only those: a seek there lands by timestamps.

@@ -48,6 +48,8 @@ final class FileFrameSource: FrameSource {
             var next = 0
             let order = times.indices.sorted { (times[$0], $0) < (times[$1], $1) }
             for index in order {
+                // A cancelled batch stops between frames, even where the next frame decodes on without a seek.
+                try input.checkCancelled()
                 ready[index] = try Self.frame(at: times[index], input: input, options: options, cache: &cache)
                 while let frame = ready.removeValue(forKey: next) {
                     yield(frame)

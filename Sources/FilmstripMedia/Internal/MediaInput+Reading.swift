@@ -53,13 +53,7 @@ extension MediaInput {
         // Sequential decoding resumes at a key packet too (see exactFrame(at:)).
         awaitingKey = true
         // An index that gives the keyframe's place and size (MP4): over HTTP, one request of exactly those bytes.
-        let entry = av_index_search_timestamp(stream, timestamp(max(0, t)), AVSEEK_FLAG_BACKWARD)
-        if entry >= 0, let found = avformat_index_get_entry(stream, entry), found.pointee.size > 0,
-            found.pointee.pos >= 0
-        {
-            let (end, overflow) = found.pointee.pos.addingReportingOverflow(Int64(found.pointee.size))
-            if !overflow { io.expectRead(found.pointee.pos..<end) }
-        }
+        if let bytes = ContainerFacts.keyframeBytes(stream, atOrBefore: timestamp(max(0, t))) { io.expectRead(bytes) }
     }
 
     /// How one pass of ``searchBackward(from:_:)`` went.

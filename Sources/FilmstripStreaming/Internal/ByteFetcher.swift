@@ -97,6 +97,30 @@ final class ByteFetcher: Sendable {
         }
     }
 
+    /// `part` of `segment`'s media bytes, counted from its first byte and cut where the segment (its byte range, or
+    /// its resource) ends, and whether it reaches that end: one `Range` request, at most `limit` bytes.
+    func fetch(
+        _ part: Range<Int64>, of segment: SegmentReference, rendition: Presentation.Rendition?, limit: Int
+    ) async throws -> (data: Data, reachesEnd: Bool) {
+        let base = segment.byteRange?.lowerBound ?? 0
+        let (start, startOverflow) = base.addingReportingOverflow(part.lowerBound)
+        let (end, endOverflow) = base.addingReportingOverflow(part.upperBound)
+        guard !startOverflow, !endOverflow else {
+            throw StreamingError(.invalidContent, "the part \(part) of the segment is out of range", url: segment.url)
+        }
+        var wanted = start..<end
+        if let whole = segment.byteRange {
+            wanted = wanted.clamped(to: whole)
+            guard !wanted.isEmpty else { return (Data(), true) }
+        }
+        let request = StreamingRequest(
+            object: .media, url: segment.url, byteRange: wanted, segment: segment, rendition: rendition)
+        let data = try await fetch(request, limit: limit, mayEndEarly: segment.byteRange == nil)
+        let stop = segment.byteRange?.upperBound ?? knownSize(of: segment.url)
+        let reached = wanted.lowerBound + Int64(data.count)
+        return (data, data.count < wanted.count || stop.map { reached >= $0 } == true)
+    }
+
     /// The size of `url` when known: a local file's, or the total a range response of it gave.
     func knownSize(of url: URL) -> Int64? {
         if url.isFileURL {
