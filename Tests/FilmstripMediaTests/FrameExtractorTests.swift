@@ -132,24 +132,4 @@ struct FrameExtractorTests {
         // The extractor still works afterwards.
         #expect(frameNumber(try await extractor.image(at: 2).image) == 50)
     }
-
-    @Test("a consumer that cancels its task gets no frame more, and the batch over HTTP stops with it")
-    func cancellationOverHTTP() async throws {
-        let server = try LoopbackServer()
-        defer { server.stop() }
-        server.serve("/large.mp4", body: Array(try Data(contentsOf: try MediaFixtures.large())))
-        let extractor = FrameExtractor(url: server.url("/large.mp4"), options: FrameExtractorConfiguration())
-        _ = try await extractor.duration()
-        // Every keyframe from here on is a request that takes a second: the batch cannot run far ahead.
-        server.fail("/large.mp4", with: Array(repeating: .delay(1), count: 40))
-        let before = server.requestCount("/large.mp4")
-        let times = (0..<30).map { Double($0) * 2 + 0.5 }
-        // The consumer cancels its own task on the first frame: its next step ends the loop, whatever was decoded
-        // ahead.
-        let count = try await Self.framesTakenCancellingOnFirst(extractor.images(at: times))
-        #expect(count == 1)
-        _ = try await extractor.duration()
-        let requests = server.requestCount("/large.mp4") - before
-        #expect(requests <= 3, "\(requests) keyframe requests for a batch cancelled after its first frame")
-    }
 }
