@@ -23,6 +23,12 @@ final class AudioFileSource: FrameSource {
         maximumSize.map { decoder.card(maximumSize: $0) } ?? decoder.card()
     }
 
+    /// Shows the card on the player's video output, for as long as the audio plays.
+    func showCard(on player: Player) {
+        guard let output = player.shared.withLock({ $0.callbacks.output }) else { return }
+        output.display(card(maximumSize: output.preferredMaximumSize), at: 0)
+    }
+
     func seek(to time: Double) throws {
         held.removeAll()
         try decoder.seek(to: time)

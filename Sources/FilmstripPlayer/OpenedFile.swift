@@ -58,12 +58,16 @@ struct FileAudioStreams {
         (self.tracks, self.selected) = (tracks, selected)
     }
 
-    /// The streams as the player lists them; `nil` when there are not several.
-    var listed: [AudioTrack]? {
-        tracks.isEmpty
-            ? nil
-            : tracks.enumerated().map { index, track in
-                AudioTrack(file: track, index: index, selected: index == selected)
+    /// The audio tracks as the player lists them, the one playing marked: a stream's own list, else these streams
+    /// (empty when there are not several).
+    func listed(playing stream: StreamSession?) -> [AudioTrack] {
+        if let listed = stream?.audioTracks {
+            return listed.tracks.enumerated().map { index, track in
+                AudioTrack(track, index: index, selected: index == listed.selected)
             }
+        }
+        return tracks.enumerated().map { index, track in
+            AudioTrack(file: track, index: index, selected: index == selected)
+        }
     }
 }

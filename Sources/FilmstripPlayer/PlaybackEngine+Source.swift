@@ -54,7 +54,7 @@ extension PlaybackEngine {
                     preferredLanguage: configuration.preferredAudioLanguage)
                 if file.createdDecoder { decodersCreated += 1 }
                 (duration, fileAudioOnly, fileAudio) = (file.duration, file.audioOnly, file.audio)
-                if let sound = file.frames as? AudioFileSource { showCard(of: sound, player) }
+                if let sound = file.frames as? AudioFileSource { sound.showCard(on: player) }
                 weak let weakPlayer = player
                 frames.open(
                     FrameFeeder(
@@ -73,12 +73,6 @@ extension PlaybackEngine {
         startTrickPlay(at: start, player)
 
         execute(machine.opened(duration: duration, start: start, startupBuffer: startupBuffer, at: now), player)
-    }
-
-    /// Audio alone: the video output shows the file's cover picture, else a plain card, for as long as it plays.
-    private func showCard(of sound: AudioFileSource, _ player: Player) {
-        guard let output = player.shared.withLock({ $0.callbacks.output }) else { return }
-        output.display(sound.card(maximumSize: output.preferredMaximumSize), at: 0)
     }
 
     /// Opens an HLS or DASH presentation (remote or local): the manifest, the start position (live: behind the edge
@@ -170,14 +164,7 @@ extension PlaybackEngine {
     /// The stream's audio tracks, or a file's audio streams when it has several (empty for muxed stream audio),
     /// with the one playing marked.
     func publishAudioTracks(_ player: Player) {
-        let tracks =
-            stream?.audioTracks.map { listed in
-                listed.tracks.enumerated().map { index, track in
-                    AudioTrack(track, index: index, selected: index == listed.selected)
-                }
-            }
-            ?? fileAudio.listed
-        player.publish(audioTracks: tracks ?? [])
+        player.publish(audioTracks: fileAudio.listed(playing: stream))
     }
 
     /// Plays another audio track from the playhead on: the audio queued ahead is dropped.

@@ -13,29 +13,10 @@ extension PlaybackEngine {
         callback?(stats)
     }
 
-    /// The statistics as of now (a live start's saving is estimated once, at the first call after the start).
+    /// The statistics as of now, assembled by ``PlayerStats``.
     mutating func statistics() -> PlayerStats {
-        let now = self.now
-        var stats = machine.statistics(at: now)
-        (stats.decodedFrames, stats.bytesRead) = frames.counts
-        stats.decodersCreated = decodersCreated
-        stats.keyframesOnly = frames.keyframesOnly
-        if isAudioOnly {
-            // What the machine counts as frames are the audio's starts, not pictures.
-            stats.audioOnly = true
-            stats.keyframesOnly = false
-            stats.presentedFrames = 0
-            stats.droppedFrames = 0
-        }
-        sound.fill(&stats)
-        if let stream {
-            stats.add(stream, live: isLive ? window : nil)
-            if stats.startupTime != nil {
-                stats.startupTimeSaved = startupSaving?.estimate(throughput: stats.bandwidthEstimate)
-            }
-        } else {
-            stats.bufferLength = feeder?.bufferedSeconds ?? 0
-        }
-        return stats
+        PlayerStats(
+            machine, at: now, frames: frames, decodersCreated: decodersCreated, audioOnly: isAudioOnly, sound: sound,
+            stream: stream, live: isLive ? window : nil, startupSaving: &startupSaving)
     }
 }

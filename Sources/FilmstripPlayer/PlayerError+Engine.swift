@@ -1,7 +1,7 @@
 import FilmstripLoading
 import FilmstripMedia
 
-/// The engine's errors as the player reports them, and what a stream adds to its statistics.
+/// The engine's errors as the player reports them.
 extension PlayerError {
     /// A decoder's or a source's failure as the player reports it: fatal, with the media error kept.
     init(failure error: any Error) {
@@ -18,21 +18,6 @@ extension PlayerError {
             default: .sourceInvalid
             }
         self.init(type, severity: .fatal, media?.description ?? "\(error)", underlying: media)
-    }
-}
-
-extension PlayerStats {
-    /// What a stream adds: its buffer ahead of the position, its network figures, and, live (`live` is the window),
-    /// the latency behind the window's end.
-    mutating func add(_ stream: StreamSession, live: ClosedRange<Double>?) {
-        bufferLength = stream.buffered(from: position).seconds
-        let network = stream.statistics
-        bitrate = network.bitrate
-        bandwidthEstimate = network.bandwidthEstimate
-        segmentsLoaded = network.segmentsLoaded
-        rendition = network.rendition
-        isLive = live != nil
-        if let live { liveLatency = max(0, live.upperBound - position) }
     }
 }
 

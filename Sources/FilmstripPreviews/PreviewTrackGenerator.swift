@@ -194,14 +194,16 @@ public enum PreviewTrackGenerator {
         throws(MediaError) -> OwnedFrame
     {
         let cue = CuePicture(start: plan.start(of: k), end: plan.end(of: k))
-        guard var key = try cue.keyPacket(in: input, mode: mode) else { return try input.exactFrame(at: cue.start) }
+        guard var key = try cue.keyPacket(in: input, mode: mode) else {
+            return try input.search.exactFrame(at: cue.start)
+        }
         var frame = try input.decode(keyPacket: key, decoding)
         // --skip-blank: a black or uniform picture gives way to a later keyframe inside the cue.
         guard let analyzer else { return frame }
         var tries = 0
         while tries < 4, try isBlank(frame, analyzer: analyzer) {
             tries += 1
-            let later = try input.keyPacket(atOrAfter: key.time + 0.001)
+            let later = try input.search.keyPacket(atOrAfter: key.time + 0.001)
             guard later.time > key.time, cue.contains(later.time) else { break }
             key = later
             frame = try input.decode(keyPacket: later, decoding)

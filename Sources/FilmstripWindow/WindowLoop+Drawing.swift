@@ -94,18 +94,13 @@ extension WindowLoop {
                 || video?.full != !rgba
             {
                 replaceVideo(
-                    format: Self.pixelFormat(image), width: rgb.width, height: rgb.height, planar: nil, full: !rgba)
+                    format: Canvas.pixelFormat(image), width: rgb.width, height: rgb.height, planar: nil, full: !rgba)
             }
             guard let texture = video?.texture else { return }
             rgb.bytes.withUnsafeBytes { raw in
                 _ = api.SDL_UpdateTexture(texture, nil, raw.baseAddress, Int32(rgb.bytesPerRow))
             }
         }
-    }
-
-    /// The SDL format of a pixel buffer's bytes.
-    static func pixelFormat(_ image: PixelBuffer) -> UInt32 {
-        image.layout == .rgb ? SDL_PIXELFORMAT_RGB24.rawValue : SDL_PIXELFORMAT_ABGR8888.rawValue
     }
 
     private func replaceVideo(format: UInt32, width: Int, height: Int, planar: PlanarYUVFrame.Matrix?, full: Bool) {
@@ -120,36 +115,23 @@ extension WindowLoop {
 
     // MARK: Bar and preview
 
-    private func fill(_ x: Int, _ y: Int, _ width: Int, _ height: Int, _ color: (UInt8, UInt8, UInt8, UInt8)) {
-        _ = api.SDL_SetRenderDrawColor(renderer, color.0, color.1, color.2, color.3)
-        var rect = SDL_Rect(x: Int32(x), y: Int32(y), w: Int32(max(0, width)), h: Int32(max(0, height)))
-        _ = api.SDL_RenderFillRect(renderer, &rect)
-    }
-
-    /// Draws `text` with its top left at (`x`, `y`).
-    func text(_ text: String, x: Int, y: Int, scale: Int, color: (UInt8, UInt8, UInt8, UInt8)) {
-        var rects = BitmapFont.pixels(text, scale: scale).map {
-            SDL_Rect(x: Int32(x + $0.x), y: Int32(y + $0.y), w: Int32(scale), h: Int32(scale))
-        }
-        guard !rects.isEmpty else { return }
-        _ = api.SDL_SetRenderDrawColor(renderer, color.0, color.1, color.2, color.3)
-        _ = api.SDL_RenderFillRects(renderer, &rects, Int32(rects.count))
-    }
+    /// Drawing on this window's renderer.
+    var canvas: Canvas { Canvas(api: api, renderer: renderer) }
 
     private func drawBar() {
         guard let seekBar, let player else { return }
         let size = drawable
         let bar = seekBar.track
         let scale = seekBar.scale
-        fill(0, size.height - SeekBar.zone, size.width, SeekBar.zone, (0, 0, 0, 150))
-        fill(bar.x, bar.y, bar.width, bar.height, (110, 110, 110, 255))
+        canvas.fill(0, size.height - SeekBar.zone, size.width, SeekBar.zone, (0, 0, 0, 150))
+        canvas.fill(bar.x, bar.y, bar.width, bar.height, (110, 110, 110, 255))
         let played = seekBar.fraction(of: player.currentTime)
-        fill(bar.x, bar.y, Int(Double(bar.width) * played), bar.height, (235, 235, 235, 255))
+        canvas.fill(bar.x, bar.y, Int(Double(bar.width) * played), bar.height, (235, 235, 235, 255))
         let clock = "\(SeekBar.clockText(player.currentTime)) / \(SeekBar.clockText(seekBar.timeline.upperBound))"
-        text(clock, x: bar.x, y: bar.y - 10 - 7 * scale, scale: scale, color: (235, 235, 235, 255))
+        canvas.text(clock, x: bar.x, y: bar.y - 10 - 7 * scale, scale: scale, color: (235, 235, 235, 255))
         guard let pointer, let hovered = barTime() else { return }
         // The pointer's place on the bar.
-        fill(pointer.x - 1, bar.y - 4, 3, bar.height + 8, (255, 255, 255, 255))
+        canvas.fill(pointer.x - 1, bar.y - 4, 3, bar.height + 8, (255, 255, 255, 255))
         drawPreview(for: hovered, on: seekBar, at: pointer.x, above: bar.y - 12 - 7 * scale - 8)
     }
 
@@ -159,30 +141,21 @@ extension WindowLoop {
         if preview?.serial != serial {
             if let preview { api.SDL_DestroyTexture(preview.texture) }
             preview = nil
-            let rgb = image
-            if let texture = api.SDL_CreateTexture(
-                renderer, Self.pixelFormat(image), Int32(SDL_TEXTUREACCESS_STATIC.rawValue),
-                Int32(rgb.width), Int32(rgb.height))
-            {
-                rgb.bytes.withUnsafeBytes { raw in
-                    _ = api.SDL_UpdateTexture(texture, nil, raw.baseAddress, Int32(rgb.bytesPerRow))
-                }
-                preview = (texture, serial, rgb.width, rgb.height)
-            }
+            if let texture = canvas.staticTexture(image) { preview = (texture, serial, image.width, image.height) }
         }
         guard let preview else { return }
         let scale = seekBar.scale
         let (left, top, width, height) = seekBar.preview(
             width: preview.width, height: preview.height, at: x, above: bottom)
-        fill(left - 2, top - 2, width + 4, height + 4, (255, 255, 255, 255))
+        canvas.fill(left - 2, top - 2, width + 4, height + 4, (255, 255, 255, 255))
         var target = SDL_Rect(x: Int32(left), y: Int32(top), w: Int32(width), h: Int32(height))
         _ = api.SDL_RenderCopy(renderer, preview.texture, nil, &target)
         let label = SeekBar.clockText(time)
         let labelWidth = BitmapFont.measure(label, scale: scale)
-        fill(
+        canvas.fill(
             left + (width - labelWidth) / 2 - 3, top + height - 7 * scale - 6, labelWidth + 6, 7 * scale + 6,
             (0, 0, 0, 190))
-        text(
+        canvas.text(
             label, x: left + (width - labelWidth) / 2, y: top + height - 7 * scale - 3, scale: scale,
             color: (255, 255, 255, 255))
         if reportedPreview != serial {
@@ -200,9 +173,9 @@ extension WindowLoop {
         let scale = drawable.height >= 600 ? 2 : 1
         let lineHeight = 10 * scale
         let width = (lines.map { BitmapFont.measure($0, scale: scale) }.max() ?? 0) + 16
-        fill(8, 8, width, lines.count * lineHeight + 12, (0, 0, 0, 170))
+        canvas.fill(8, 8, width, lines.count * lineHeight + 12, (0, 0, 0, 170))
         for (index, line) in lines.enumerated() {
-            text(line, x: 16, y: 14 + index * lineHeight, scale: scale, color: (255, 255, 255, 255))
+            canvas.text(line, x: 16, y: 14 + index * lineHeight, scale: scale, color: (255, 255, 255, 255))
         }
     }
 }

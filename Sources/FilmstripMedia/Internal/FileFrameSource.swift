@@ -87,8 +87,8 @@ final class FileFrameSource: FrameSource {
         }
         let locator = KeyframeLocator(options)
         if !locator.decodesExactly {
-            let before = try input.keyPacket(atOrBefore: seconds)
-            let after = locator.looksAfter ? try input.keyPacket(atOrAfter: seconds) : nil
+            let before = try input.search.keyPacket(atOrBefore: seconds)
+            let after = locator.looksAfter ? try input.search.keyPacket(atOrAfter: seconds) : nil
             let choice: OwnedPacket? =
                 switch locator.pick(at: seconds, before: before.time, after: after?.time) {
                 case .before: before
@@ -108,7 +108,7 @@ final class FileFrameSource: FrameSource {
                 return VideoFrame(image: image, requestedTime: seconds, actualTime: decoded.time, isKeyframe: true)
             }
         }
-        let decoded = try input.exactFrame(at: seconds)
+        let decoded = try input.search.exactFrame(at: seconds)
         return VideoFrame(
             image: try render(decoded), requestedTime: seconds, actualTime: decoded.time, isKeyframe: decoded.isKey)
     }

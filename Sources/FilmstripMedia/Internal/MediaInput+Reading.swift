@@ -4,7 +4,8 @@ import FilmstripLoading
 import FilmstripSync
 import Foundation
 
-/// Reading, seeking and decoding a ``MediaInput``: packets, keyframe search, exact frames and sequential playback.
+/// Reading, seeking and decoding a ``MediaInput``: packets, keyframe decodes and sequential playback (the keyframe
+/// search and exact frames are ``KeyframeSearch``).
 extension MediaInput {
     func seconds(_ timestamp: Int64) -> Double { timeline.seconds(timestamp) }
 
@@ -50,95 +51,14 @@ extension MediaInput {
         }
         if result < 0 { throw readFailure(result) }
         resetDecoders()
-        // Sequential decoding resumes at a key packet too (see exactFrame(at:)).
+        // Sequential decoding resumes at a key packet too (see KeyframeSearch.exactFrame(at:)).
         awaitingKey = true
         // An index that gives the keyframe's place and size (MP4): over HTTP, one request of exactly those bytes.
         if let bytes = ContainerFacts.keyframeBytes(stream, atOrBefore: timestamp(max(0, t))) { io.expectRead(bytes) }
     }
 
-    /// How one pass of ``searchBackward(from:_:)`` went.
-    enum SearchPass<Found> {
-        /// The answer.
-        case found(Found)
-        /// Nothing at or before t from where the pass started: start earlier.
-        case earlier
-        /// Nothing to find: stop.
-        case done
-    }
-
-    /// Runs `pass` from the keyframe before `t`, and while it asks to start earlier, from 2, 6, 14 and 30 s further
-    /// back, then from 0, then from the start (``rewind()``: the index's first entry, or byte 0). A seek can land
-    /// after the keyframe `t` needs (dts before pts, or FFmpeg's bisection of an MPEG-TS by timestamps); the pass
-    /// from the start always has an attempt left. `pass` gets where it started (seconds, or whether from the start)
-    /// after the input was positioned there.
-    func searchBackward<Found>(
-        from t: Double, _ pass: (_ target: Double, _ fromStart: Bool) throws(MediaError) -> SearchPass<Found>
-    ) throws(MediaError) -> Found? {
-        var target = t
-        var fromStart = false
-        for attempt in 0..<7 {
-            if fromStart {
-                guard try rewind() else { return nil }
-            } else {
-                try seek(to: target)
-            }
-            switch try pass(target, fromStart) {
-            case .found(let found): return found
-            case .done: return nil
-            case .earlier:
-                if fromStart { return nil }
-                if target > 0 {
-                    target = attempt >= 4 ? 0 : max(0, target - Double(2 << attempt))
-                } else {
-                    fromStart = true
-                }
-            }
-        }
-        return nil
-    }
-
-    /// The key packet at or before `t`. When `t` is before the first keyframe, the first keyframe.
-    package func keyPacket(atOrBefore t: Double) throws(MediaError) -> OwnedPacket {
-        var firstKey: OwnedPacket?
-        let found = try searchBackward(from: t) { (target, fromStart) throws(MediaError) -> SearchPass<OwnedPacket> in
-            var best: OwnedPacket?
-            var passFirstKey: OwnedPacket?
-            while try readPacket() {
-                let time = packetTime
-                if packetIsKey {
-                    if time <= t + MediaTime.tolerance {
-                        best = OwnedPacket(cloning: packet!, time: time)
-                        if hasIndex { break }
-                        continue
-                    }
-                    if best == nil, passFirstKey == nil { passFirstKey = OwnedPacket(cloning: packet!, time: time) }
-                    break
-                } else if best != nil, time > t + MediaTime.tolerance {
-                    break
-                }
-            }
-            if let best { return .found(best) }
-            if let passFirstKey, target <= 0 || fromStart { firstKey = passFirstKey }
-            return .earlier
-        }
-        // t precedes the video: its first keyframe.
-        if let key = found ?? firstKey { return key }
-        throw MediaError(.decodeFailed, "no keyframe found at or before \(t) s", url: url)
-    }
-
-    /// The first key packet at or after `t`, else the last one before it (near the end of the video).
-    package func keyPacket(atOrAfter t: Double) throws(MediaError) -> OwnedPacket {
-        try seek(to: t)
-        var previous: OwnedPacket?
-        while try readPacket() {
-            guard packetIsKey else { continue }
-            let time = packetTime
-            if time >= t - MediaTime.tolerance, let found = OwnedPacket(cloning: packet!, time: time) { return found }
-            previous = OwnedPacket(cloning: packet!, time: time)
-        }
-        if let previous { return previous }
-        return try keyPacket(atOrBefore: t)
-    }
+    /// The keyframe search over this input: ``KeyframeSearch``.
+    package var search: KeyframeSearch { KeyframeSearch(input: self) }
 
     /// The keyframe times of an indexed container (MP4, MKV), ascending, from its index alone; empty without one.
     func indexedKeyframeTimes() -> [Double] {
@@ -269,60 +189,6 @@ extension MediaInput {
                 draining = true
             }
         }
-    }
-
-    /// The frame shown at `t`: the last frame whose presentation time is at or before `t` (the first frame when
-    /// `t` precedes it). Decodes forward from the keyframe before `t`.
-    package func exactFrame(at t: Double) throws(MediaError) -> OwnedFrame {
-        // The first frame decoded from 0 (t precedes the video's first frame): the answer when nothing is earlier.
-        var earliest: OwnedFrame?
-        let found = try searchBackward(from: t) { (target, fromStart) throws(MediaError) -> SearchPass<OwnedFrame> in
-            var candidate: OwnedFrame?
-            var first: OwnedFrame?
-            var finished = false
-            var overshot = false
-            // A seek by timestamps (MPEG-TS, MPEG-PS) lands wherever a packet's time fits, often inside a GOP:
-            // decoding starts at the first key packet, so no picture whose references precede it is shown (HEVC
-            // would show them grey or broken). The start of the file is a start of decoding as it is.
-            var started = fromStart
-            while !finished {
-                let got = try readPacket()
-                if got, !started {
-                    guard packetIsKey else { continue }
-                    started = true
-                }
-                let sent = avcodec_send_packet(codec, got ? packet : nil)
-                if sent < 0, sent != fs_averror_eagain(), got {
-                    // A damaged packet: skip it, as players do.
-                    continue
-                }
-                while avcodec_receive_frame(codec, frame) >= 0 {
-                    decodedCount.add(1, ordering: .relaxed)
-                    let time = frameTime ?? -1
-                    defer { av_frame_unref(frame) }
-                    if first == nil { first = OwnedFrame(cloning: frame!, time: time) }
-                    if time <= t + MediaTime.tolerance {
-                        candidate = OwnedFrame(cloning: frame!, time: time)
-                    } else {
-                        if candidate == nil { overshot = true }
-                        finished = true
-                        break
-                    }
-                }
-                if !got { finished = true }
-            }
-            avcodec_flush_buffers(codec)
-            if let candidate { return .found(candidate) }
-            // Past t already, or nothing decoded from where the seek landed: start earlier. A key picture of an open
-            // GOP (an I picture that is not an IDR and has no recovery point) gives no picture on its own (FFmpeg
-            // waits for a picture it can trust), nor does a seek by timestamps that landed after the last key packet
-            // before t. A file nothing in which decodes ends, from its start, in an error.
-            let earlier = overshot || first == nil
-            if !(earlier && target > 0), let first { earliest = first }
-            return earlier ? .earlier : .done
-        }
-        if let frame = found ?? earliest { return frame }
-        throw MediaError(.decodeFailed, "no frame decoded near \(t) s", url: url)
     }
 
     /// After a seek: the decoders forget what they had.

@@ -43,9 +43,9 @@ extension CuePicture {
         for look in Self.looks(mode) {
             switch look {
             case .keyframeInside:
-                let key = try input.keyPacket(atOrAfter: start)
+                let key = try input.search.keyPacket(atOrAfter: start)
                 if contains(key.time) { return key }
-            case .keyframeBefore: return try input.keyPacket(atOrBefore: start)
+            case .keyframeBefore: return try input.search.keyPacket(atOrBefore: start)
             case .exactFrame: return nil
             }
         }
