@@ -1,6 +1,7 @@
 import ArgumentParser
 import Filmstrip
 import FilmstripSync
+import FilmstripWindow
 import Foundation
 
 struct PreviewsCommand: AsyncParsableCommand {
@@ -247,32 +248,21 @@ actor PreviewServer {
         for url: URL, tracks: ThumbnailsConfiguration, frames: FrameThumbnailsConfiguration
     ) async throws -> Opened {
         let trackExtensions: Set = ["vtt", "bif", "json"]
-        let kind = url.pathExtension.lowercased()
-        if url.isFileURL, !trackExtensions.contains(kind), !ManifestDetection.isManifest(url) {
-            let sidecar = url.deletingPathExtension().appendingPathExtension("vtt")
-            if FileManager.default.fileExists(atPath: sidecar.path) {
-                let engine = TrackThumbnails(configuration: tracks)
-                try await engine.load(track: sidecar)
-                return Opened(provider: engine, origin: "sidecar", engine: "tracks")
-            }
+        let direct = trackExtensions.contains(url.pathExtension.lowercased())
+        var sidecar = direct ? url : nil
+        if url.isFileURL, !direct, !ManifestDetection.isManifest(url) {
+            let beside = url.deletingPathExtension().appendingPathExtension("vtt")
+            if FileManager.default.fileExists(atPath: beside.path) { sidecar = beside }
         }
-        if trackExtensions.contains(kind) {
-            let engine = TrackThumbnails(configuration: tracks)
-            try await engine.load(track: url)
-            return Opened(provider: engine, origin: "track", engine: "tracks")
+        let previews = try await ScrubPreviews.load(url: url, sidecar: sidecar, tracks: tracks, frames: frames)
+        switch previews.source {
+        case .sidecar:
+            return Opened(provider: previews.provider, origin: direct ? "track" : "sidecar", engine: "tracks")
+        case .imageTrack: return Opened(provider: previews.provider, origin: "image-track", engine: "tracks")
+        case .frames:
+            let origin = (previews.provider as? FrameThumbnails)?.source?.rawValue ?? "frames"
+            return Opened(provider: previews.provider, origin: origin, engine: "frames")
         }
-        if ManifestDetection.isManifest(url) {
-            let engine = TrackThumbnails(configuration: tracks)
-            do {
-                try await engine.load(track: url)
-                return Opened(provider: engine, origin: "image-track", engine: "tracks")
-            } catch let error as ThumbnailsError where error.kind == .unsupported || error.kind == .parse {
-                // No image track: the keyframes below.
-            }
-        }
-        let engine = FrameThumbnails(configuration: frames)
-        try await engine.load(url: url)
-        return Opened(provider: engine, origin: engine.source?.rawValue ?? "frames", engine: "frames")
     }
 
     /// Writes the pixels as BGRA (opaque) to a file beside `url`, then renames it over `url`: a reader never sees

@@ -46,13 +46,44 @@ public final class ScrubPreviews: Sendable {
     {
         var configuration = sdk.thumbnailsConfiguration
         configuration.loadingMode = .lazy
+        let tracks = configuration
+        return try await load(
+            content: player.contentURL, sidecar: sidecar,
+            tracks: { sdk.thumbnails(for: player, configuration: tracks) },
+            frames: { try await sdk.thumbnails(for: player, engine: .frames) })
+    }
+
+    /// The previews for `url` without a player (a file, an HLS master or media playlist, an MPD, local or remote):
+    /// `sidecar` when given (a track, which may be `url` itself), else the image track `url` lists when it is a
+    /// manifest, else its keyframes. Tracks load lazily, as ``load(for:sidecar:sdk:)``'s do.
+    public static func load(
+        url: URL, sidecar: URL? = nil, tracks: ThumbnailsConfiguration = ThumbnailsConfiguration(),
+        frames: FrameThumbnailsConfiguration = FrameThumbnailsConfiguration()
+    ) async throws -> ScrubPreviews {
+        var lazy = tracks
+        lazy.loadingMode = .lazy
+        let configuration = lazy
+        return try await load(
+            content: url, sidecar: sidecar, tracks: { TrackThumbnails(configuration: configuration) },
+            frames: {
+                let engine = FrameThumbnails(configuration: frames)
+                try await engine.load(url: url)
+                return engine
+            })
+    }
+
+    /// The choice both loads make: the sidecar, else the manifest's image track (a manifest that lists none fails
+    /// its load with `unsupported` or `parse`), else the keyframes.
+    private static func load(
+        content: URL?, sidecar: URL?, tracks: () -> TrackThumbnails, frames: () async throws -> FrameThumbnails
+    ) async throws -> ScrubPreviews {
         if let sidecar {
-            let engine = sdk.thumbnails(for: player, configuration: configuration)
+            let engine = tracks()
             try await engine.load(track: sidecar)
             return ScrubPreviews(.sidecar, engine)
         }
-        if let content = player.contentURL, ManifestDetection.isManifest(content) {
-            let engine = sdk.thumbnails(for: player, configuration: configuration)
+        if let content, ManifestDetection.isManifest(content) {
+            let engine = tracks()
             do {
                 try await engine.load(track: content)
                 return ScrubPreviews(.imageTrack, engine)
@@ -60,7 +91,7 @@ public final class ScrubPreviews: Sendable {
                 // No image track: the keyframes below.
             }
         }
-        return ScrubPreviews(.frames, try await sdk.thumbnails(for: player, engine: .frames))
+        return ScrubPreviews(.frames, try await frames())
     }
 
     /// The preview for time `t` (seconds on the player's timeline), decoded, with the cue it belongs to; nil when
