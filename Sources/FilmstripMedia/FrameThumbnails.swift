@@ -100,7 +100,8 @@ public final class FrameThumbnails: Sendable {
                 }
                 return
             }
-            let segments = StreamFrames(url: url, options: options, kind: .video)
+            // The manifest the I-frame look loaded serves the segments too.
+            let segments = StreamFrames(url: url, options: options, kind: .video, client: iFrames.client)
             let timeline = try await segments.timeline()
             state.withLock {
                 $0 = State(url: url, source: .segments, stream: segments, duration: timeline.end)

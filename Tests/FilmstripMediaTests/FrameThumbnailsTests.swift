@@ -122,6 +122,9 @@ struct FrameThumbnailsTests {
         let frames = Self.frames()
         try await frames.load(url: try StreamLayouts.serve(layout, on: server))
         #expect(frames.source == .segments)
+        // The I-frame look and the segments share the manifest: each playlist or MPD fetched once.
+        let manifests = server.requests.map(\.path).filter { $0.hasSuffix(".m3u8") || $0.hasSuffix(".mpd") }
+        #expect(!manifests.isEmpty && Set(manifests).count == manifests.count, "\(manifests)")
         for t in [0.5, 5.1, 7.9] {
             let thumbnail = try #require(try await frames.thumbnail(at: t))
             let (source, time) = layout.source(at: t)

@@ -29,13 +29,20 @@ package final class StreamFrames: Sendable {
     /// The kind of track to read (video, or an HLS I-frame playlist).
     let kind: Presentation.TrackKind
 
-    package init(url: URL, options: FrameExtractorConfiguration, kind: Presentation.TrackKind = .video) {
+    /// - Parameter client: the presentation's client when another reader of it has one (its manifest, playlists and
+    ///   tables are then fetched once for both); else one of its own.
+    package init(
+        url: URL, options: FrameExtractorConfiguration, kind: Presentation.TrackKind = .video,
+        client: StreamingClient? = nil
+    ) {
         self.url = url
         self.kind = kind
         maximumSize = options.maximumSize
         wallClock = options.wallClock
-        client = StreamingClient(
-            url: url, transport: options.transport, configuration: options.loading, now: options.wallClock)
+        self.client =
+            client
+            ?? StreamingClient(
+                url: url, transport: options.transport, configuration: options.loading, now: options.wallClock)
     }
 
     /// The local wall clock (``FrameExtractorConfiguration/wallClock``).
