@@ -41,7 +41,7 @@ public func fuzzerCustomMutator(
     switch target {
     case .hls, .mpd, .webvtt, .storyboard, .cmcd, .cmcdRoundTrip, .grid:
         return StructureMutator.mutate(data, size: size, maxSize: maxSize, seed: seed)
-    case .fragment, .bif, .sidx, .iFrameImages:
+    case .fragment, .bif, .sidx, .iFrameImages, .transportStream:
         return libFuzzerMutate(data, size, maxSize)
     }
 }

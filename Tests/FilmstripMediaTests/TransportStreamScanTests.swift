@@ -1,3 +1,4 @@
+import FilmstripFormats
 import FilmstripStreaming
 import FilmstripTesting
 import Foundation

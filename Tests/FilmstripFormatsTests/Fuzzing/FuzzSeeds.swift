@@ -67,6 +67,7 @@ extension FuzzTarget {
                 width: 32, height: 18)
             return [sequence.file.prefix(sequence.initializationLength)]
                 + sequence.fragments.map { Data(sequence.file[$0]) }
+        case .transportStream: return [Self.transportStream(adaptation: false), Self.transportStream(adaptation: true)]
         }
         return text.map { Data($0.utf8) }
     }
@@ -86,6 +87,40 @@ extension FuzzTarget {
         body += be(0, 2) + be(3, 2)
         for k in 0..<3 { body += be(UInt64(1000 + k), 4) + be(180_000, 4) + be(0x9000_0000, 4) }
         return Data(styp + be(UInt64(8 + body.count), 4) + Array("sidx".utf8) + body)
+    }
+
+    /// A PAT, its PMT (video on PID 0x100) and video PES starts half a second apart, some in decode order behind
+    /// their predecessor (B frames), each followed by a continuation packet; with `adaptation`, each start carries
+    /// an adaptation field.
+    private static func transportStream(adaptation: Bool) -> Data {
+        func packet(pid: Int, start: Bool, _ payload: [UInt8]) -> [UInt8] {
+            var header: [UInt8] = [0x47, UInt8(pid >> 8) | (start ? 0x40 : 0), UInt8(pid & 0xFF)]
+            var body = payload
+            if adaptation, start {
+                header.append(0x30)
+                body = [UInt8(7), 0x00] + [UInt8](repeating: 0xFF, count: 6) + body
+            } else {
+                header.append(0x10)
+            }
+            return Array((header + body + [UInt8](repeating: 0xFF, count: 188)).prefix(188))
+        }
+        func pts(_ value: Int64) -> [UInt8] {
+            [
+                0x21 | UInt8(value >> 29 & 0x0E), UInt8(value >> 22 & 0xFF), UInt8(value >> 14 & 0xFE) | 1,
+                UInt8(value >> 7 & 0xFF), UInt8(value << 1 & 0xFE) | 1,
+            ]
+        }
+        let pat: [UInt8] = [0, 0x00, 0xB0, 0x0D, 0, 1, 0xC1, 0, 0, 0, 1, 0xF0, 0x00, 0, 0, 0, 0]
+        let pmt: [UInt8] = [
+            0, 0x02, 0xB0, 0x12, 0, 1, 0xC1, 0, 0, 0xE1, 0x00, 0xF0, 0, 0x1B, 0xE1, 0x00, 0xF0, 0, 0, 0, 0, 0,
+        ]
+        var bytes = packet(pid: 0, start: true, pat) + packet(pid: 0x1000, start: true, pmt)
+        for (k, time) in [0, 2, 1, 3, 5, 4, 6, 8, 7].enumerated() {
+            let pes: [UInt8] = [0, 0, 1, 0xE0, 0, 0, 0x80, 0x80, 5] + pts(Int64(time) * 45_000 + 900_000)
+            bytes += packet(pid: 0x100, start: true, pes + [0, 0, 0, 1, 0x09, UInt8(k)])
+            bytes += packet(pid: 0x100, start: false, [UInt8](repeating: UInt8(k), count: 184))
+        }
+        return Data(bytes)
     }
 
     /// Fixture files and the multi-line literals of the test sources, by kind.

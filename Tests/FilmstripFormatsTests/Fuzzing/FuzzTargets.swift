@@ -11,6 +11,7 @@ import Foundation
 enum FuzzTarget: String, CaseIterable, Sendable {
     case webvtt, fragment, grid, hls, mpd, bif, sidx, storyboard, cmcd, cmcdRoundTrip = "cmcd-roundtrip"
     case iFrameImages = "iframe-images"
+    case transportStream = "transport-stream"
 
     static let trackURL = URL(string: "https://cdn.example.com/media/track.vtt")!
     static let manifestURL = URL(string: "https://cdn.example.com/media/main.m3u8")!
@@ -30,6 +31,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .cmcd: Self.cmcd(data)
         case .cmcdRoundTrip: Self.cmcdRoundTrip(data)
         case .iFrameImages: Self.iFrameImages(data)
+        case .transportStream: Self.transportStream(data)
         }
     }
 
@@ -178,6 +180,32 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         }
         if let image = try? ImageIFrameSequence.image(inFragment: data), image.count > data.count {
             return "a JPEG of \(image.count) bytes from \(data.count)"
+        }
+        return nil
+    }
+
+    /// MPEG-TS bytes (a segment's head): the scans stay inside the data and step whole packets, the tables are whole
+    /// packets of it, and a later time never gives an earlier video start.
+    private static func transportStream(_ data: Data) -> String? {
+        let size = TransportStreamTables.packetSize
+        _ = TransportStreamTables.isTransportStream(data)
+        _ = TransportStreamTables.beginsWithTables(data)
+        if let tables = TransportStreamTables.tables(in: data), tables.count % size != 0 || tables.count > data.count {
+            return "tables of \(tables.count) bytes from \(data.count)"
+        }
+        for bytes in [data, data.dropFirst(size)] {
+            var previous: (seconds: Double, start: Int?)?
+            for seconds in [-1, 0, 0.5, 2, 60, 1e300] {
+                let start = TransportStreamTables.videoStart(after: seconds, in: bytes)
+                if let start, start % size != 0 || start < 0 || start + size > bytes.count {
+                    return "a video start at \(start) of \(bytes.count) bytes"
+                }
+                if let previous, let start, (previous.start ?? Int.max) > start {
+                    return "after \(seconds) s at \(start), before the start after \(previous.seconds) s"
+                }
+                previous = (seconds, start)
+            }
+            if TransportStreamTables.videoStart(after: .nan, in: bytes) != nil { return "a video start after NaN s" }
         }
         return nil
     }

@@ -5,7 +5,7 @@ public import Foundation
 ///
 /// An HLS byte range, an I-frame playlist's entries above all, may start after its resource's PAT and PMT without
 /// an `EXT-X-MAP` (RFC 8216 only says SHOULD; Shaka Packager writes I-frame ranges that way). A reader then takes
-/// the tables from the resource's head, as ``StreamingClient/programTables(for:media:)`` does. Every scan is bounded
+/// the tables from the resource's head, as `StreamingClient.programTables(for:media:)` does. Every scan is bounded
 /// by the bytes given and steps whole 188-byte packets.
 public enum TransportStreamTables {
     /// The size of a transport stream packet.
@@ -142,7 +142,8 @@ public enum TransportStreamTables {
         while entry + 4 <= loopEnd {
             let program = Int(packet[entry]) << 8 | Int(packet[entry + 1])
             let pid = Int(packet[entry + 2] & 0x1F) << 8 | Int(packet[entry + 3])
-            if program != 0 { pids.insert(pid) }
+            // PID 0 is the PAT itself and 0x1FFF the null packets: neither is a PMT.
+            if program != 0, pid != 0, pid != 0x1FFF { pids.insert(pid) }
             entry += 4
         }
         return pids
