@@ -32,7 +32,7 @@ public struct LivePreviewConfiguration: Sendable {
     static let longestWindow: Double = 30 * 86_400
 
     /// The formats a live track can be written in.
-    public static let formats: Set<PreviewTrackConfiguration.OutputFormat> = [.vtt, .json, .hls, .dash]
+    public static let formats: Set<PreviewTrackConfiguration.OutputFormat> = [.vtt, .json, .hls, .dash, .iframeImages]
 
     /// Milliseconds per tile and per sheet, checked.
     func spans() throws(MediaError) -> (interval: Int64, span: Int64, tiles: Int) {
@@ -41,7 +41,7 @@ public struct LivePreviewConfiguration: Sendable {
         guard unsupported.isEmpty else {
             throw MediaError(
                 .invalidArgument,
-                "a live track is written as vtt, json, hls or dash (not \(unsupported.map(\.rawValue).sorted().joined(separator: ", ")))"
+                "a live track is written as vtt, json, hls, dash or iframe-images (not \(unsupported.map(\.rawValue).sorted().joined(separator: ", ")))"
             )
         }
         guard !preview.formats.isEmpty else { throw MediaError(.invalidArgument, "no format to write") }

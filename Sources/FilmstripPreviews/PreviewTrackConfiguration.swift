@@ -120,6 +120,15 @@ public struct PreviewTrackConfiguration: Sendable {
         }
     }
 
+    /// Encodes packed RGB rows (one thumbnail) as an I-frame image sequence's picture: a baseline JPEG with 4:2:0
+    /// chroma, which every `mjpg` reader decodes, at ``quality``.
+    func encodeSequenceImage(
+        _ pixels: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int
+    ) throws(ImagingError) -> [UInt8] {
+        try JPEGCodec.encodeRGB(
+            pixels, width: width, height: height, bytesPerRow: bytesPerRow, quality: quality, subsampling: .s420)
+    }
+
     /// Checks every option is in range; the error says which is not.
     public func validate() throws(MediaError) {
         if let count, !(1...1_000_000).contains(count) {

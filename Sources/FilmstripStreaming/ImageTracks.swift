@@ -50,7 +50,7 @@ extension StreamingClient {
         switch try parseManifestPlaylist(bytes) {
         case .media(let media)?:
             if media.iFramesOnly, try await isImageSequence(media) {
-                return try Self.imageSequenceTrack(media, url: url)
+                return try Self.imageSequenceTrack(media, url: url, previous: previous)
             }
             guard media.imagesOnly || media.segments.contains(where: { $0.tiles != nil }) else {
                 throw Self.noImageTrack(url, hasIFrames: media.iFramesOnly)
@@ -78,7 +78,7 @@ extension StreamingClient {
                     throw StreamingError(
                         .manifest, "an I-frame stream must name an EXT-X-I-FRAMES-ONLY playlist", url: chosen.uri)
                 }
-                return try Self.imageSequenceTrack(media, url: chosen.uri)
+                return try Self.imageSequenceTrack(media, url: chosen.uri, previous: previous)
             }
             return try Self.imageTrack(media, url: chosen.uri, previous: previous)
         case nil:
@@ -96,14 +96,14 @@ extension StreamingClient {
         return ImageIFrameSequence.describesImages(initialization: bytes)
     }
 
-    /// An I-frame image sequence as a track: each entry one whole image, the JPEG inside its byte range's fragment.
-    private static func imageSequenceTrack(_ media: HLSMediaPlaylist, url: URL) throws -> ImageTrackReading {
-        guard !media.isLive else {
-            throw StreamingError(.unsupported, "a live I-frame image sequence is not read yet", url: url)
-        }
-        var track = try media.thumbnailTrack(url: url).refusingLocalImages()
-        track.format = .iFrameImages
-        return ImageTrackReading(track: track)
+    /// An I-frame image sequence as a track: each entry one whole image, the JPEG inside its byte range's fragment
+    /// (`EXT-X-GAP` entries have none). A live one is read again as a live image playlist is.
+    private static func imageSequenceTrack(
+        _ media: HLSMediaPlaylist, url: URL, previous: ImageTrackRefresh?
+    ) throws -> ImageTrackReading {
+        var reading = try imageTrack(media, url: url, previous: previous)
+        reading.track.format = .iFrameImages
+        return reading
     }
 
     /// The playlist when `bytes` hold one (an HLS playlist that does not parse throws).

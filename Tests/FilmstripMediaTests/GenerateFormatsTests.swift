@@ -169,18 +169,10 @@ struct GenerateFormatsTests {
             """
         let file = directory.file("check.py")
         try Data(script.utf8).write(to: file)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
+        let run = try CommandRun([
             "python3", file.path, directory.file("thumbnails.m3u8").path, directory.file("thumbnails.mpd").path,
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0 && text.contains("ok"), "\(text)")
+        ])
+        #expect(run.status == 0 && run.output.contains("ok"), "\(run.output)")
     }
 
     @Test("--count spreads a fixed number of thumbnails over the video")

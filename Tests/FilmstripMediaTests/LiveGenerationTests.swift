@@ -85,6 +85,14 @@ struct LiveGenerationTests {
         #expect(last.sourceURL.lastPathComponent == "sprite-9.jpg" && last.region?.x == 160)
     }
 
+    /// A live stream whose media time t is segment 4 + t, with EXT-X-GAP for 16–19 s (a whole 4 s sheet) and 24 s
+    /// answering 404 for ever; it ends at 32 s.
+    static func streamWithGaps(server: LoopbackServer, clock: TestClock) throws -> SimulatedLiveStream {
+        try SimulatedLiveStream(
+            server: server, windowSize: 6, initialSegments: 10, endAfter: 36, gaps: [20, 21, 22, 23],
+            unavailable: [28], now: { clock.now.offset.seconds })
+    }
+
     /// Runs `generator` while the test clock moves `seconds` seconds, one at a time, checking the published track
     /// at every step; returns the updates. With `stop`, the run is cancelled after that many seconds (as SIGTERM
     /// does), else it must end by itself.
@@ -143,10 +151,7 @@ struct LiveGenerationTests {
         let server = try LoopbackServer()
         defer { server.stop() }
         let clock = TestClock()
-        // Media time t is segment 4 + t. EXT-X-GAP for 16–19 s (a whole sheet); 24 s answers 404 for ever.
-        let stream = try SimulatedLiveStream(
-            server: server, windowSize: 6, initialSegments: 10, endAfter: 36, gaps: [20, 21, 22, 23],
-            unavailable: [28], now: { clock.now.offset.seconds })
+        let stream = try Self.streamWithGaps(server: server, clock: clock)
         let output = try TemporaryDirectory(prefix: "filmstrip-live")
         defer { output.remove() }
         var configuration = Self.configuration(clock: clock)

@@ -207,9 +207,24 @@ def check_fragment(data, offset, length, index, track, timescale, start, duratio
     return jpeg, sequence
 
 
-def check(playlist_path, stream_inf=None):
+def first_decode_time(data, offset, length):
+    """The tfdt of the fragment at `data[offset:offset + length]`, or None."""
+    try:
+        moof = Boxes(data, offset, offset + length).all("moof")[0]
+        traf = Boxes(data, moof[1], moof[2]).all("traf")[0]
+        tfdt = Boxes(data, traf[1], traf[2]).all("tfdt")[0]
+    except (ValueError, IndexError):
+        return None
+    wide = data[tfdt[1]] == 1
+    return struct.unpack(">Q" if wide else ">I", data[tfdt[1] + 4:tfdt[1] + (12 if wide else 8)])[0]
+
+
+def check(playlist_path, stream_inf=None, live=False):
     """Checks the I-frame image sequence of a local playlist (and `stream_inf`, the master's attribute text for it,
-    when given). Returns (problems, images): images are (start, duration, jpeg bytes)."""
+    when given). Returns (problems, images): images are (start, duration, jpeg bytes). With `live`, a live playlist
+    (RFC 8216 6.2.1: no EXT-X-ENDLIST or VOD type asked for, an EXT-X-MEDIA-SEQUENCE, EXT-X-GAP entries that have no
+    image): its media files may be several, each entry's range following the last one's in the same file, and the
+    fragments' tfdt must advance as the playlist's times do from the first one."""
     problems = []
     with open(playlist_path, encoding="utf-8") as f:
         lines = [line.strip() for line in f.read().splitlines() if line.strip()]
@@ -223,10 +238,12 @@ def check(playlist_path, stream_inf=None):
     version = int(tags.get("#EXT-X-VERSION", "1"))
     if version < 5:
         problems.append(f"EXT-X-VERSION {version}: an EXT-X-MAP in an I-frame playlist needs at least 5")
-    for required in ("#EXT-X-I-FRAMES-ONLY", "#EXT-X-TARGETDURATION", "#EXT-X-MAP", "#EXT-X-ENDLIST"):
-        if required not in tags:
-            problems.append(f"no {required}")
-    if tags.get("#EXT-X-PLAYLIST-TYPE") != "VOD":
+    required = ["#EXT-X-I-FRAMES-ONLY", "#EXT-X-TARGETDURATION", "#EXT-X-MAP"]
+    required += ["#EXT-X-MEDIA-SEQUENCE"] if live else ["#EXT-X-ENDLIST"]
+    for name in required:
+        if name not in tags:
+            problems.append(f"no {name}")
+    if not live and tags.get("#EXT-X-PLAYLIST-TYPE") != "VOD":
         problems.append("EXT-X-PLAYLIST-TYPE is not VOD")
     folder = os.path.dirname(os.path.abspath(playlist_path))
     files = {}
@@ -259,42 +276,57 @@ def check(playlist_path, stream_inf=None):
     target = int(tags.get("#EXT-X-TARGETDURATION", "0"))
     images = []
     time = 0.0
-    expected_offset = init_offset + init_length
+    # Where each media file's next entry must start: after the init section in the map's file, else at its start.
+    expected_offsets = {map_attributes.get("URI", ""): init_offset + init_length}
     sequence = 0
     peak = 0
     entries = []
     duration = None
     byterange = None
+    gap = False
     for line in lines:
         if line.startswith("#EXTINF:"):
             duration = float(line[len("#EXTINF:"):].split(",")[0])
         elif line.startswith("#EXT-X-BYTERANGE:"):
             byterange = line[len("#EXT-X-BYTERANGE:"):]
+        elif line == "#EXT-X-GAP":
+            gap = True
         elif not line.startswith("#"):
-            entries.append((duration, byterange, line))
+            entries.append((duration, byterange, line, gap))
             duration = byterange = None
+            gap = False
     if not entries:
         problems.append("the playlist has no entries")
-    for index, (duration, byterange, uri) in enumerate(entries):
+    if any(entry[3] for entry in entries) and not live:
+        problems.append("an EXT-X-GAP entry in a VOD sequence (every image is known)")
+    origin = 0.0
+    for index, (duration, byterange, uri, gap) in enumerate(entries):
         where = f"entry {index + 1}"
         if duration is None or duration <= 0:
             problems.append(f"{where}: no positive EXTINF")
             continue
         if round(duration) > target:
             problems.append(f"{where}: EXTINF {duration} rounds above EXT-X-TARGETDURATION {target}")
+        if gap:
+            time += duration
+            continue
         if byterange is None or "@" not in byterange:
             problems.append(f"{where}: no EXT-X-BYTERANGE with an explicit offset")
             continue
         length, offset = (int(v) for v in byterange.split("@"))
         data = read(uri)
+        expected_offset = expected_offsets.get(uri, 0)
         if offset != expected_offset:
             problems.append(f"{where}: starts at byte {offset}, the previous entry ended at {expected_offset}")
-        expected_offset = offset + length
+        expected_offsets[uri] = offset + length
         if offset + length > len(data):
             problems.append(f"{where}: the range runs past the file's {len(data)} bytes")
             continue
-        jpeg, sequence = check_fragment(data, offset, length, index, track, timescale, time, duration, sequence,
-                                        problems)
+        if live and not images and timescale:
+            # A live playlist's times count from its first entry; the fragments keep the track's own.
+            origin = (first_decode_time(data, offset, length) or 0) / timescale - time
+        jpeg, sequence = check_fragment(data, offset, length, index, track, timescale, time + origin, duration,
+                                        sequence, problems)
         peak = max(peak, length * 8 / duration)
         if jpeg is not None:
             size = jpeg_size(jpeg)
@@ -310,3 +342,14 @@ def check(playlist_path, stream_inf=None):
     if stream_inf and "BANDWIDTH" in attributes(stream_inf) and int(attributes(stream_inf)["BANDWIDTH"]) < peak:
         problems.append(f"BANDWIDTH {attributes(stream_inf)['BANDWIDTH']} is below the peak {peak:.0f} bit/s")
     return problems, images
+
+
+if __name__ == "__main__":
+    import sys
+
+    arguments = [a for a in sys.argv[1:] if a != "--live"]
+    found, pictures = check(arguments[0], live="--live" in sys.argv)
+    for problem in found:
+        print(problem)
+    print(f"{len(found)} problems, {len(pictures)} images")
+    sys.exit(1 if found else 0)

@@ -44,14 +44,15 @@ public struct ImageIFrameSequence: Sendable, Hashable {
     /// The timescale of the track: milliseconds.
     public static let timescale: UInt32 = 1000
 
-    /// Writes `images` (in time order) of `width` x `height` pixels.
-    public init(images: [Image], width: Int, height: Int) {
+    /// Writes `images` (in time order) of `width` x `height` pixels; the fragments' sequence numbers count from
+    /// `firstSequence` (a live sequence written in parts goes on counting).
+    public init(images: [Image], width: Int, height: Int, firstSequence: UInt32 = 1) {
         var file = Self.initialization(width: width, height: height)
         initializationLength = file.count
         var fragments: [Range<Int>] = []
         for (index, image) in images.enumerated() {
             let start = file.count
-            file.append(Self.fragment(image, sequence: UInt32(truncatingIfNeeded: index + 1)))
+            file.append(Self.fragment(image, sequence: firstSequence &+ UInt32(truncatingIfNeeded: index)))
             fragments.append(start..<file.count)
         }
         self.file = file

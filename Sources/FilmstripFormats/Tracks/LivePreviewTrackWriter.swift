@@ -17,9 +17,15 @@ public struct LiveSheet: Sendable, Hashable, Codable {
     public var rows: Int
     /// The image's size in bytes.
     public var bytes: Int
+    /// With an I-frame image sequence: the byte length of each picture's fragment in the sheet's media file
+    /// (``LivePreviewTrackWriter/iFrameImagesMedia(_:)``), in tile order, missing tiles left out.
+    public var fragments: [Int]?
 
     /// Creates a sheet.
-    public init(number: Int64, name: String?, start: Int64, tiles: Int, missing: [Int], rows: Int, bytes: Int) {
+    public init(
+        number: Int64, name: String?, start: Int64, tiles: Int, missing: [Int], rows: Int, bytes: Int,
+        fragments: [Int]? = nil
+    ) {
         self.number = number
         self.name = name
         self.start = start
@@ -27,6 +33,7 @@ public struct LiveSheet: Sendable, Hashable, Codable {
         self.missing = missing
         self.rows = rows
         self.bytes = bytes
+        self.fragments = fragments
     }
 
     /// Whether the sheet has no picture at all.
@@ -117,14 +124,9 @@ public enum LivePreviewTrackWriter {
         var text = "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:\((max(longest, 1) + 999) / 1000)\n"
         text += "#EXT-X-MEDIA-SEQUENCE:\(layout.sheets.first?.number ?? 0)\n"
         text += "#EXT-X-IMAGES-ONLY\n"
-        let dates = ISO8601DateFormatter()
-        dates.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         for sheet in layout.sheets {
             let length = Int64(sheet.tiles) * layout.interval
-            if layout.programDates {
-                let date = Date(timeIntervalSince1970: Double(sheet.start) / 1000)
-                text += "#EXT-X-PROGRAM-DATE-TIME:\(dates.string(from: date))\n"
-            }
+            if layout.programDates { text += programDateTime(sheet.start) }
             if sheet.isGap { text += "#EXT-X-GAP\n" }
             text += "#EXTINF:\(PreviewTrackWriter.seconds(length)),\n"
             let rows = max(1, sheet.rows)
@@ -133,6 +135,14 @@ public enum LivePreviewTrackWriter {
             text += "\(sheet.name ?? "gap-\(sheet.number)")\n"
         }
         return text + (layout.ended ? "#EXT-X-ENDLIST\n" : "")
+    }
+
+    /// The `EXT-X-PROGRAM-DATE-TIME` line of a time on a program-date timeline (milliseconds since 1970).
+    static func programDateTime(_ milliseconds: Int64) -> String {
+        let dates = ISO8601DateFormatter()
+        dates.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return
+            "#EXT-X-PROGRAM-DATE-TIME:\(dates.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000)))\n"
     }
 }
 

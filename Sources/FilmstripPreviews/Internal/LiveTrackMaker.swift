@@ -111,6 +111,7 @@ final class LiveTrackMaker {
             switch tile {
             case .picture(let image):
                 canvas!.draw(image, cell: cell, columns: columns, rows: sheetRows)
+                if writesIFrameImages { canvas!.images.append((cell, try Self.sequenceImage(image, configuration))) }
             default:
                 canvas!.missing.append(cell)
             }
@@ -176,6 +177,7 @@ final class LiveTrackMaker {
             published.bytes = bytes.count
         }
         if published.name == nil { try writePlaceholder(for: published.number) }
+        if writesIFrameImages, !sheet.images.isEmpty { published.fragments = try writeIFrameImages(of: sheet) }
         // Sheets are consecutive: sheets the run skipped (down for a while) are gaps between, from the window's start
         // on (older ones would leave the window at once).
         let windowMs = Int64(((state.window ?? 0) * 1000).rounded())
@@ -197,6 +199,10 @@ final class LiveTrackMaker {
         for first in leaving {
             if let name = fileName(of: first) {
                 state.retired.append(.init(name: name, after: edge + windowMs + span))
+            }
+            if first.fragments != nil {
+                let media = LivePreviewTrackWriter.iFrameImagesMedia(first.number)
+                state.retired.append(.init(name: media, after: edge + windowMs + span))
             }
         }
         sheets.removeFirst(leaving.count)
@@ -225,6 +231,7 @@ final class LiveTrackMaker {
     }
 
     private var writesDASH: Bool { configuration.preview.formats.contains(.dash) }
+    private var writesIFrameImages: Bool { configuration.preview.formats.contains(.iframeImages) }
 
     /// With DASH, a gap sheet still has a file (a `$Number$` timeline names every number in it): a black image of the
     /// layout's size, no picture of any moment. HLS lists the sheet as `EXT-X-GAP` and the sidecars have no cue.
@@ -278,16 +285,61 @@ final class LiveTrackMaker {
                 files.append(("thumbnails-adaptationset.xml", set + "\n"))
             }
         }
+        if formats.contains(.iframeImages), let width = state.tileWidth, let height = state.tileHeight {
+            // The initialisation section first: the playlist names it.
+            let initialization = ImageIFrameSequence(images: [], width: width, height: height).file
+            try write(initialization, to: LivePreviewTrackWriter.iFrameImagesInitialization)
+            files.append(
+                (
+                    ImageIFrameSequence.playlistName,
+                    LivePreviewTrackWriter.iFrameImagesPlaylist(layout, initializationLength: initialization.count)
+                ))
+        }
         if formats.contains(.vtt) {
             files.append((configuration.preview.trackName, LivePreviewTrackWriter.webVTT(layout)))
         }
-        for (name, text) in files {
-            let url = directory.appendingPathComponent(name)
-            do {
-                try Data(text.utf8).write(to: url, options: .atomic)
-            } catch {
-                throw MediaError(.outputFailed, "cannot write \(url.path)", underlying: error)
+        for (name, text) in files { try write(Data(text.utf8), to: name) }
+    }
+
+    /// Writes `data` to `name` in the track's folder, atomically.
+    private func write(_ data: Data, to name: String) throws(MediaError) {
+        let url = directory.appendingPathComponent(name)
+        do {
+            try data.write(to: url, options: .atomic)
+        } catch {
+            throw MediaError(.outputFailed, "cannot write \(url.path)", underlying: error)
+        }
+    }
+
+    /// Writes the pictures of `sheet` as its I-frame image sequence's media file (fragments only: the
+    /// initialisation section is a file of its own), each fragment numbered by its tile's place on the timeline;
+    /// returns the fragments' lengths.
+    private func writeIFrameImages(of sheet: LiveSheetCanvas) throws(MediaError) -> [Int] {
+        let images = sheet.images.map { image in
+            ImageIFrameSequence.Image(
+                start: sheet.start + Int64(image.cell) * interval, duration: interval, jpeg: image.jpeg)
+        }
+        let sequence = ImageIFrameSequence(
+            images: images, width: state.tileWidth ?? 0, height: state.tileHeight ?? 0,
+            firstSequence: UInt32(truncatingIfNeeded: sheet.start / interval + Int64(sheet.images[0].cell) + 1))
+        try write(
+            sequence.file.subdata(in: sequence.initializationLength..<sequence.file.count),
+            to: LivePreviewTrackWriter.iFrameImagesMedia(sheet.number))
+        return sequence.fragments.map(\.count)
+    }
+
+    /// A tile's picture as an I-frame image sequence's JPEG.
+    static func sequenceImage(
+        _ image: PixelBuffer, _ configuration: LivePreviewConfiguration
+    ) throws(MediaError) -> Data {
+        do {
+            let bytes = try image.bytes.withUnsafeBytes { pixels throws(ImagingError) in
+                try configuration.preview.encodeSequenceImage(
+                    pixels.baseAddress!, width: image.width, height: image.height, bytesPerRow: image.bytesPerRow)
             }
+            return Data(bytes)
+        } catch {
+            throw MediaError(.outputFailed, "cannot encode a tile's image", underlying: error)
         }
     }
 

@@ -88,6 +88,8 @@ struct LiveSheetCanvas {
     var pixels: [UInt8]?
     var missing: [Int] = []
     var filled = 0
+    /// Each tile's own JPEG, in cell order (with `.iframeImages`).
+    var images: [(cell: Int, jpeg: Data)] = []
 
     init(number: Int64, start: Int64) {
         self.number = number

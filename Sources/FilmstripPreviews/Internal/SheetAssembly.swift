@@ -108,9 +108,8 @@ final class SheetAssembly: Sendable {
             // The tile as the sheet holds it: the same pixels the sheet's tracks show.
             let encoded: [UInt8]
             do {
-                encoded = try JPEGCodec.encodeRGB(
-                    UnsafeRawPointer(origin), width: plan.tileWidth, height: plan.tileHeight, bytesPerRow: stride,
-                    quality: options.quality, subsampling: .s420)
+                encoded = try options.encodeSequenceImage(
+                    UnsafeRawPointer(origin), width: plan.tileWidth, height: plan.tileHeight, bytesPerRow: stride)
             } catch {
                 throw MediaError(.outputFailed, "cannot encode the image of thumbnail \(k + 1)", underlying: error)
             }
