@@ -2,7 +2,8 @@
 bar at five places and the preview drawn above it must show the frame of that time, for a local file (its keyframe
 index), an HLS stream over loopback HTTP with 50 ms added before every answer (its I-frame playlist, one range request
 per preview), an HLS stream with an image track (`generate --attach`), and one with Apple's I-frame image sequence
-alone.
+alone; then with the controller laid out as a box, and with the script installed as `thumbfast.lua` and driven by a
+replacement controller's messages (sent over mpv's JSON IPC).
 
 The video is a saturated hue turned 6 degrees a second, with a keyframe every second; the image track samples every
 2 s. Where the pointer is, the time it stands for is taken from the default controller's layout (the seek bar from
@@ -14,8 +15,10 @@ Run: FILMSTRIP_BIN=.build/release/filmstrip python3 -m unittest Tests/Window/tes
 FILMSTRIP_MPV_SCREENSHOT=PATH saves the screen with a preview showing (the README's picture).
 """
 import colorsys
+import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -93,21 +96,30 @@ def tearDownModule():
     shutil.rmtree(WORK, ignore_errors=True)
 
 
-def x_of(t):
+# osc.lua's box layout on the same screen (`--script-opts=osc-layout=box`): the box centred, its bottom edge pulled
+# 0.8 of the way down (valign), the bar 520 wide at 17 to 32 under the box's centre line (592), the slider 2 inside.
+BOX_SLIDER = (640 - 258, 640 + 258)
+BOX_BAR_Y = 592 + 24
+
+
+def x_of(t, slider=SLIDER):
     """Where on the screen the controller's seek bar stands for `t`."""
-    left, right = SLIDER
+    left, right = slider
     return round(left + (right - left) * t / DURATION)
 
 
 class Mpv:
-    """mpv fullscreen on the screen, paused, with the script and its log at info level."""
+    """mpv fullscreen on the screen, paused, with the script and its log at info level. `script` is the script's path
+    (its file name is its name to mpv), `opts` more script options, `extra` more mpv options."""
 
-    def __init__(self, source):
+    def __init__(self, source, script=SCRIPT, opts=(), extra=()):
         env = dict(SCREEN.env, PATH=os.path.dirname(BIN) + os.pathsep + os.environ["PATH"], TMPDIR=WORK)
         self.log = open(os.path.join(WORK, "mpv.log"), "w+")
+        name = os.path.splitext(os.path.basename(script))[0]
         self.process = subprocess.Popen(
-            ["mpv", "--no-config", "--fs", "--pause", "--vo=x11", "--ao=null", "--script=" + SCRIPT,
-             "--script-opts=filmstrip-log=yes", "--msg-level=all=warn,filmstrip=info", source],
+            ["mpv", "--no-config", "--fs", "--pause", "--vo=x11", "--ao=null", "--script=" + script,
+             "--script-opts=" + ",".join(["filmstrip-log=yes", *opts]),
+             f"--msg-level=all=warn,{name}=info", *extra, *([source] if source else [])],
             env=env, stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.time() + 30
         while not SCREEN.xdotool("search", "--class", "mpv").split():
@@ -129,12 +141,16 @@ class Mpv:
                 found.append(dict(part.split("=", 1) for part in line.split("] ", 1)[1].split() if "=" in part))
         return found
 
-    def hover(self, t):
+    def hover(self, t, slider=SLIDER, bar_y=BAR_Y):
         """Moves the pointer onto the bar where it stands for `t`, and waits for the preview of that time."""
-        x = x_of(t)
+        x = x_of(t, slider)
         before = len(self.previews())
-        SCREEN.xdotool("mousemove", str(x - 3), str(BAR_Y - 2))
-        SCREEN.xdotool("mousemove", str(x), str(BAR_Y))
+        SCREEN.xdotool("mousemove", str(x - 3), str(bar_y - 2))
+        SCREEN.xdotool("mousemove", str(x), str(bar_y))
+        return self.wait_for(t, before)
+
+    def wait_for(self, t, before):
+        """The log line of the preview of `t` shown after the first `before` ones (waiting for it)."""
         deadline = time.time() + 30
         while True:
             shown = self.previews()[before:]
@@ -154,23 +170,63 @@ class Mpv:
         self.log.close()
 
 
+def shown_second(x, y, w, h):
+    """The second whose keyframe the screen shows inside (x, y, w, h) (20 pixels in from each edge), and its hue."""
+    colour = SCREEN.grab(x + 20, y + 20, w - 40, h - 40).mean(0, 0, w - 40, h - 40)
+    nearest = min(range(len(COLOURS)), key=lambda k: sum((a - b) ** 2 for a, b in zip(colour, COLOURS[k])))
+    return nearest, colorsys.rgb_to_hsv(*(c / 255 for c in colour))[0] * 360
+
+
+class Ipc:
+    """A client of mpv's JSON IPC socket: commands out, events in."""
+
+    def __init__(self, path):
+        deadline = time.time() + 20
+        while not os.path.exists(path):
+            if time.time() > deadline:
+                raise AssertionError(f"mpv made no IPC socket at {path}")
+            time.sleep(0.05)
+        self.socket = socket.socket(socket.AF_UNIX)
+        self.socket.connect(path)
+        self.socket.settimeout(0.2)
+        self.buffer = b""
+
+    def send(self, *command):
+        self.socket.sendall(json.dumps({"command": list(command)}).encode() + b"\n")
+
+    def wait_for_message(self, name, timeout=30):
+        """The arguments of the first script message `name` broadcast after now (a `client-message` event)."""
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            try:
+                self.buffer += self.socket.recv(65536)
+            except socket.timeout:
+                continue
+            *lines, self.buffer = self.buffer.split(b"\n")
+            for line in lines:
+                event = json.loads(line)
+                if event.get("event") == "client-message" and event.get("args", [None])[0] == name:
+                    return event["args"]
+        raise AssertionError(f"no {name} message")
+
+    def close(self):
+        self.socket.close()
+
+
 class ScrubPreviews(unittest.TestCase):
-    def check(self, source, expected_engine, step):
+    def check(self, source, expected_engine, step, opts=(), slider=SLIDER, bar_y=BAR_Y, top=BAR_Y - 15):
         """Hovers the five times and checks each preview's picture: the keyframe at or before the time (`step` the
-        track's interval: the image at or before)."""
-        mpv = Mpv(source)
+        track's interval: the image at or before); each preview ends above `top`."""
+        mpv = Mpv(source, opts=opts)
         try:
             for t in TIMES:
-                shown = mpv.hover(t)
+                shown = mpv.hover(t, slider, bar_y)
                 self.assertEqual(shown["engine"], expected_engine, shown)
                 x, y, w, h = (int(shown[k]) for k in ("x", "y", "w", "h"))
                 self.assertEqual((w, h), (PREVIEW_W, PREVIEW_H))
-                self.assertLess(y + h, BAR_Y - 15, "the preview sits above the controller")
-                pixels = SCREEN.grab(x + 20, y + 20, w - 40, h - 40)
-                colour = pixels.mean(0, 0, w - 40, h - 40)
+                self.assertLess(y + h, top, "the preview sits above the controller")
+                nearest, hue = shown_second(x, y, w, h)
                 expected = int(t // step * step)
-                nearest = min(range(len(COLOURS)), key=lambda k: sum((a - b) ** 2 for a, b in zip(colour, COLOURS[k])))
-                hue = colorsys.rgb_to_hsv(*(c / 255 for c in colour))[0] * 360
                 self.assertEqual(nearest, expected, f"at {t} s the preview shows hue {hue:.1f} (second {nearest})")
                 if t == TIMES[2] and os.environ.get("FILMSTRIP_MPV_SCREENSHOT"):
                     SCREEN.save(os.environ["FILMSTRIP_MPV_SCREENSHOT"])
@@ -196,6 +252,42 @@ class ScrubPreviews(unittest.TestCase):
         """HLS with an image track attached: the `.tracks` engine, the image at or before the time (2 s apart)."""
         shown = self.check(SITE.url + "tracked/thumbs/master.m3u8", "tracks", 2)
         self.assertEqual({p["origin"] for p in shown}, {"image-track"})
+
+    def test_box_layout(self):
+        """The controller laid out as a box (`osc-layout=box`): the bar found where the box puts it, the preview above
+        the box (which the controller draws over an overlay)."""
+        self.check(os.path.join(WORK, "hue.mp4"), "frames", 1, opts=("osc-layout=box",), slider=BOX_SLIDER,
+                   bar_y=BOX_BAR_Y, top=592 - 69)
+
+    def test_thumbnailer_messages(self):
+        """Installed as thumbfast.lua, the script speaks the messages controllers such as uosc send a thumbnailer:
+        after the file loads it broadcasts `thumbfast-info` (the preview's size), draws the preview of `thumb TIME X
+        Y` with its corner at X, Y, and `clear` takes it away. Sent here over mpv's JSON IPC, as a controller would."""
+        script = os.path.join(WORK, "thumbfast.lua")
+        shutil.copyfile(SCRIPT, script)
+        ipc = os.path.join(WORK, "mpv.sock")
+        mpv = Mpv(None, script=script, extra=("--idle=yes", "--force-window=yes", "--input-ipc-server=" + ipc))
+        try:
+            client = Ipc(ipc)
+            client.send("loadfile", os.path.join(WORK, "hue.mp4"))
+            info = json.loads(client.wait_for_message("thumbfast-info")[1])
+            self.assertEqual((info["width"], info["height"], info["disabled"], info["available"]),
+                             (PREVIEW_W, PREVIEW_H, False, True), info)
+            time.sleep(1)
+            for t, x, y in ((29.5, 100, 80), (41.5, 700, 300)):
+                before = len(mpv.previews())
+                client.send("script-message-to", "thumbfast", "thumb", str(t), str(x), str(y))
+                shown = mpv.wait_for(t, before)
+                self.assertEqual((int(shown["x"]), int(shown["y"])), (x, y), shown)
+                nearest, hue = shown_second(x, y, PREVIEW_W, PREVIEW_H)
+                self.assertEqual(nearest, int(t), f"at {t} s the preview shows hue {hue:.1f} (second {nearest})")
+            client.send("script-message-to", "thumbfast", "clear")
+            time.sleep(0.5)
+            # The paused video (its first second) shows where the preview was.
+            self.assertEqual(shown_second(700, 300, PREVIEW_W, PREVIEW_H)[0], 0)
+            client.close()
+        finally:
+            mpv.stop()
 
     def test_i_frame_image_sequence(self):
         """HLS whose master lists Apple's I-frame image sequence and no image playlist: each preview one JPEG."""
