@@ -167,12 +167,12 @@ final class LiveTrackMaker {
                 bytes = try pixels.withUnsafeBytes { pixels throws(ImagingError) in
                     try configuration.preview.encodeSheet(pixels.baseAddress!, width: sheetWidth, height: height)
                 }
-                try Data(bytes).write(to: directory.appendingPathComponent(name), options: .atomic)
             } catch {
                 throw MediaError(
                     .outputFailed, "cannot write \(directory.appendingPathComponent(name).path)",
                     underlying: error)
             }
+            try write(Data(bytes), to: name)
             published.name = name
             published.bytes = bytes.count
         }
@@ -249,12 +249,7 @@ final class LiveTrackMaker {
                 throw MediaError(.outputFailed, "cannot encode a placeholder sheet", underlying: error)
             }
         }
-        let url = directory.appendingPathComponent(configuration.preview.sheetName(Int(clamping: number)))
-        do {
-            try Data(placeholder ?? []).write(to: url, options: .atomic)
-        } catch {
-            throw MediaError(.outputFailed, "cannot write \(url.path)", underlying: error)
-        }
+        try write(Data(placeholder ?? []), to: configuration.preview.sheetName(Int(clamping: number)))
     }
 
     /// Writes the track files again (a run that ended, started again).
