@@ -49,7 +49,10 @@ extension StreamingClient {
     ) async throws -> ImageTrackReading {
         switch try parseManifestPlaylist(bytes) {
         case .media(let media)?:
-            if media.iFramesOnly, try await isImageSequence(media) {
+            // A live sequence read again: its map was seen to describe images at the first read (a video I-frame
+            // playlist gives no reading to refresh), so it is not fetched again.
+            let readBefore = previous.map { $0.url == url } ?? false
+            if media.iFramesOnly, readBefore ? true : try await isImageSequence(media) {
                 return try Self.imageSequenceTrack(media, url: url, previous: previous)
             }
             guard media.imagesOnly || media.segments.contains(where: { $0.tiles != nil }) else {

@@ -61,6 +61,26 @@ struct LiveIFrameImagesTests {
         return (run.status == 0, run.output)
     }
 
+    /// Over HTTP, a player's reload of the live sequence reads the playlist again and nothing else: the map was
+    /// fetched once, by the first read, to learn its samples are images.
+    static func reloadsWithoutTheMap(_ directory: URL, served server: LoopbackServer) async throws {
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        where name.hasPrefix("iframe-images") {
+            server.serve("/seq/" + name, body: Array(try Data(contentsOf: directory.appending(path: name))))
+        }
+        let url = server.url("seq/" + ImageIFrameSequence.playlistName)
+        let client = StreamingClient(url: url)
+        let first = try await client.imageTrack(
+            manifest: Data(contentsOf: directory.appending(path: ImageIFrameSequence.playlistName)))
+        let map = "/seq/" + LivePreviewTrackWriter.iFrameImagesInitialization
+        #expect(server.requestCount(map) == 1)
+        let again = try await client.imageTrack(
+            manifest: Data(contentsOf: directory.appending(path: ImageIFrameSequence.playlistName)),
+            previous: first.refresh)
+        #expect(again.track.format == .iFrameImages && again.track.cues.count == first.track.cues.count)
+        #expect(server.requestCount(map) == 1, "\(server.requests.map(\.target))")
+    }
+
     @Test("one entry per tile, each picture its tile's frame, gaps where the source had none, sheets' files retired")
     func writesAndReads() async throws {
         let server = try LoopbackServer()
@@ -86,6 +106,7 @@ struct LiveIFrameImagesTests {
         let reading = try await StreamingClient(url: url).imageTrack(manifest: Data(contentsOf: url))
         #expect(reading.track.format == .iFrameImages && reading.refresh != nil)
         #expect(reading.track.cues.count == liveEntries.filter { !$0.gap }.count)
+        try await Self.reloadsWithoutTheMap(output.url, served: server)
         // Then to the end.
         let after = try await LiveGenerationTests.drive(generator, clock: clock, seconds: 40)
         #expect(after.last?.ended == true)
