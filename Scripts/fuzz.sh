@@ -19,7 +19,7 @@ if [ -n "$runs" ]; then
 else
     budget=(-max_total_time="$seconds")
 fi
-targets=${FUZZ_TARGETS:-webvtt fragment grid hls mpd bif sidx storyboard cmcd cmcd-roundtrip iframe-images transport-stream}
+targets=${FUZZ_TARGETS:-webvtt fragment grid hls mpd bif sidx storyboard cmcd cmcd-roundtrip iframe-images transport-stream codec-string}
 out=fuzz-output
 bin=${FUZZ_BIN:-.build/fuzz/filmstrip-fuzz}
 mkdir -p .build/fuzz "$out"

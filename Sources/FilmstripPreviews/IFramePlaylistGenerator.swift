@@ -74,6 +74,7 @@ public enum IFramePlaylistGenerator {
             throw MediaError(.noVideoStream, "the playlist has no video", url: source)
         }
         var playlists: [IFramePlaylistSummary.Playlist] = []
+        var codecs: [String?] = []
         var names = Set<String>()
         for (index, rendition) in video.renditions.enumerated() {
             let mediaURL: URL
@@ -83,7 +84,9 @@ public enum IFramePlaylistGenerator {
                 name = "v\(index)-" + name
                 names.insert(name)
             }
-            let entries = try await Self.entries(for: rendition, in: presentation, client: client, source: source)
+            let (entries, codec) = try await Self.entries(
+                for: rendition, in: presentation, client: client, source: source)
+            codecs.append(codec)
             let file = directory.appendingPathComponent(name)
             let text = Self.playlist(entries, directory: directory)
             do { try Data(text.utf8).write(to: file, options: .atomic) } catch {
@@ -102,7 +105,7 @@ public enum IFramePlaylistGenerator {
         if case .mediaPlaylist = video.renditions.first?.segments {
             master = try await Self.writeMaster(
                 source: source, directory: directory, client: client, renditions: video.renditions,
-                playlists: playlists)
+                playlists: playlists, codecs: codecs)
         }
         return IFramePlaylistSummary(playlists: playlists, master: master)
     }
@@ -116,9 +119,11 @@ public enum IFramePlaylistGenerator {
         var duration: Double
     }
 
+    /// The rendition's keyframes, and its video's `CODECS` value as its first segment's decoder configuration
+    /// spells it.
     static func entries(
         for rendition: Presentation.Rendition, in presentation: Presentation, client: StreamingClient, source: URL
-    ) async throws -> [Entry] {
+    ) async throws -> (entries: [Entry], codec: String?) {
         let segments: [SegmentReference]
         do { segments = try await client.segments(of: rendition, in: presentation) } catch {
             throw StreamFrames.mediaError(error, url: source)
@@ -127,6 +132,7 @@ public enum IFramePlaylistGenerator {
         // MPEG-TS: the program tables last seen, and where they are, for a segment that carries none before its
         // video (RFC 8216 only says SHOULD).
         var tables: ProgramTables?
+        var codec: String?
         for segment in segments {
             guard segment.key == nil else {
                 throw MediaError(
@@ -146,13 +152,15 @@ public enum IFramePlaylistGenerator {
             }
             keyframes += found.keyframes
             tables = found.tables ?? tables
+            codec = codec ?? found.codec
         }
         // Each keyframe lasts until the next one.
-        return keyframes.enumerated().map { k, key in
+        let entries = keyframes.enumerated().map { k, key in
             let next = k + 1 < keyframes.count ? keyframes[k + 1].time : key.end
             return Entry(
                 uri: key.uri, range: key.range, map: key.map, time: key.time, duration: max(0.001, next - key.time))
         }
+        return (entries, codec)
     }
 
     /// An MPEG-TS segment's PAT and PMT: their bytes, and the map that names them in their resource.
@@ -167,7 +175,7 @@ public enum IFramePlaylistGenerator {
         in segment: SegmentReference, initialization: Data, media: Data, tables: ProgramTables? = nil
     ) throws -> (
         keyframes: [(uri: URL, range: Range<Int64>, map: InitializationSection, time: Double, end: Double)],
-        tables: ProgramTables?
+        tables: ProgramTables?, codec: String?
     ) {
         let isTS = segment.initialization == nil && TransportStreamTables.isTransportStream(media)
         let borrowed = isTS && !TransportStreamTables.beginsWithTables(media) ? tables : nil
@@ -232,7 +240,7 @@ public enum IFramePlaylistGenerator {
                 bytes: Data(media.prefix(Int(first))),
                 map: InitializationSection(url: segment.url, byteRange: base..<(base + first)))
         }
-        return (out, own)
+        return (out, own, opened.input.codecString)
     }
 
     /// Where a TS keyframe's range ends: the next video packet's start, or a later one when the frame's data goes on
@@ -307,7 +315,7 @@ public enum IFramePlaylistGenerator {
     /// `master.m3u8`: the source master with its URIs pointing at the originals, plus the I-frame streams.
     static func writeMaster(
         source: URL, directory: URL, client: StreamingClient, renditions: [Presentation.Rendition],
-        playlists: [IFramePlaylistSummary.Playlist]
+        playlists: [IFramePlaylistSummary.Playlist], codecs: [String?]
     ) async throws -> URL {
         let loader = ResourceLoader(configuration: LoadingConfiguration(), transport: nil)
         let original: Data
@@ -331,12 +339,17 @@ public enum IFramePlaylistGenerator {
             lines.append(text)
         }
         while lines.last?.isEmpty == true { lines.removeLast() }
-        for (rendition, playlist) in zip(renditions, playlists) {
+        for ((rendition, playlist), codec) in zip(zip(renditions, playlists), codecs) {
             var tag =
                 "#EXT-X-I-FRAME-STREAM-INF:BANDWIDTH=\(playlist.bandwidth),AVERAGE-BANDWIDTH=\(playlist.averageBandwidth)"
             let video = (rendition.codecs ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
                 .filter { ["avc1", "avc3", "hvc1", "hev1", "av01", "vp09"].contains(String($0.prefix(4))) }
-            if !video.isEmpty { tag += ",CODECS=\"\(video.joined(separator: ","))\"" }
+            // The master's video codec, else the one the stream's own configuration gives.
+            if !video.isEmpty {
+                tag += ",CODECS=\"\(video.joined(separator: ","))\""
+            } else if let codec {
+                tag += ",CODECS=\"\(codec)\""
+            }
             if let w = rendition.width, let h = rendition.height { tag += ",RESOLUTION=\(w)x\(h)" }
             tag += ",URI=\"\(playlist.url.lastPathComponent)\""
             lines.append(tag)

@@ -68,6 +68,14 @@ extension FuzzTarget {
             return [sequence.file.prefix(sequence.initializationLength)]
                 + sequence.fragments.map { Data(sequence.file[$0]) }
         case .transportStream: return [Self.transportStream(adaptation: false), Self.transportStream(adaptation: true)]
+        case .codecString:
+            return [
+                Data([0x01, 0x64, 0x00, 0x1F, 0xFF, 0xE1]),
+                Data([0x01, 0x01, 0x60, 0, 0, 0, 0x90, 0, 0, 0, 0, 0, 0x5D, 0xF0]),
+                Data([0, 0, 0, 1, 0x67, 0x64, 0, 0x28, 0xAC, 0, 0, 1, 0x68, 0xEE]),
+                Data([0, 0, 1, 0x42, 0x01, 0x01, 0x22, 0x20, 0, 0, 3, 0, 0, 3, 0, 0, 3, 0, 0, 3, 0, 0x99, 0xA0]),
+                Data([0x81, 0x04, 0x0C, 0x00]),
+            ]
         }
         return text.map { Data($0.utf8) }
     }

@@ -12,6 +12,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case webvtt, fragment, grid, hls, mpd, bif, sidx, storyboard, cmcd, cmcdRoundTrip = "cmcd-roundtrip"
     case iFrameImages = "iframe-images"
     case transportStream = "transport-stream"
+    case codecString = "codec-string"
 
     static let trackURL = URL(string: "https://cdn.example.com/media/track.vtt")!
     static let manifestURL = URL(string: "https://cdn.example.com/media/main.m3u8")!
@@ -32,6 +33,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .cmcdRoundTrip: Self.cmcdRoundTrip(data)
         case .iFrameImages: Self.iFrameImages(data)
         case .transportStream: Self.transportStream(data)
+        case .codecString: Self.codecString(data)
         }
     }
 
@@ -206,6 +208,21 @@ enum FuzzTarget: String, CaseIterable, Sendable {
                 previous = (seconds, start)
             }
             if TransportStreamTables.videoStart(after: .nan, in: bytes) != nil { return "a video start after NaN s" }
+        }
+        return nil
+    }
+
+    /// A decoder configuration (a record, or Annex B parameter sets): a string, when one comes out, is the sample
+    /// entry, then dot-separated fields of letters and hexadecimal digits.
+    private static func codecString(_ data: Data) -> String? {
+        for codec in [VideoCodecString.Codec.h264, .hevc, .av1] {
+            guard let text = VideoCodecString.make(codec, configuration: data) else { continue }
+            let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+            let field = { (part: Substring) in
+                !part.isEmpty && part.allSatisfy { $0.isHexDigit || "ABCHLM".contains($0) }
+            }
+            guard ["avc1", "hvc1", "av01"].contains(parts[0]), parts.count >= 2, parts.dropFirst().allSatisfy(field)
+            else { return "\(codec): \(text)" }
         }
         return nil
     }
