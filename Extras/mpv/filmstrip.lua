@@ -16,7 +16,8 @@
 --
 -- With mpv's own controller (osc.lua), the seek bar's place is worked out from the controller's options as it lays
 -- them out (osc.conf or --script-opts=osc-...: layout bottombar, topbar, box or slimbox, seekbarstyle, the scales,
--- vidscale, valign, halign, barmargin, tcspace, timems, windowcontrols): see seek_bar() below.
+-- vidscale, valign, halign, barmargin, tcspace, timems, windowcontrols): see seek_bar() below. With the controller
+-- off (`--no-osc`, or its visibility set to never) no preview is shown.
 --
 -- With a controller that asks a thumbnailer for previews (uosc, ModernX and others speak thumbfast's messages, addressed
 -- to a script named "thumbfast"), install this file as scripts/thumbfast.lua instead: it then answers those messages
@@ -128,7 +129,7 @@ local function seek_bar()
         if osc.layout == "topbar" then
             top, bottom, below = margin, margin + 30, margin + 54 + 8
         else
-            top, bottom, above = canvas_y - 30 - margin, canvas_y - margin, canvas_y - 54 - margin
+            top, bottom, above = canvas_y - 30 - margin, canvas_y - margin, canvas_y - 54 - 8 - margin
         end
     end
     if x1 - x0 <= 2 * inset then return nil end
@@ -220,8 +221,17 @@ local function ask(at, x, place)
     poller:resume()
 end
 
+--- Whether mpv's controller can be on screen: loaded (`osc=yes`) and not set to `visibility=never` (osc.lua publishes
+--- its mode as `user-data/osc/visibility` in later releases, as `shared-script-properties/osc-visibility` in 0.35).
+local function controller_shown()
+    if mp.get_property_native("osc") == false then return false end
+    local mode = mp.get_property_native("user-data/osc/visibility")
+    if mode == nil then mode = (mp.get_property_native("shared-script-properties") or {})["osc-visibility"] end
+    return mode ~= "never"
+end
+
 local function on_mouse(_, mouse)
-    if not mouse or not mouse.hover then return hide() end
+    if not mouse or not mouse.hover or not controller_shown() then return hide() end
     local bar = seek_bar()
     local duration = mp.get_property_number("duration")
     if not bar or not duration or duration <= 0 or mouse.y < bar.top or mouse.y > bar.bottom

@@ -214,9 +214,10 @@ class Ipc:
 
 
 class ScrubPreviews(unittest.TestCase):
-    def check(self, source, expected_engine, step, opts=(), slider=SLIDER, bar_y=BAR_Y, top=BAR_Y - 15):
+    def check(self, source, expected_engine, step, opts=(), slider=SLIDER, bar_y=BAR_Y, bottom=720 - 54 - 8):
         """Hovers the five times and checks each preview's picture: the keyframe at or before the time (`step` the
-        track's interval: the image at or before); each preview ends above `top`."""
+        track's interval: the image at or before); each preview's bottom edge at `bottom` (by default 8 units above
+        the bottom bar, which is 54 high)."""
         mpv = Mpv(source, opts=opts)
         try:
             for t in TIMES:
@@ -224,7 +225,7 @@ class ScrubPreviews(unittest.TestCase):
                 self.assertEqual(shown["engine"], expected_engine, shown)
                 x, y, w, h = (int(shown[k]) for k in ("x", "y", "w", "h"))
                 self.assertEqual((w, h), (PREVIEW_W, PREVIEW_H))
-                self.assertLess(y + h, top, "the preview sits above the controller")
+                self.assertEqual(y + h, bottom, "the preview sits 8 units above the controller")
                 nearest, hue = shown_second(x, y, w, h)
                 expected = int(t // step * step)
                 self.assertEqual(nearest, expected, f"at {t} s the preview shows hue {hue:.1f} (second {nearest})")
@@ -257,7 +258,7 @@ class ScrubPreviews(unittest.TestCase):
         """The controller laid out as a box (`osc-layout=box`): the bar found where the box puts it, the preview above
         the box (which the controller draws over an overlay)."""
         self.check(os.path.join(WORK, "hue.mp4"), "frames", 1, opts=("osc-layout=box",), slider=BOX_SLIDER,
-                   bar_y=BOX_BAR_Y, top=592 - 69)
+                   bar_y=BOX_BAR_Y, bottom=592 - 69 - 8)
 
     def test_thumbnailer_messages(self):
         """Installed as thumbfast.lua, the script speaks the messages controllers such as uosc send a thumbnailer:
@@ -285,6 +286,26 @@ class ScrubPreviews(unittest.TestCase):
             time.sleep(0.5)
             # The paused video (its first second) shows where the preview was.
             self.assertEqual(shown_second(700, 300, PREVIEW_W, PREVIEW_H)[0], 0)
+            client.close()
+        finally:
+            mpv.stop()
+
+    def test_controller_set_to_never(self):
+        """With the controller's visibility `never` no preview shows over the bar's place; once the controller is set
+        back to `auto` (the message osc.lua takes), the same hover shows one."""
+        ipc = os.path.join(WORK, "mpv-never.sock")
+        mpv = Mpv(os.path.join(WORK, "hue.mp4"), opts=("osc-visibility=never",), extra=("--input-ipc-server=" + ipc,))
+        try:
+            client = Ipc(ipc)
+            x = x_of(TIMES[1])
+            for dx in (-3, 0, 3, 0):
+                SCREEN.xdotool("mousemove", str(x + dx), str(BAR_Y))
+                time.sleep(0.5)
+            self.assertEqual(mpv.previews(), [], "a preview shown while the controller is never visible")
+            client.send("script-message", "osc-visibility", "auto")
+            time.sleep(0.5)
+            shown = mpv.hover(TIMES[1])
+            self.assertEqual(int(shown["y"]) + int(shown["h"]), 720 - 54 - 8)
             client.close()
         finally:
             mpv.stop()
