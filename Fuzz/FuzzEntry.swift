@@ -41,7 +41,7 @@ public func fuzzerCustomMutator(
     switch target {
     case .hls, .mpd, .webvtt, .storyboard, .cmcd, .cmcdRoundTrip, .grid:
         return StructureMutator.mutate(data, size: size, maxSize: maxSize, seed: seed)
-    case .fragment, .bif, .sidx, .iFrameImages, .transportStream:
+    case .fragment, .bif, .sidx, .iFrameImages, .transportStream, .codecString:
         return libFuzzerMutate(data, size, maxSize)
     }
 }

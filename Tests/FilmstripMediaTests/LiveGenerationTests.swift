@@ -114,12 +114,14 @@ struct LiveGenerationTests {
         return updates.withLock { $0 }
     }
 
-    @Test("program dates: cue times are the source's dates, and the HLS playlist carries them")
-    func programDates() async throws {
+    @Test(
+        "program dates: cue times are the source's dates, the playlist carries them, tiles fall on the segments",
+        arguments: [0, 250])
+    func programDates(_ past: Int64) async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
         let clock = TestClock()
-        let origin = Date(timeIntervalSince1970: 1_800_000_000)
+        let origin = Date(timeIntervalSince1970: 1_800_000_000 + Double(past) / 1000)
         let stream = try SimulatedLiveStream(
             server: server, windowSize: 6, initialSegments: 10, programDates: origin, endAfter: 22,
             now: { clock.now.offset.seconds })
@@ -129,9 +131,10 @@ struct LiveGenerationTests {
             source: stream.url, directory: output.url, configuration: Self.configuration(clock: clock))
         let updates = try await Self.drive(generator, clock: clock, seconds: 20)
         #expect(updates.last?.ended == true)
-        // Segment N starts at origin + N s; the edge was at segment 10 (origin + 10 s), in the sheet [8, 12).
+        // Segment N starts at origin + N s; the edge was at segment 10 (origin + 10 s), in the sheet [8, 12) counted
+        // from the first segment the run saw (4), not from a whole second.
         let first = try #require(updates.first?.published.first)
-        #expect(first.start == 1_800_000_008_000, "\(first.start)")
+        #expect(first.start == 1_800_000_008_000 + past, "\(first.start)")
         let playlist = try String(contentsOf: output.file("thumbnails.m3u8"), encoding: .utf8)
         #expect(playlist.contains("#EXT-X-PROGRAM-DATE-TIME:2027-01-15T08:00:"), "\(playlist)")
         let thumbnails = TrackThumbnails(configuration: Self.readerConfiguration())

@@ -240,8 +240,11 @@ async function shaka_() {
     out.push({id: track.id, width: track.width, height: track.height, codecs: track.codecs || null, answers});
   }
   const played = await playALittle();
+  // The program date of the player's time zero, where its streams carry program dates.
+  let start = null;
+  try { const date = player.getPresentationStartTimeAsDate(); start = date ? date.getTime() / 1000 : null; } catch (e) {}
   await player.destroy();
-  return {tracks: out, played};
+  return {tracks: out, played, start};
 }
 async function seekFirst() {
   // dash.js makes a Period's thumbnails available once that Period is being played.

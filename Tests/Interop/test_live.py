@@ -4,8 +4,7 @@ dash.js builds in `players/`) in headless Chromium are asked, while the stream i
 published time. Each answer must be the cue of Filmstrip's own live WebVTT track and show its frame.
 
 The image AdaptationSet is put into the stream's own dynamic MPD, as an origin that builds its MPD per request
-would. (The live HLS image playlist beside an HLS stream is not here yet: Shaka Player 5.2.1 places it by program
-dates and answers right for most sheets, but in some runs nothing for the first ones; see the README's roadmap.)
+would. (The live HLS image playlist and I-frame image sequence beside an HLS stream: `test_live_hls.py`.)
 
 Run: FILMSTRIP_BIN=.build/release/filmstrip python3 -m unittest discover -s Tests/Interop -p 'test_live.py' -v
 """

@@ -77,17 +77,22 @@ final class LiveTrackMaker {
             return
         }
         let edge = try Self.milliseconds(last.end)
+        if state.origin == nil {
+            // A folder a run published into before origins were kept counts from 0, as it did.
+            let fresh = state.next == nil && state.sheets.isEmpty && state.timeBase == .programDate
+            state.origin = fresh ? try Self.milliseconds(segments[0].start) : 0
+        }
         let windowMs = Int64(((state.window ?? 0) * 1000).rounded())
-        let oldest = Self.floor(edge - windowMs, span)
+        let oldest = sheetStart(edge - windowMs)
         if cursor == nil {
             let from = configuration.fromStart ? try Self.milliseconds(segments[0].start) : edge
-            cursor = max(Self.floor(from, span), oldest)
+            cursor = max(sheetStart(from), oldest)
         }
         // Down for longer than the window, or than the source keeps: what neither holds any more is skipped (its
         // sheets become gaps at once, not tile by tile).
-        let held = max(oldest, Self.floor(try Self.milliseconds(segments[0].start), span))
+        let held = max(oldest, sheetStart(try Self.milliseconds(segments[0].start)))
         if let next = cursor, next < held {
-            if let open = canvas, open.number == next / span + 1 {
+            if let open = canvas, open.number == sheetNumber(next) {
                 // The open sheet keeps what it has; its other tiles are missing.
                 canvas = open
             } else {
@@ -105,8 +110,8 @@ final class LiveTrackMaker {
             let tile = await self.tile(at: t, in: segments, client: client)
             // A segment to fetch again: the next read decides (even at the end of the stream).
             if case .wait = tile { return }
-            let number = Self.floor(t, span) / span + 1
-            let cell = Int((t - Self.floor(t, span)) / interval)
+            let number = sheetNumber(t)
+            let cell = Int((t - sheetStart(t)) / interval)
             if canvas?.number != number { canvas = newCanvas(number: number) }
             switch tile {
             case .picture(let image):
@@ -126,7 +131,7 @@ final class LiveTrackMaker {
     private var sheetRows: Int { (perSheet + columns - 1) / columns }
 
     private func newCanvas(number: Int64) -> LiveSheetCanvas {
-        var made = LiveSheetCanvas(number: number, start: (number - 1) * span)
+        var made = LiveSheetCanvas(number: number, start: origin + (number - 1) * span)
         // Tiles of the sheet before the run's first one have no picture.
         if let t = cursor { made.missing = Array(0..<Int((t - made.start) / interval)) }
         return made
@@ -181,14 +186,15 @@ final class LiveTrackMaker {
         // Sheets are consecutive: sheets the run skipped (down for a while) are gaps between, from the window's start
         // on (older ones would leave the window at once).
         let windowMs = Int64(((state.window ?? 0) * 1000).rounded())
-        let windowStart = Self.floor(edge - windowMs, span) / span + 1
+        let windowStart = sheetNumber(edge - windowMs)
         var sheets = state.sheets
         var gaps: [LiveSheet] = []
         if let newest = sheets.last, newest.number + 1 < published.number {
             for n in max(newest.number + 1, windowStart)..<max(published.number, windowStart) {
                 gaps.append(
                     LiveSheet(
-                        number: n, name: nil, start: (n - 1) * span, tiles: perSheet, missing: Array(0..<perSheet),
+                        number: n, name: nil, start: origin + (n - 1) * span, tiles: perSheet,
+                        missing: Array(0..<perSheet),
                         rows: sheetRows, bytes: 0))
                 try writePlaceholder(for: n)
             }
@@ -346,6 +352,15 @@ final class LiveTrackMaker {
         }
         return Int64(ms)
     }
+
+    /// Where the tiles are counted from (``LiveTrackState/origin``).
+    var origin: Int64 { state.origin ?? 0 }
+
+    /// The start of the sheet that holds time `t` (ms).
+    func sheetStart(_ t: Int64) -> Int64 { origin + Self.floor(t - origin, span) }
+
+    /// The number of the sheet that holds time `t`.
+    func sheetNumber(_ t: Int64) -> Int64 { Self.floor(t - origin, span) / span + 1 }
 
     /// `value` rounded down to a multiple of `step`.
     static func floor(_ value: Int64, _ step: Int64) -> Int64 {

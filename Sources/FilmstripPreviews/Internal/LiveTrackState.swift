@@ -19,6 +19,11 @@ struct LiveTrackState: Codable, Hashable {
     var sheets: [LiveSheet] = []
     /// Start (ms) of the next tile to make: the end of the newest published sheet.
     var next: Int64?
+    /// Where the tiles are counted from (ms): tile k starts at origin + k · interval, sheet n at
+    /// origin + (n - 1) · span. With program dates, the first segment's date the first run saw, so that tiles fall on
+    /// the video's segments and the track starts with the video (a player that reads an ended stream as VOD starts
+    /// every playlist at its first entry); else 0, the timeline's own zero.
+    var origin: Int64?
     /// The window, seconds (resolved from the source's when not given).
     var window: Double?
     /// Sheets that left the window, kept on disk until players that read an older playlist are done with them.
