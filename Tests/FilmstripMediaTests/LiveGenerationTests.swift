@@ -231,13 +231,18 @@ struct LiveGenerationTests {
         #expect(refused?.kind == .invalidArgument && refused?.message.contains("other settings") == true)
     }
 
-    @Test("stopped, the stream ends meanwhile, started again: the rest and the end are published")
-    func endsWhileStopped() async throws {
+    /// With program dates a quarter second past the second, the restart keeps the first run's origin.
+    @Test(
+        "stopped, the stream ends meanwhile, started again: the rest and the end are published",
+        arguments: [nil, 1_800_000_000_250] as [Int64?])
+    func endsWhileStopped(_ programDates: Int64?) async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
         let clock = TestClock()
         let stream = try SimulatedLiveStream(
-            server: server, windowSize: 30, initialSegments: 30, endAfter: 40, now: { clock.now.offset.seconds })
+            server: server, windowSize: 30, initialSegments: 30,
+            programDates: programDates.map { Date(timeIntervalSince1970: Double($0) / 1000) }, endAfter: 40,
+            now: { clock.now.offset.seconds })
         let output = try TemporaryDirectory(prefix: "filmstrip-live")
         defer { output.remove() }
         var configuration = Self.configuration(clock: clock)
@@ -251,10 +256,14 @@ struct LiveGenerationTests {
         #expect(after.last?.ended == true)
         let playlist = try String(contentsOf: output.file("thumbnails.m3u8"), encoding: .utf8)
         #expect(playlist.hasSuffix("#EXT-X-ENDLIST\n"), "\(playlist)")
-        // Media time ends at 40 s (segment 39): every tile to there, none missing (the playlist kept them all).
+        // Media time ends at 40 s (segment 39): every tile to there, none missing (the playlist kept them all), the
+        // sheets numbered on and placed on the first run's grid (segment 0's date) after the restart.
         let sheets = (before + after).flatMap(\.published)
+        let base = programDates ?? 0
         #expect(sheets.allSatisfy { $0.missing.isEmpty }, "\(sheets)")
-        #expect(sheets.last.map { $0.start + Int64($0.tiles) * 2000 } == 40000, "\(sheets)")
+        #expect(sheets.last.map { $0.start + Int64($0.tiles) * 2000 } == base + 40000, "\(sheets)")
+        #expect(sheets.allSatisfy { ($0.start - base) % 2000 == 0 }, "\(sheets)")
+        #expect(zip(sheets, sheets.dropFirst()).allSatisfy { $1.number == $0.number + 1 }, "\(sheets.map(\.number))")
     }
 
     @Test("settings out of range are refused before anything is fetched")

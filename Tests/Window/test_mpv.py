@@ -291,21 +291,26 @@ class ScrubPreviews(unittest.TestCase):
             mpv.stop()
 
     def test_controller_set_to_never(self):
-        """With the controller's visibility `never` no preview shows over the bar's place; once the controller is set
-        back to `auto` (the message osc.lua takes), the same hover shows one."""
+        """With the controller's visibility `never` no preview shows over the bar's place. The previews process is
+        started first (a preview while the controller is `auto`), so a wrong preview would come within the wait;
+        the controller is switched by the message osc.lua takes."""
         ipc = os.path.join(WORK, "mpv-never.sock")
-        mpv = Mpv(os.path.join(WORK, "hue.mp4"), opts=("osc-visibility=never",), extra=("--input-ipc-server=" + ipc,))
+        mpv = Mpv(os.path.join(WORK, "hue.mp4"), extra=("--input-ipc-server=" + ipc,))
         try:
             client = Ipc(ipc)
-            x = x_of(TIMES[1])
+            shown = mpv.hover(TIMES[0])
+            self.assertEqual(int(shown["y"]) + int(shown["h"]), 720 - 54 - 8)
+            client.send("script-message", "osc-visibility", "never")
+            time.sleep(0.5)
+            before = len(mpv.previews())
+            x = x_of(TIMES[2])
             for dx in (-3, 0, 3, 0):
                 SCREEN.xdotool("mousemove", str(x + dx), str(BAR_Y))
                 time.sleep(0.5)
-            self.assertEqual(mpv.previews(), [], "a preview shown while the controller is never visible")
+            self.assertEqual(mpv.previews()[before:], [], "a preview shown while the controller is never visible")
             client.send("script-message", "osc-visibility", "auto")
             time.sleep(0.5)
-            shown = mpv.hover(TIMES[1])
-            self.assertEqual(int(shown["y"]) + int(shown["h"]), 720 - 54 - 8)
+            mpv.hover(TIMES[3])
             client.close()
         finally:
             mpv.stop()

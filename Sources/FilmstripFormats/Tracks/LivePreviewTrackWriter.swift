@@ -2,8 +2,9 @@ public import Foundation
 
 /// One sheet of a live preview track: a fixed span of the track's timeline, published once and never changed.
 public struct LiveSheet: Sendable, Hashable, Codable {
-    /// The sheet's number: its span's index on the timeline plus one (`start / span + 1`). Numbers never go
-    /// backwards; the HLS playlist's media sequence is the first sheet's number.
+    /// The sheet's number: its span's index on the timeline plus one (`start / span + 1` when the spans are
+    /// counted from the timeline's 0; from a run's origin, the spans before the origin plus the index from it).
+    /// Numbers never go backwards; the HLS playlist's media sequence is the first sheet's number.
     public var number: Int64
     /// The sheet's file name, relative to the track files; `nil` when every tile of its span is missing (a gap).
     public var name: String?

@@ -131,7 +131,7 @@ final class LiveTrackMaker {
     private var sheetRows: Int { (perSheet + columns - 1) / columns }
 
     private func newCanvas(number: Int64) -> LiveSheetCanvas {
-        var made = LiveSheetCanvas(number: number, start: origin + (number - 1) * span)
+        var made = LiveSheetCanvas(number: number, start: sheetStart(number: number))
         // Tiles of the sheet before the run's first one have no picture.
         if let t = cursor { made.missing = Array(0..<Int((t - made.start) / interval)) }
         return made
@@ -193,7 +193,7 @@ final class LiveTrackMaker {
             for n in max(newest.number + 1, windowStart)..<max(published.number, windowStart) {
                 gaps.append(
                     LiveSheet(
-                        number: n, name: nil, start: origin + (n - 1) * span, tiles: perSheet,
+                        number: n, name: nil, start: sheetStart(number: n), tiles: perSheet,
                         missing: Array(0..<perSheet),
                         rows: sheetRows, bytes: 0))
                 try writePlaceholder(for: n)
@@ -359,8 +359,12 @@ final class LiveTrackMaker {
     /// The start of the sheet that holds time `t` (ms).
     func sheetStart(_ t: Int64) -> Int64 { origin + Self.floor(t - origin, span) }
 
-    /// The number of the sheet that holds time `t`.
-    func sheetNumber(_ t: Int64) -> Int64 { Self.floor(t - origin, span) / span + 1 }
+    /// The number of the sheet that holds time `t`: its index from the origin, plus the spans before the origin
+    /// (so numbers, and the sheets' file names, differ from one run's timeline to another's).
+    func sheetNumber(_ t: Int64) -> Int64 { origin / span + Self.floor(t - origin, span) / span + 1 }
+
+    /// The start of sheet `number` (ms).
+    func sheetStart(number: Int64) -> Int64 { origin + (number - 1 - origin / span) * span }
 
     /// `value` rounded down to a multiple of `step`.
     static func floor(_ value: Int64, _ step: Int64) -> Int64 {
