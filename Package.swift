@@ -217,7 +217,7 @@ let package = Package(
         .testTarget(
             name: "FilmstripServerTests",
             dependencies: [
-                "FilmstripMedia", "FilmstripPreviews", "FilmstripServer", "FilmstripTesting",
+                "FilmstripImaging", "FilmstripMedia", "FilmstripPreviews", "FilmstripServer", "FilmstripTesting",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

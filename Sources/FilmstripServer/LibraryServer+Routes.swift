@@ -27,6 +27,10 @@ extension LibraryServer {
         router.get("/api/thumbnail") { request, _ in await self.respond { try await self.thumbnail(request) } }
         router.get("/api/status") { _, _ in await self.respond { try self.status() } }
         router.get("/api/image") { request, _ in await self.respond { try await self.image(request) } }
+        router.get("/videos.json") { _, _ in await self.videosJSON() }
+        // Image URLs: `/{id}/thumbnail.{jpg,png,webp}` (every other path is a JSON 404).
+        router.get("/**") { request, _ in await self.imageURL(request, head: false) }
+        router.head("/**") { request, _ in await self.imageURL(request, head: true) }
         return router
     }
 
@@ -169,6 +173,8 @@ extension LibraryServer {
                 "queued": s.queued, "peakRunning": s.peakRunning,
                 "limit": max(1, configuration.maximumParallelGenerations),
             ],
+            // Images of image URLs decoded and encoded (identical requests at once, and cached answers, count once).
+            "images": ["rendered": images.renderCount],
         ]
         return json(object)
     }
@@ -279,7 +285,7 @@ extension LibraryServer {
 
     /// The video named by a raw request path after `prefix`: each component percent-decoded on its own, so an
     /// encoded `/` or `..` stays inside its component, where ``VideoLibrary`` refuses it.
-    private func resolve(path: String, prefix: String, parts: Bool = false) throws -> VideoLibrary.Video {
+    func resolve(path: String, prefix: String, parts: Bool = false) throws -> VideoLibrary.Video {
         guard path.hasPrefix(prefix) else { throw VideoLibrary.ResolveError.notFound("no video named") }
         var components: [String] = []
         for raw in path.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false) {

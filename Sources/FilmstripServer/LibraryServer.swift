@@ -13,13 +13,15 @@ import NIOCore
 ///
 /// Routes: `/` (library), `/watch/<path>` (watch page), `/media/<path>` (the video, with `Range` and `HEAD`),
 /// `/api/track?src=` (cues as JSON), `/api/progress?src=` (server-sent events), `/api/thumbnail?src=&t=` (JPEG),
-/// `/api/image?src=&i=` (a sheet of the track). Only files under the configured folders are served.
+/// `/api/image?src=&i=` (a sheet of the track), and image URLs in Mux's scheme: `/videos.json` and
+/// `/{id}/thumbnail.{jpg,png,webp}`. Only files under the configured folders are served.
 public final class LibraryServer: Sendable {
     /// What the server was made with.
     public let configuration: ServerConfiguration
     let library: VideoLibrary
     let tracks: TrackStore
     let media: MediaInfo
+    let images: ImageStore
     let logger: Logger
 
     /// A server over `configuration.libraries`. Throws when a folder does not exist.
@@ -45,6 +47,7 @@ public final class LibraryServer: Sendable {
         self.tracks = TrackStore(library: library, configuration: configuration, logger: logger)
         self.media = MediaInfo(
             width: configuration.frameThumbnailWidth, limit: ProcessInfo.processInfo.activeProcessorCount)
+        self.images = ImageStore(media: media)
     }
 
     /// Binds and serves until the task is cancelled or the process gets SIGINT or SIGTERM. `onStart` gets the URL

@@ -14,7 +14,11 @@ final class MediaInfo: Sendable {
 
     private let durations = MemoryCache<String, Double>(costLimit: .max, countLimit: 100_000)
     private let frames = MemoryCache<FrameKey, Data>(costLimit: 64 << 20)
-    private let decoding: AsyncLimiter
+    let decoding: AsyncLimiter
+    /// Whether each stream is live, by video version.
+    let live = MemoryCache<String, Bool>(costLimit: .max, countLimit: 100_000)
+    /// Representative posters' times.
+    let posters = MediaInfo.posterLoader()
     private let width: Int
 
     init(width: Int, limit: Int) {
@@ -72,5 +76,5 @@ final class MediaInfo: Sendable {
         return jpeg
     }
 
-    private static func key(_ video: VideoLibrary.Video) -> String { video.version }
+    static func key(_ video: VideoLibrary.Video) -> String { video.version }
 }

@@ -6,7 +6,9 @@ import Hummingbird
 /// `localhost`, `[::1]`): a page whose domain an attacker re-points at 127.0.0.1 (DNS rebinding) sends its own name
 /// and gets 421. The API and the media refuse requests a browser marks `Sec-Fetch-Site: cross-site`, so another site
 /// can neither start generations nor probe for files with `<img>` or `<video>`; and every response tells browsers
-/// not to hand it to another origin (`Cross-Origin-Resource-Policy: same-origin`).
+/// not to hand it to another origin (`Cross-Origin-Resource-Policy: same-origin`), but image URLs, which other pages
+/// embed: `same-site` on loopback (a front end on another port of this machine), `cross-origin` with
+/// `Access-Control-Allow-Origin: *` when the server is bound beyond loopback.
 struct OriginGuard<Context: RequestContext>: RouterMiddleware {
     /// Whether the server is bound to a loopback address.
     let loopbackOnly: Bool
@@ -35,8 +37,20 @@ struct OriginGuard<Context: RequestContext>: RouterMiddleware {
             return Self.refusal(.forbidden, "not available to other sites")
         }
         var response = try await next(request, context)
-        response.headers[.init("Cross-Origin-Resource-Policy")!] = "same-origin"
+        if Self.isImageAPI(path) {
+            // Image URLs are made to be embedded: by any site when the server is deployed (bound beyond loopback),
+            // by this machine's own sites (any port) when it is bound to loopback.
+            response.headers[.init("Cross-Origin-Resource-Policy")!] = loopbackOnly ? "same-site" : "cross-origin"
+            if !loopbackOnly { response.headers[.accessControlAllowOrigin] = "*" }
+        } else {
+            response.headers[.init("Cross-Origin-Resource-Policy")!] = "same-origin"
+        }
         return response
+    }
+
+    /// Whether `path` is an image URL or the list of their ids (see ``LibraryServer/imageNames``).
+    static func isImageAPI(_ path: String) -> Bool {
+        path == "/videos.json" || LibraryServer.imageNames.keys.contains { path.hasSuffix("/" + $0) }
     }
 
     private static func refusal(_ status: HTTPResponse.Status, _ message: String) -> Response {

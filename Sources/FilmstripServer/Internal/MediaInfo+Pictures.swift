@@ -1,0 +1,54 @@
+import FilmstripFormats
+import FilmstripImaging
+import FilmstripMedia
+import FilmstripStreaming
+import Foundation
+
+extension MediaInfo {
+    /// The exact frame shown at `time` (not the keyframe before it), at most
+    /// ``ImageParameters/largestSide`` pixels on its longer side.
+    func picture(of video: VideoLibrary.Video, at time: Double) async throws -> PixelBuffer {
+        let largest = PixelSize(width: ImageParameters.largestSide, height: ImageParameters.largestSide)
+        let options = {
+            var options = FrameExtractorConfiguration()
+            options.toleranceBefore = 0
+            options.maximumSize = largest
+            return options
+        }()
+        let url = video.file
+        return try await decoding.run {
+            do {
+                return try await FrameExtractor(url: url, options: options).image(at: time).image
+            } catch let error as MediaError where error.kind == .noVideoStream {
+                // A file of audio alone: its cover picture, else a placeholder card, at any time.
+                return try AudioFileCard.image(for: url, maximumSize: largest)
+            }
+        }
+    }
+
+    /// The time of the video's representative poster: among its first keyframes, the first that is neither black,
+    /// uniform nor blurred (``PosterChoice/representative``); `nil` for a file of audio alone.
+    func posterTime(of video: VideoLibrary.Video) async throws -> Double? {
+        try await posters.thumbnail(for: video.file).time
+    }
+
+    /// Whether the video is a live stream (a playlist or MPD that is still being written).
+    func isLive(_ video: VideoLibrary.Video) async -> Bool {
+        guard video.isStream else { return false }
+        let key = Self.key(video)
+        if let known = live.value(for: key) { return known }
+        let found = (try? await StreamingClient(url: video.file).presentation().isLive) ?? false
+        live.insert(found, for: key, cost: 1)
+        return found
+    }
+
+    /// Chooses posters: small pictures (only their time is used), no disk cache.
+    static func posterLoader() -> VideoThumbnailLoader {
+        var configuration = VideoThumbnailLoaderConfiguration()
+        configuration.posterChoice = .representative
+        configuration.maximumSize = PixelSize(width: 64, height: 64)
+        configuration.cacheDirectory = nil
+        configuration.countLimit = 10_000
+        return VideoThumbnailLoader(configuration: configuration)
+    }
+}

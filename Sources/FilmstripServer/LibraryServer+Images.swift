@@ -1,0 +1,125 @@
+import FilmstripImaging
+import FilmstripMedia
+import FilmstripSync
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// Image URLs in Mux's scheme: `/{id}/thumbnail.{jpg,png,webp}` for every video of the library, and
+/// `/videos.json` listing the ids. Errors are JSON: `{"error": {"type": …, "messages": […]}}`.
+extension LibraryServer {
+    /// The image file names an image URL may end with, and their formats.
+    static let imageNames: [String: ImageFormat] = [
+        "thumbnail.jpg": .jpeg, "thumbnail.png": .png, "thumbnail.webp": .webp,
+    ]
+
+    /// `GET /videos.json`: every video's id (its path, each component percent-encoded, as image URLs and
+    /// `/watch/` take it), name, duration in seconds (`null` when it cannot be read) and kind (`vod` or `live`).
+    func videosJSON() async -> Response {
+        let videos = library.videos()
+        let facts = await withTaskGroup(of: Indexed<(live: Bool, duration: Double?)>.self) { group in
+            for (i, video) in videos.enumerated() {
+                group.addTask {
+                    let live = await self.media.isLive(video)
+                    return Indexed(i, (live, live ? nil : try? await self.media.duration(of: video)))
+                }
+            }
+            var found = [(live: Bool, duration: Double?)](repeating: (false, nil), count: videos.count)
+            for await child in group { found[child.index] = child.value }
+            return found
+        }
+        let entries: [[String: Any]] = zip(videos, facts).map { video, fact in
+            [
+                "id": HTML.path(video.path), "name": video.name,
+                "duration": fact.duration.flatMap { $0.isFinite ? $0 : nil } ?? NSNull(),
+                "kind": fact.live ? "live" : "vod",
+            ]
+        }
+        return Response(
+            status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-cache"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: HTML.json(["videos": entries]))))
+    }
+
+    /// `GET` or `HEAD /{id}/thumbnail.{jpg,png,webp}?…`.
+    func imageURL(_ request: Request, head: Bool) async -> Response {
+        do {
+            return try await imageResponse(request, head: head)
+        } catch let problem as ImageParameters.Problem {
+            return Self.jsonError(400, type: "invalid_parameters", problem.messages)
+        } catch let error as VideoLibrary.ResolveError {
+            let failure = ServerError(error)
+            return Self.jsonError(
+                failure.status, type: failure.status == 404 ? "not_found" : "forbidden", [failure.message])
+        } catch let error as ServerError {
+            return Self.jsonError(
+                error.status, type: error.status >= 500 ? "server_error" : "unprocessable", [error.message])
+        } catch let error as MediaError where error.kind == .timeOutOfRange {
+            return Self.jsonError(400, type: "invalid_parameters", ["time is past the video's end"])
+        } catch let error as MediaError {
+            logger.warning("image failed", metadata: ["error": "\(error.chainedMessage)"])
+            return Self.jsonError(422, type: "unprocessable", [error.chainedMessage])
+        } catch {
+            logger.error("image failed", metadata: ["error": "\(error)"])
+            return Self.jsonError(500, type: "server_error", ["the image could not be made"])
+        }
+    }
+
+    private func imageResponse(_ request: Request, head: Bool) async throws -> Response {
+        let path = request.uri.path
+        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex,
+            let format = Self.imageNames[String(path[path.index(after: slash)...])]
+        else {
+            return Self.jsonError(404, type: "not_found", ["no such route: \(String(path.prefix(200)))"])
+        }
+        if let query = request.uri.query, query.utf8.count > ImageParameters.longestQuery {
+            return Self.jsonError(
+                414, type: "invalid_parameters", ["the query is longer than \(ImageParameters.longestQuery) bytes"])
+        }
+        let video = try resolve(path: String(path[..<slash]), prefix: "/")
+        let query = request.uri.queryParameters.map { (String($0.key), String($0.value)) }
+        let parameters = try ImageParameters(format: format, query: query)
+        let live = await media.isLive(video)
+        if parameters.latest || live {
+            guard live else { throw ImageParameters.Problem(messages: ["latest=true is for live streams"]) }
+            throw ServerError(status: 501, "images of live streams are not served yet")
+        }
+        if let time = parameters.time, let duration = try? await media.duration(of: video), duration.isFinite,
+            time > duration
+        {
+            throw ImageParameters.Problem(messages: ["time \(time) is past the video's end (\(duration) s)"])
+        }
+        let key = ImageStore.key(video, parameters)
+        let etag = ImageStore.entityTag(key)
+        var headers: HTTPFields = [
+            .eTag: etag,
+            // A time's frame of a video version never changes (the version is in the tag); the poster may be
+            // chosen better by a later release, so it is kept an hour.
+            .cacheControl: parameters.time != nil ? "public, max-age=31536000, immutable" : "public, max-age=3600",
+        ]
+        if let condition = request.headers[.ifNoneMatch], Self.matches(condition, etag) {
+            return Response(status: .notModified, headers: headers)
+        }
+        let data = try await images.image(of: video, parameters)
+        headers[.contentType] = format.mimeType
+        headers[.contentLength] = "\(data.count)"
+        return Response(
+            status: .ok, headers: headers,
+            body: head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// Whether an `If-None-Match` value names `etag` (a list, weak tags compared weakly, or `*`).
+    static func matches(_ condition: String, _ etag: String) -> Bool {
+        condition.split(separator: ",").contains { item in
+            let tag = item.trimmingCharacters(in: .whitespaces)
+            return tag == "*" || tag == etag || tag == "W/" + etag
+        }
+    }
+
+    static func jsonError(_ status: Int, type: String, _ messages: [String]) -> Response {
+        let body = HTML.json(["error": ["type": type, "messages": messages]])
+        return Response(
+            status: HTTPResponse.Status(code: status),
+            headers: [.contentType: "application/json", .cacheControl: "no-store", .xContentTypeOptions: "nosniff"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+    }
+}

@@ -1,0 +1,217 @@
+"""Image URLs of `filmstrip serve` (Mux's scheme: `/{id}/thumbnail.{jpg,png,webp}` and `/videos.json`), end to end
+over raw HTTP against the real server. The test video codes everything in its pixels: the left half red, the top
+half green (so flips and turns show in the corners), and blue 2.5 x the frame number (so the exact frame shows).
+
+Run: FILMSTRIP_BIN=.build/debug/filmstrip python3 -m unittest discover -s Tests/Browser -p test_image_api.py -v
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+import png  # noqa: E402
+from test_serve import Server  # noqa: E402
+
+RED, GREEN = 230, 230
+
+
+def make(path, filter_graph, seconds, keyframe_every=50):
+    subprocess.run(
+        ["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", f"nullsrc=s=320x180:r=25:d={seconds},{filter_graph}",
+         "-c:v", "libx264", "-g", str(keyframe_every), "-keyint_min", str(keyframe_every), "-sc_threshold", "0",
+         "-pix_fmt", "yuv420p", "-movflags", "+faststart", path],
+        check=True)
+
+
+QUADRANTS = "format=rgb24,geq=r='if(lt(X,W/2),230,20)':g='if(lt(Y,H/2),230,20)':b='2.5*N'"
+
+
+def setUpModule():
+    global WORK, SERVER
+    WORK = tempfile.mkdtemp(prefix="filmstrip-image-api-")
+    library = os.path.join(WORK, "library")
+    os.makedirs(os.path.join(library, "shows"))
+    make(os.path.join(library, "shows", "quad.mp4"), QUADRANTS, 4)
+    # Two seconds of black, then the quadrants: the poster must skip the black opening.
+    make(os.path.join(library, "opens black.mp4"),
+         "format=rgb24,geq=r='if(lt(T,2),0,if(lt(X,W/2),230,20))':g='if(lt(T,2),0,if(lt(Y,H/2),230,20))':b='0'", 6,
+         keyframe_every=25)
+    # Flat grey but for a fine checker over the right third: the busiest part of the picture.
+    make(os.path.join(library, "detail.mp4"),
+         "format=gray,geq=lum='if(gt(X,W*2/3),if(mod(floor(X/4)+floor(Y/4),2),235,16),128)',format=yuv420p", 2)
+    SERVER = Server([library], os.path.join(WORK, "cache"))
+
+
+def tearDownModule():
+    SERVER.stop()
+    shutil.rmtree(WORK, ignore_errors=True)
+
+
+def pixels(body):
+    """(width, height, pixel(x, y) -> (r, g, b)) of a PNG."""
+    width, height, channels, rows = png.decode(body)
+    return width, height, lambda x, y: tuple(rows[y][x * channels:x * channels + 3])
+
+
+def near(colour, expected, tolerance=24):
+    return all(abs(a - b) <= tolerance for a, b in zip(colour, expected))
+
+
+class ImageURLs(unittest.TestCase):
+    def get(self, target, headers=(), method="GET"):
+        return SERVER.raw(target, method=method, headers=headers)
+
+    def image(self, query, video="shows/quad.mp4"):
+        status, fields, body = self.get(f"/{video}/thumbnail.png?{query}")
+        self.assertEqual(status, 200, body[:300])
+        self.assertEqual(fields["content-type"], "image/png")
+        return pixels(body)
+
+    def corners(self, query):
+        """The colours 10 pixels in from each corner: top left, top right, bottom left, bottom right."""
+        w, h, at = self.image(query)
+        return [at(10, 10)[:2], at(w - 11, 10)[:2], at(10, h - 11)[:2], at(w - 11, h - 11)[:2]]
+
+    def test_videos_json_lists_every_video_by_its_id(self):
+        status, fields, body = self.get("/videos.json")
+        self.assertEqual((status, fields["content-type"]), (200, "application/json"))
+        videos = {v["id"]: v for v in json.loads(body)["videos"]}
+        self.assertEqual(set(videos), {"shows/quad.mp4", "opens%20black.mp4", "detail.mp4"})
+        self.assertEqual((videos["shows/quad.mp4"]["kind"], videos["shows/quad.mp4"]["name"]), ("vod", "quad.mp4"))
+        self.assertAlmostEqual(videos["shows/quad.mp4"]["duration"], 4, delta=0.05)
+
+    def test_time_is_the_exact_frame_not_the_keyframe_before(self):
+        # Keyframes at 0 and 2 s; frame N shows blue 2.5 N.
+        for t in (0.0, 1.36, 2.0, 3.52):
+            w, h, at = self.image(f"time={t}")
+            self.assertEqual((w, h), (320, 180))
+            # Read where red and green are low (the bottom right quarter), so the blue is the code alone.
+            frame = at(3 * w // 4, 3 * h // 4)[2] / 2.5
+            self.assertLessEqual(abs(frame - t * 25), 1.2, f"time={t}: the picture is frame {frame:.1f}")
+
+    def test_flips_and_turns(self):
+        top_left, top_right, bottom_left, bottom_right = (RED, GREEN), (20, GREEN), (RED, 20), (20, 20)
+        self.assertTrue(all(map(near, self.corners("time=1"), [top_left, top_right, bottom_left, bottom_right])))
+        cases = {
+            "flip_h=true": [top_right, top_left, bottom_right, bottom_left],
+            "flip_v=true": [bottom_left, bottom_right, top_left, top_right],
+            "rotate=90": [bottom_left, top_left, bottom_right, top_right],
+            "rotate=180": [bottom_right, bottom_left, top_right, top_left],
+            "rotate=270": [top_right, bottom_right, top_left, bottom_left],
+        }
+        for query, expected in cases.items():
+            found = self.corners("time=1&" + query)
+            self.assertTrue(all(map(near, found, expected)), f"{query}: {found} instead of {expected}")
+        # A quarter turn is made before the size: 90 px wide of a portrait picture is 160 high.
+        w, h, _ = self.image("time=1&rotate=90&width=90")
+        self.assertEqual((w, h), (90, 160))
+
+    def test_sizes_and_fit_modes(self):
+        self.assertEqual(self.image("time=1&width=160")[:2], (160, 90))
+        self.assertEqual(self.image("time=1&height=90")[:2], (160, 90))
+        # A 16:9 picture into a 200 x 200 box.
+        w, h, at = self.image("time=1&width=200&height=200")
+        self.assertEqual((w, h), (200, 113), "preserve fits inside")
+        w, h, at = self.image("time=1&width=200&height=200&fit_mode=stretch")
+        self.assertEqual((w, h), (200, 200))
+        self.assertTrue(near(at(10, 90)[:2], (RED, GREEN)) and near(at(10, 110)[:2], (RED, 20)), "stretched tall")
+        w, h, at = self.image("time=1&width=200&height=200&fit_mode=pad")
+        self.assertEqual((w, h), (200, 200))
+        self.assertTrue(near(at(100, 20), (0, 0, 0), 8) and near(at(100, 180), (0, 0, 0), 8), "black bands")
+        self.assertTrue(near(at(10, 60)[:2], (RED, GREEN)), "the picture between them")
+        w, h, at = self.image("time=1&width=200&height=200&fit_mode=crop")
+        self.assertEqual((w, h), (200, 200))
+        # Scaled to 356 x 200 and cut 78 px in from each side: both halves still show, each 100 px wide.
+        self.assertTrue(near(at(90, 50)[:2], (RED, GREEN)) and near(at(110, 50)[:2], (20, GREEN)), "centred cut")
+
+    def test_smartcrop_cuts_around_the_detail(self):
+        def textured_columns(query):
+            w, h, at = self.image(query, video="detail.mp4")
+            self.assertEqual((w, h), (180, 180))
+            return sum(1 for x in range(w) if len({at(x, y)[0] // 64 for y in range(0, h, 3)}) > 1)
+        # 107 of 320 columns carry the checker: a 180-wide cut holds all of them when placed right, 37 when centred.
+        smart = textured_columns("time=1&width=180&height=180&fit_mode=smartcrop")
+        centred = textured_columns("time=1&width=180&height=180&fit_mode=crop")
+        self.assertGreaterEqual(smart, 95, "smartcrop")
+        self.assertLessEqual(centred, 45, "crop")
+
+    def test_the_poster_skips_a_black_opening(self):
+        status, fields, body = self.get("/opens%20black.mp4/thumbnail.png")
+        self.assertEqual(status, 200, body[:300])
+        self.assertEqual(fields["cache-control"], "public, max-age=3600")
+        _, _, at = pixels(body)
+        self.assertTrue(near(at(10, 10)[:2], (RED, GREEN)), f"the poster is {at(10, 10)}")
+
+    def test_formats(self):
+        for name, mime, magic in (("jpg", "image/jpeg", b"\xff\xd8\xff"), ("webp", "image/webp", b"RIFF")):
+            status, fields, body = self.get(f"/shows/quad.mp4/thumbnail.{name}?time=1&width=64")
+            self.assertEqual((status, fields["content-type"], body[:len(magic)]), (200, mime, magic))
+        self.assertEqual(self.get("/shows/quad.mp4/thumbnail.gif?time=1")[0], 404)
+
+    def test_etag_304_head_and_cache_control(self):
+        target = "/shows/quad.mp4/thumbnail.jpg?time=2.5&width=120"
+        status, fields, body = self.get(target)
+        self.assertEqual(status, 200)
+        self.assertEqual(fields["cache-control"], "public, max-age=31536000, immutable")
+        etag = fields["etag"]
+        self.assertTrue(etag.startswith('"') and etag.endswith('"'), etag)
+        status, again, rest = self.get(target, headers=[f"If-None-Match: {etag}"])
+        self.assertEqual((status, rest, again["etag"]), (304, b"", etag))
+        self.assertEqual(self.get(target, headers=['If-None-Match: "other"'])[0], 200)
+        status, head, rest = self.get(target, method="HEAD")
+        self.assertEqual((status, rest, int(head["content-length"]), head["etag"]), (200, b"", len(body), etag))
+        # Other parameters, another tag; the same parameters written another way, the same one.
+        self.assertNotEqual(self.get(target + "&flip_h=true")[1]["etag"], etag)
+        self.assertEqual(self.get("/shows/quad.mp4/thumbnail.jpg?width=120&time=2.50")[1]["etag"], etag)
+
+    def test_identical_requests_at_once_share_one_decode(self):
+        before = SERVER.get_json("/api/status")["images"]["rendered"]
+        target = "/shows/quad.mp4/thumbnail.jpg?time=3.04&width=300&height=100&fit_mode=crop"
+        results = []
+        threads = [threading.Thread(target=lambda: results.append(self.get(target))) for _ in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        self.assertEqual({r[0] for r in results}, {200})
+        self.assertEqual(len({r[2] for r in results}), 1)
+        self.assertEqual(SERVER.get_json("/api/status")["images"]["rendered"], before + 1)
+
+    def test_hostile_requests_get_their_status_and_a_json_error(self):
+        cases = [
+            ("/shows/quad.mp4/thumbnail.jpg?width=1e9", 400, "width"),
+            ("/shows/quad.mp4/thumbnail.jpg?time=NaN", 400, "time"),
+            ("/shows/quad.mp4/thumbnail.jpg?time=-1", 400, "time"),
+            ("/shows/quad.mp4/thumbnail.jpg?time=99", 400, "time"),
+            ("/shows/quad.mp4/thumbnail.jpg?height=0", 400, "height"),
+            ("/shows/quad.mp4/thumbnail.jpg?fit_mode=zoom", 400, "fit_mode"),
+            ("/shows/quad.mp4/thumbnail.jpg?rotate=45", 400, "rotate"),
+            ("/shows/quad.mp4/thumbnail.jpg?flip_h=yes", 400, "flip_h"),
+            ("/shows/quad.mp4/thumbnail.jpg?latest=true", 400, "latest"),
+            ("/shows/quad.mp4/thumbnail.jpg?time=1&x=" + "a" * 10_000, 414, "query"),
+            ("/shows/nothing.mp4/thumbnail.jpg", 404, "no video"),
+            ("/shows/..%2F..%2Fetc%2Fpasswd/thumbnail.jpg", 403, ""),
+            ("/shows/../../etc/passwd/thumbnail.jpg", 403, ""),
+            ("/%2e%2e/thumbnail.jpg", 403, ""),
+        ]
+        for target, expected, named in cases:
+            status, fields, body = self.get(target)
+            self.assertEqual(status, expected, f"{target[:80]}: {body[:200]}")
+            if status in (400, 403, 404, 414) and fields.get("content-type") == "application/json":
+                error = json.loads(body)["error"]
+                self.assertTrue(any(named in m for m in error["messages"]), f"{target[:80]}: {error}")
+        # Several bad parameters: each is named.
+        status, _, body = self.get("/shows/quad.mp4/thumbnail.jpg?width=-3&rotate=1")
+        messages = json.loads(body)["error"]["messages"]
+        self.assertEqual((status, len(messages)), (400, 2), messages)
+        # The server lives on.
+        self.assertEqual(self.get("/shows/quad.mp4/thumbnail.jpg?time=1&width=32")[0], 200)
+
+
+if __name__ == "__main__":
+    unittest.main()
