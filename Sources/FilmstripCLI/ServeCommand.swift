@@ -41,11 +41,28 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "How many tracks are generated at once.")
     var parallel = 2
 
+    @Option(
+        name: .customLong("signing-key"),
+        help: ArgumentHelp(
+            "A public key that signs image URLs: KID=PATH, an RSA public key in PEM (repeatable). Tokens (RS256 JWTs "
+                + "in ?token=) naming KID are checked with it.", valueName: "KID=PATH"))
+    var signingKeys: [String] = []
+
+    @Flag(help: "Refuse image URLs without a valid token (403). Needs --signing-key.")
+    var requireSigned = false
+
     @OptionGroup var previews: OnDemandPreviewOptions
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
         guard parallel >= 1 else { throw ValidationError("--parallel must be at least 1") }
+        for key in signingKeys {
+            let parts = key.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                throw ValidationError("--signing-key takes KID=PATH, not \(key)")
+            }
+        }
+        if requireSigned, signingKeys.isEmpty { throw ValidationError("--require-signed needs a --signing-key") }
     }
 
     func run() async throws {
@@ -56,6 +73,15 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maximumParallelGenerations = parallel
         configuration.trackOptions = previews.applied(to: configuration.trackOptions)
         if let cacheDirectory { configuration.cacheDirectory = URL(fileURLWithPath: cacheDirectory, isDirectory: true) }
+        for key in signingKeys {
+            let parts = key.split(separator: "=", maxSplits: 1).map(String.init)
+            do {
+                configuration.signingKeys[parts[0]] = try String(contentsOfFile: parts[1], encoding: .utf8)
+            } catch {
+                throw ValidationError("cannot read the signing key \(parts[1]): \(error.localizedDescription)")
+            }
+        }
+        configuration.requiresSignedURLs = requireSigned
         let server: LibraryServer
         do {
             var logger = Logger(label: "filmstrip.serve")

@@ -44,6 +44,8 @@ extension LibraryServer {
     func imageURL(_ request: Request, head: Bool) async -> Response {
         do {
             return try await imageResponse(request, head: head)
+        } catch let refusal as URLSigning.Refusal {
+            return Self.jsonError(403, type: "forbidden", [refusal.message])
         } catch let problem as ImageParameters.Problem {
             return Self.jsonError(400, type: "invalid_parameters", problem.messages)
         } catch let error as VideoLibrary.ResolveError {
@@ -75,8 +77,11 @@ extension LibraryServer {
             return Self.jsonError(
                 414, type: "invalid_parameters", ["the query is longer than \(ImageParameters.longestQuery) bytes"])
         }
-        let video = try resolve(path: String(path[..<slash]), prefix: "/")
-        let query = request.uri.queryParameters.map { (String($0.key), String($0.value)) }
+        let id = String(path[..<slash])
+        let video = try resolve(path: id, prefix: "/")
+        let query = try signing.parameters(
+            query: request.uri.queryParameters.map { (String($0.key), String($0.value)) }, id: String(id.dropFirst()),
+            audience: .thumbnail)
         let parameters = try ImageParameters(format: format, query: query)
         let live = await media.isLive(video)
         if parameters.latest || live {

@@ -22,6 +22,7 @@ public final class LibraryServer: Sendable {
     let tracks: TrackStore
     let media: MediaInfo
     let images: ImageStore
+    let signing: URLSigning
     let logger: Logger
 
     /// A server over `configuration.libraries`. Throws when a folder does not exist.
@@ -48,6 +49,7 @@ public final class LibraryServer: Sendable {
         self.media = MediaInfo(
             width: configuration.frameThumbnailWidth, limit: ProcessInfo.processInfo.activeProcessorCount)
         self.images = ImageStore(media: media)
+        self.signing = try URLSigning(pems: configuration.signingKeys, required: configuration.requiresSignedURLs)
     }
 
     /// Binds and serves until the task is cancelled or the process gets SIGINT or SIGTERM. `onStart` gets the URL

@@ -30,6 +30,11 @@ public struct ServerConfiguration: Sendable {
     }()
     /// The width of thumbnails taken straight from a video (posters, and `/api/thumbnail` before a track exists).
     public var frameThumbnailWidth = 320
+    /// Public keys (RSA, PEM text) that sign image URLs, by the `kid` their tokens name. An image URL with a
+    /// `token` is made from the token's claims when it verifies, and refused (403) when it does not.
+    public var signingKeys: [String: String] = [:]
+    /// Whether every image URL must carry a valid token (unsigned ones get 403). Needs a signing key.
+    public var requiresSignedURLs = false
 
     /// Creates a configuration serving `libraries`.
     public init(libraries: [URL]) {

@@ -4,6 +4,7 @@ half green (so flips and turns show in the corners), and blue 2.5 x the frame nu
 
 Run: FILMSTRIP_BIN=.build/debug/filmstrip python3 -m unittest discover -s Tests/Browser -p test_image_api.py -v
 """
+import base64
 import json
 import os
 import shutil
@@ -11,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -211,6 +213,70 @@ class ImageURLs(unittest.TestCase):
         self.assertEqual((status, len(messages)), (400, 2), messages)
         # The server lives on.
         self.assertEqual(self.get("/shows/quad.mp4/thumbnail.jpg?time=1&width=32")[0], 200)
+
+
+def b64(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+class SignedURLs(unittest.TestCase):
+    """`serve --signing-key KID=PEM --require-signed`: tokens made here with the openssl CLI (RS256)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.folder = os.path.join(WORK, "keys")
+        os.makedirs(cls.folder, exist_ok=True)
+        for name in ("signer", "stranger"):
+            private = os.path.join(cls.folder, name + ".pem")
+            subprocess.run(["openssl", "genrsa", "-out", private, "2048"], check=True, capture_output=True)
+            subprocess.run(["openssl", "rsa", "-in", private, "-pubout", "-out", private + ".pub"], check=True,
+                           capture_output=True)
+        cls.server = Server([os.path.join(WORK, "library")], os.path.join(WORK, "cache-signed"),
+                            "--signing-key", "k1=" + os.path.join(cls.folder, "signer.pem.pub"), "--require-signed")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+
+    def token(self, claims, header=None, key="signer", signature=None):
+        header = header or {"alg": "RS256", "kid": "k1", "typ": "JWT"}
+        signed = b64(json.dumps(header).encode()) + "." + b64(json.dumps(claims).encode())
+        if signature is None:
+            made = subprocess.run(["openssl", "dgst", "-sha256", "-sign", os.path.join(self.folder, key + ".pem")],
+                                  input=signed.encode(), check=True, capture_output=True).stdout
+            signature = b64(made)
+        return signed + "." + signature
+
+    def claims(self, **extra):
+        return {"sub": "shows/quad.mp4", "aud": "t", "exp": int(time.time()) + 600, **extra}
+
+    def test_a_signed_url_is_made_from_its_claims(self):
+        token = self.token(self.claims(time=1, width=64, rotate=90))
+        # The URL's own width is ignored: the token says 64 wide, turned a quarter (64 x 114).
+        status, fields, body = self.server.raw(f"/shows/quad.mp4/thumbnail.png?width=300&token={token}")
+        self.assertEqual(status, 200, body[:300])
+        width, height, _, _ = png.decode(body)
+        self.assertEqual((width, height), (64, 114))
+
+    def test_every_bad_token_is_403(self):
+        good = self.claims(time=1)
+        header, claims, signature = self.token(good).split(".")
+        tampered = b64(json.dumps(dict(good, time=2)).encode())
+        cases = {
+            "unsigned": "",
+            "expired": self.token(dict(good, exp=int(time.time()) - 5)),
+            "tampered": f"{header}.{tampered}.{signature}",
+            "wrong kid": self.token(good, header={"alg": "RS256", "kid": "k2"}),
+            "wrong aud": self.token(dict(good, aud="s")),
+            "another video": self.token(dict(good, sub="opens%20black.mp4")),
+            "alg none": self.token(good, header={"alg": "none", "kid": "k1"}, signature=""),
+            "another key": self.token(good, key="stranger"),
+        }
+        for name, token in cases.items():
+            query = f"?token={token}" if token else "?time=1"
+            status, fields, body = self.server.raw(f"/shows/quad.mp4/thumbnail.jpg{query}")
+            self.assertEqual((status, fields.get("content-type")), (403, "application/json"), f"{name}: {body[:200]}")
+            self.assertEqual(json.loads(body)["error"]["type"], "forbidden", name)
 
 
 if __name__ == "__main__":
