@@ -78,7 +78,7 @@ struct ServeCommand: AsyncParsableCommand {
             do {
                 configuration.signingKeys[parts[0]] = try String(contentsOfFile: parts[1], encoding: .utf8)
             } catch {
-                throw ValidationError("cannot read the signing key \(parts[1]): \(error.localizedDescription)")
+                throw fail(ServerError(status: 500, "cannot read the signing key \(parts[1])", underlying: error))
             }
         }
         configuration.requiresSignedURLs = requireSigned
