@@ -218,7 +218,8 @@ let package = Package(
         .testTarget(
             name: "FilmstripServerTests",
             dependencies: [
-                "FilmstripImaging", "FilmstripMedia", "FilmstripPreviews", "FilmstripServer", "FilmstripTesting",
+                "FilmstripImaging", "FilmstripLoading", "FilmstripMedia", "FilmstripPreviews", "FilmstripServer",
+                "FilmstripSync", "FilmstripTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

@@ -44,6 +44,10 @@ extension LibraryServer {
     func imageURL(_ request: Request, head: Bool) async -> Response {
         do {
             return try await imageResponse(request, head: head)
+        } catch is ImageStore.Busy {
+            var response = Self.jsonError(503, type: "busy", ["too many images are being made: try again shortly"])
+            response.headers[.retryAfter] = "1"
+            return response
         } catch let refusal as URLSigning.Refusal {
             return Self.jsonError(403, type: "forbidden", [refusal.message])
         } catch let problem as ImageParameters.Problem {

@@ -1,3 +1,4 @@
+import FilmstripLoading
 public import Foundation
 import Hummingbird
 public import Logging
@@ -48,7 +49,12 @@ public final class LibraryServer: Sendable {
         self.tracks = TrackStore(library: library, configuration: configuration, logger: logger)
         self.media = MediaInfo(
             width: configuration.frameThumbnailWidth, limit: ProcessInfo.processInfo.activeProcessorCount)
-        self.images = ImageStore(media: media)
+        self.images = ImageStore(
+            media: media,
+            disk: DiskCache(
+                directory: configuration.cacheDirectory.appendingPathComponent("images", isDirectory: true),
+                sizeLimit: configuration.imageCacheSize),
+            queueLimit: configuration.imageQueueLimit)
         self.signing = try URLSigning(pems: configuration.signingKeys, required: configuration.requiresSignedURLs)
     }
 

@@ -30,6 +30,11 @@ public struct ServerConfiguration: Sendable {
     }()
     /// The width of thumbnails taken straight from a video (posters, and `/api/thumbnail` before a track exists).
     public var frameThumbnailWidth = 320
+    /// The most bytes of rendered images of image URLs kept on disk (in `cacheDirectory/images`). Default 256 MiB.
+    public var imageCacheSize = 256 << 20
+    /// The most different images of image URLs made at once, counting those waiting for a decoder; a request for
+    /// another one then gets 503 with `Retry-After` rather than a longer queue. Default 256.
+    public var imageQueueLimit = 256
     /// Public keys (RSA, PEM text) that sign image URLs, by the `kid` their tokens name. An image URL with a
     /// `token` is made from the token's claims when it verifies, and refused (403) when it does not.
     public var signingKeys: [String: String] = [:]

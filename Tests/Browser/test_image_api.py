@@ -184,6 +184,18 @@ class ImageURLs(unittest.TestCase):
         self.assertEqual(len({r[2] for r in results}), 1)
         self.assertEqual(SERVER.get_json("/api/status")["images"]["rendered"], before + 1)
 
+    def test_a_second_server_on_the_same_cache_serves_from_disk(self):
+        target = "/shows/quad.mp4/thumbnail.webp?time=0.72&width=100"
+        status, fields, body = self.get(target)
+        self.assertEqual(status, 200)
+        second = Server([os.path.join(WORK, "library")], os.path.join(WORK, "cache"))
+        try:
+            again = second.raw(target)
+            self.assertEqual((again[0], again[2], again[1]["etag"]), (200, body, fields["etag"]))
+            self.assertEqual(second.get_json("/api/status")["images"]["rendered"], 0)
+        finally:
+            second.stop()
+
     def test_hostile_requests_get_their_status_and_a_json_error(self):
         cases = [
             ("/shows/quad.mp4/thumbnail.jpg?width=1e9", 400, "width"),
