@@ -1,3 +1,4 @@
+import FilmstripFormats
 import FilmstripImaging
 import FilmstripMedia
 import FilmstripSync
@@ -5,12 +6,24 @@ import Foundation
 import Hummingbird
 import NIOCore
 
-/// Image URLs in Mux's scheme: `/{id}/thumbnail.{jpg,png,webp}` for every video of the library, and
-/// `/videos.json` listing the ids. Errors are JSON: `{"error": {"type": …, "messages": […]}}`.
+/// What an image URL's last component asks for.
+enum ImageRoute: Sendable {
+    case thumbnail(ImageFormat)
+    case storyboardImage(ImageFormat)
+    case storyboardJSON
+    case storyboardVTT
+}
+
+/// Image URLs in Mux's scheme: `/{id}/thumbnail.{jpg,png,webp}` and `/{id}/storyboard.{vtt,json,jpg,png,webp}` for
+/// every video of the library, and `/videos.json` listing the ids. Errors are JSON:
+/// `{"error": {"type": …, "messages": […]}}`.
 extension LibraryServer {
-    /// The image file names an image URL may end with, and their formats.
-    static let imageNames: [String: ImageFormat] = [
-        "thumbnail.jpg": .jpeg, "thumbnail.png": .png, "thumbnail.webp": .webp,
+    /// The file names an image URL may end with.
+    static let imageNames: [String: ImageRoute] = [
+        "thumbnail.jpg": .thumbnail(.jpeg), "thumbnail.png": .thumbnail(.png), "thumbnail.webp": .thumbnail(.webp),
+        "storyboard.jpg": .storyboardImage(.jpeg), "storyboard.png": .storyboardImage(.png),
+        "storyboard.webp": .storyboardImage(.webp), "storyboard.json": .storyboardJSON,
+        "storyboard.vtt": .storyboardVTT,
     ]
 
     /// `GET /videos.json`: every video's id (its path, each component percent-encoded, as image URLs and
@@ -73,7 +86,7 @@ extension LibraryServer {
     private func imageResponse(_ request: Request, head: Bool) async throws -> Response {
         let path = request.uri.path
         guard let slash = path.lastIndex(of: "/"), slash != path.startIndex,
-            let format = Self.imageNames[String(path[path.index(after: slash)...])]
+            let route = Self.imageNames[String(path[path.index(after: slash)...])]
         else {
             return Self.jsonError(404, type: "not_found", ["no such route: \(String(path.prefix(200)))"])
         }
@@ -83,9 +96,14 @@ extension LibraryServer {
         }
         let id = String(path[..<slash])
         let video = try resolve(path: id, prefix: "/")
-        let query = try signing.parameters(
-            query: request.uri.queryParameters.map { (String($0.key), String($0.value)) }, id: String(id.dropFirst()),
-            audience: .thumbnail)
+        let given = request.uri.queryParameters.map { (String($0.key), String($0.value)) }
+        guard case .thumbnail(let format) = route else {
+            _ = try signing.parameters(query: given, id: String(id.dropFirst()), audience: .storyboard)
+            if await media.isLive(video) { throw ServerError(status: 501, "storyboards of live streams are not made") }
+            return try await storyboardResponse(
+                route, of: video, id: id, token: given.first { $0.0 == "token" }?.1, request: request, head: head)
+        }
+        let query = try signing.parameters(query: given, id: String(id.dropFirst()), audience: .thumbnail)
         let parameters = try ImageParameters(format: format, query: query)
         let live = await media.isLive(video)
         if parameters.latest || live {
@@ -110,6 +128,57 @@ extension LibraryServer {
         }
         let data = try await images.image(of: video, parameters)
         headers[.contentType] = format.mimeType
+        headers[.contentLength] = "\(data.count)"
+        return Response(
+            status: .ok, headers: headers,
+            body: head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// `storyboard.json` (Mux's schema, its `url` the storyboard image's path), `storyboard.vtt` (a WebVTT cue per
+    /// tile, each naming its region of the image) or the image itself.
+    private func storyboardResponse(
+        _ route: ImageRoute, of video: VideoLibrary.Video, id: String, token: String?, request: Request, head: Bool
+    ) async throws -> Response {
+        let board = try await storyboards.storyboard(of: video)
+        let etag = ImageStore.entityTag(board.key + "\n\(route)")
+        var headers: HTTPFields = [.eTag: etag, .cacheControl: "public, max-age=86400"]
+        if let condition = request.headers[.ifNoneMatch], Self.matches(condition, etag) {
+            return Response(status: .notModified, headers: headers)
+        }
+        let image = id + "/storyboard.jpg" + (token.map { "?token=" + HTML.component($0) } ?? "")
+        let data: Data
+        switch route {
+        case .storyboardJSON:
+            let tiles: [[String: Any]] = board.cues.map {
+                ["start": $0.start, "x": Int($0.region!.x), "y": Int($0.region!.y)]
+            }
+            let object: [String: Any] = [
+                "url": image, "tile_width": board.tileSize.width, "tile_height": board.tileSize.height,
+                "duration": board.duration, "tiles": tiles,
+            ]
+            data = Data(HTML.json(object).utf8)
+            headers[.contentType] = "application/json"
+        case .storyboardVTT:
+            var text = "WEBVTT\n"
+            for cue in board.cues {
+                let from = WebVTTTimestamp.string(milliseconds: cue.startMilliseconds)
+                text += "\n\(from) --> \(WebVTTTimestamp.string(milliseconds: cue.endMilliseconds))\n"
+                text += "\(image)#\(cue.region!)\n"
+            }
+            data = Data(text.utf8)
+            headers[.contentType] = "text/vtt; charset=utf-8"
+        case .storyboardImage(let format):
+            let jpeg = try Data(contentsOf: board.image)
+            if format == .jpeg {
+                data = jpeg
+            } else {
+                let (pixels, _) = try ImageCodec.decode(jpeg)
+                data = Data(try ImageCodec.encode(pixels, as: format, quality: 80))
+            }
+            headers[.contentType] = format.mimeType
+        case .thumbnail:
+            throw ServerError(status: 500, "not a storyboard")
+        }
         headers[.contentLength] = "\(data.count)"
         return Response(
             status: .ok, headers: headers,

@@ -174,7 +174,7 @@ extension LibraryServer {
                 "limit": max(1, configuration.maximumParallelGenerations),
             ],
             // Images of image URLs decoded and encoded (identical requests at once, and cached answers, count once).
-            "images": ["rendered": images.renderCount],
+            "images": ["rendered": images.renderCount, "storyboards": storyboards.generationCount],
         ]
         return json(object)
     }

@@ -23,6 +23,7 @@ public final class LibraryServer: Sendable {
     let tracks: TrackStore
     let media: MediaInfo
     let images: ImageStore
+    let storyboards: StoryboardStore
     let signing: URLSigning
     let logger: Logger
 
@@ -55,6 +56,9 @@ public final class LibraryServer: Sendable {
                 directory: configuration.cacheDirectory.appendingPathComponent("images", isDirectory: true),
                 sizeLimit: configuration.imageCacheSize),
             queueLimit: configuration.imageQueueLimit)
+        self.storyboards = StoryboardStore(
+            cacheDirectory: configuration.cacheDirectory, trackOptions: configuration.trackOptions,
+            parallel: max(1, configuration.maximumParallelGenerations))
         self.signing = try URLSigning(pems: configuration.signingKeys, required: configuration.requiresSignedURLs)
     }
 

@@ -184,6 +184,39 @@ class ImageURLs(unittest.TestCase):
         self.assertEqual(len({r[2] for r in results}), 1)
         self.assertEqual(SERVER.get_json("/api/status")["images"]["rendered"], before + 1)
 
+    def test_storyboard_json_vtt_and_image(self):
+        status, fields, body = self.get("/shows/quad.mp4/storyboard.json")
+        self.assertEqual((status, fields["content-type"]), (200, "application/json"), body[:300])
+        board = json.loads(body)
+        self.assertEqual(board["url"], "/shows/quad.mp4/storyboard.jpg")
+        self.assertAlmostEqual(board["duration"], 4, delta=0.05)
+        tiles = board["tiles"]
+        self.assertEqual([t["start"] for t in tiles], [0, 2])
+        status, fields, png_body = self.get("/shows/quad.mp4/storyboard.png")
+        self.assertEqual(status, 200)
+        width, height, at = pixels(png_body)
+        tw, th = board["tile_width"], board["tile_height"]
+        self.assertTrue(all(t["x"] + tw <= width and t["y"] + th <= height for t in tiles), (width, height, tiles))
+        for tile in tiles:
+            # The bottom right quarter of each tile: blue 2.5 x the frame number of the tile's start.
+            blue = at(tile["x"] + 3 * tw // 4, tile["y"] + 3 * th // 4)[2]
+            self.assertLessEqual(abs(blue / 2.5 - tile["start"] * 25), 2, f"tile at {tile['start']} s: blue {blue}")
+        status, fields, jpeg = self.get("/shows/quad.mp4/storyboard.jpg")
+        self.assertEqual((status, fields["content-type"], jpeg[:3]), (200, "image/jpeg", b"\xff\xd8\xff"))
+        status, fields, vtt = self.get("/shows/quad.mp4/storyboard.vtt")
+        self.assertEqual((status, fields["content-type"]), (200, "text/vtt; charset=utf-8"))
+        text = vtt.decode()
+        self.assertTrue(text.startswith("WEBVTT\n"), text)
+        self.assertIn(f"00:00:00.000 --> 00:00:02.000\n/shows/quad.mp4/storyboard.jpg#xywh=0,0,{tw},{th}", text)
+        self.assertIn("--> 00:00:04.000\n", text)
+        # Kept: the same answer again, with a 304 for its tag, and no second generation.
+        generated = SERVER.get_json("/api/status")["images"]["storyboards"]
+        again = self.get("/shows/quad.mp4/storyboard.json", headers=[f"If-None-Match: {fields['etag']}"])
+        self.assertEqual(again[0], 200, "another route, another tag")
+        self.assertEqual(self.get("/shows/quad.mp4/storyboard.vtt", headers=[f"If-None-Match: {fields['etag']}"])[0],
+                         304)
+        self.assertEqual(SERVER.get_json("/api/status")["images"]["storyboards"], generated)
+
     def test_a_second_server_on_the_same_cache_serves_from_disk(self):
         target = "/shows/quad.mp4/thumbnail.webp?time=0.72&width=100"
         status, fields, body = self.get(target)
@@ -270,6 +303,14 @@ class SignedURLs(unittest.TestCase):
         width, height, _, _ = png.decode(body)
         self.assertEqual((width, height), (64, 114))
 
+    def test_a_signed_storyboard(self):
+        token = self.token(dict(self.claims(), aud="s"))
+        status, _, body = self.server.raw(f"/shows/quad.mp4/storyboard.json?token={token}")
+        self.assertEqual(status, 200, body[:300])
+        url = json.loads(body)["url"]
+        self.assertEqual(url, f"/shows/quad.mp4/storyboard.jpg?token={token}")
+        self.assertEqual(self.server.raw(url)[0], 200)
+
     def test_every_bad_token_is_403(self):
         good = self.claims(time=1)
         header, claims, signature = self.token(good).split(".")
@@ -283,10 +324,12 @@ class SignedURLs(unittest.TestCase):
             "another video": self.token(dict(good, sub="opens%20black.mp4")),
             "alg none": self.token(good, header={"alg": "none", "kid": "k1"}, signature=""),
             "another key": self.token(good, key="stranger"),
+            "a thumbnail's token for a storyboard": ("storyboard", self.token(good)),
         }
         for name, token in cases.items():
+            route, token = token if isinstance(token, tuple) else ("thumbnail", token)
             query = f"?token={token}" if token else "?time=1"
-            status, fields, body = self.server.raw(f"/shows/quad.mp4/thumbnail.jpg{query}")
+            status, fields, body = self.server.raw(f"/shows/quad.mp4/{route}.jpg{query}")
             self.assertEqual((status, fields.get("content-type")), (403, "application/json"), f"{name}: {body[:200]}")
             self.assertEqual(json.loads(body)["error"]["type"], "forbidden", name)
 

@@ -213,9 +213,9 @@ actor TrackStore {
     }
 
     /// Generates into a staging folder beside `folder`, then renames it into place, so the cache holds a
-    /// complete track or none.
-    private static func generate(
-        _ video: VideoLibrary.Video, into folder: URL, options: PreviewTrackConfiguration, channel: ProgressChannel
+    /// complete track or none. Progress goes to `channel` when there is one.
+    static func generate(
+        _ video: VideoLibrary.Video, into folder: URL, options: PreviewTrackConfiguration, channel: ProgressChannel?
     ) async throws {
         let files = FileManager.default
         let parent = folder.deletingLastPathComponent()
@@ -237,7 +237,7 @@ actor TrackStore {
                 step.withLock { last in
                     guard percent > last else { return }
                     last = percent
-                    channel.publish(.progress(done: done, total: total))
+                    channel?.publish(.progress(done: done, total: total))
                 }
             }
         } catch {

@@ -1,0 +1,61 @@
+import FilmstripFormats
+import FilmstripLoading
+import FilmstripMedia
+import FilmstripPreviews
+import Foundation
+
+/// The storyboards of image URLs: Mux's storyboard (every tile on one sheet, `storyboard.json` and its image),
+/// generated once per video version into the cache folder (identical requests share the generation) and kept there.
+final class StoryboardStore: Sendable {
+    /// A generated storyboard: its image, its tiles (their times and regions) and the key of its settings.
+    struct Storyboard: Sendable {
+        var image: URL
+        var cues: [ThumbnailCue]
+        var key: String
+
+        var duration: Double { cues.last?.end ?? 0 }
+        var tileSize: (width: Int, height: Int) {
+            (Int(cues.first?.region?.width ?? 0), Int(cues.first?.region?.height ?? 0))
+        }
+    }
+
+    private let flights = RequestCoalescer<String, Storyboard>()
+    private let folder: URL
+    private let options: PreviewTrackConfiguration
+    private let generations: AsyncLimiter
+
+    init(cacheDirectory: URL, trackOptions: PreviewTrackConfiguration, parallel: Int) {
+        folder = cacheDirectory.appendingPathComponent("storyboards", isDirectory: true)
+        var options = trackOptions
+        options.formats = [.storyboard]
+        options.imageFormat = .jpeg
+        self.options = options
+        generations = AsyncLimiter(limit: parallel)
+    }
+
+    /// Storyboards generated so far (a shared or a kept one counts once).
+    var generationCount: Int { flights.startedCount }
+
+    func storyboard(of video: VideoLibrary.Video) async throws -> Storyboard {
+        let key = TrackStore.versionKey(video, options: options)
+        let place = folder.appendingPathComponent(key, isDirectory: true)
+        if let kept = try? Self.read(place, key: key) { return kept }
+        let options = self.options
+        return try await flights.value(for: key) { [generations] in
+            try await generations.run {
+                try await TrackStore.generate(video, into: place, options: options, channel: nil)
+            }
+            return try Self.read(place, key: key)
+        }
+    }
+
+    /// The storyboard in `place`, as the generator wrote it (read back by the storyboard reader).
+    static func read(_ place: URL, key: String) throws -> Storyboard {
+        let file = place.appendingPathComponent("storyboard.json")
+        let track = try StoryboardParser().parse(try Data(contentsOf: file), url: file)
+        guard let image = track.images.first, track.cues.allSatisfy({ $0.region != nil }) else {
+            throw ServerError(status: 500, "the storyboard in \(place.path) has no image regions")
+        }
+        return Storyboard(image: image, cues: track.cues, key: key)
+    }
+}
