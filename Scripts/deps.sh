@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what Filmstrip needs and is missing: pkg-config, libjpeg-turbo (TurboJPEG API), libpng, libwebp, libcurl, SDL2 and FFmpeg
 # (libavformat, libavcodec, libswscale, libswresample, libavfilter, libavutil) headers, the ffmpeg CLI, Chromium with
-# its driver (page tests), and Slurm with munge (the catalog's job-array test). On Linux it then builds the static
+# its driver (page tests), Slurm with munge (the catalog's job-array test), nginx and openssl (image URLs' tests). On Linux it then builds the static
 # FFmpeg Filmstrip links (Scripts/build-ffmpeg.sh; cached) unless FILMSTRIP_SYSTEM_FFMPEG=1.
 # Debian/Ubuntu use apt-get (with sudo when not root); macOS uses Homebrew. Prints nothing when all is present.
 # Python's m3u8 and mpegdash check what Filmstrip writes; with --bench, webvtt-py is installed too (a benchmark
@@ -45,6 +45,10 @@ Linux)
     command -v pactl >/dev/null 2>&1 || missing+=(pulseaudio-utils)
     # mpv runs Extras/mpv/filmstrip.lua (scrub previews over its seek bar) in the window tests.
     command -v mpv >/dev/null 2>&1 || missing+=(mpv)
+    # nginx is the caching reverse proxy the image URLs' test puts in front of two `serve` replicas; openssl signs
+    # the signed URLs' test tokens.
+    command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx)
+    command -v openssl >/dev/null 2>&1 || missing+=(openssl)
     # wrk loads the server in the benchmarks.
     if [ "${1:-}" = "--bench" ] && ! command -v wrk >/dev/null 2>&1; then missing+=(wrk); fi
     # ffmpegthumbnailer is the reference for one frame of a local file.
