@@ -62,11 +62,14 @@ class FFmpegPerRequest(http.server.ThreadingHTTPServer):
                      "-frames:v", "1", "-vf", f"scale={width}:-2", "-f", "image2pipe", "-c:v", "mjpeg", "-"],
                     capture_output=True)
                 body = result.stdout
-                self.send_response(200 if result.returncode == 0 and body else 500)
-                self.send_header("Content-Type", "image/jpeg")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                try:
+                    self.send_response(200 if result.returncode == 0 and body else 500)
+                    self.send_header("Content-Type", "image/jpeg")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # wrk closes its connections at the end of a run
 
             def log_message(self, *args):
                 pass
