@@ -98,13 +98,15 @@ extension LibraryServer {
         let video = try resolve(path: id, prefix: "/")
         let given = request.uri.queryParameters.map { (String($0.key), String($0.value)) }
         guard case .thumbnail(let format) = route else {
-            _ = try signing.parameters(query: given, id: String(id.dropFirst()), audience: .storyboard)
+            let signed = try signing.parameters(query: given, id: String(id.dropFirst()), audience: .storyboard)
             if await media.isLive(video) { throw ServerError(status: 501, "storyboards of live streams are not made") }
-            return try await storyboardResponse(
+            var response = try await storyboardResponse(
                 route, of: video, id: id, token: given.first { $0.0 == "token" }?.1, request: request, head: head)
+            if let expires = signed.expires { response.headers[.cacheControl] = Self.cacheControl(until: expires) }
+            return response
         }
-        let query = try signing.parameters(query: given, id: String(id.dropFirst()), audience: .thumbnail)
-        let parameters = try ImageParameters(format: format, query: query)
+        let signed = try signing.parameters(query: given, id: String(id.dropFirst()), audience: .thumbnail)
+        let parameters = try ImageParameters(format: format, query: signed.query)
         let live = await media.isLive(video)
         if parameters.latest || live {
             guard live else { throw ImageParameters.Problem(messages: ["latest=true is for live streams"]) }
@@ -123,6 +125,8 @@ extension LibraryServer {
             // chosen better by a later release, so it is kept an hour.
             .cacheControl: parameters.time != nil ? "public, max-age=31536000, immutable" : "public, max-age=3600",
         ]
+        // A signed URL is not kept past its token's expiry.
+        if let expires = signed.expires { headers[.cacheControl] = Self.cacheControl(until: expires) }
         if let condition = request.headers[.ifNoneMatch], Self.matches(condition, etag) {
             return Response(status: .notModified, headers: headers)
         }
@@ -168,13 +172,7 @@ extension LibraryServer {
             data = Data(text.utf8)
             headers[.contentType] = "text/vtt; charset=utf-8"
         case .storyboardImage(let format):
-            let jpeg = try Data(contentsOf: board.image)
-            if format == .jpeg {
-                data = jpeg
-            } else {
-                let (pixels, _) = try ImageCodec.decode(jpeg)
-                data = Data(try ImageCodec.encode(pixels, as: format, quality: 80))
-            }
+            data = try storyboards.image(of: board, as: format)
             headers[.contentType] = format.mimeType
         case .thumbnail:
             throw ServerError(status: 500, "not a storyboard")
@@ -183,6 +181,12 @@ extension LibraryServer {
         return Response(
             status: .ok, headers: headers,
             body: head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// Caching for an answer to a signed URL: shared caches keep it until its token expires, no longer.
+    static func cacheControl(until expires: Double) -> String {
+        let left = max(0, min(31_536_000, (expires - Date().timeIntervalSince1970).rounded(.down)))
+        return "public, max-age=\(Int(left))"
     }
 
     /// Whether an `If-None-Match` value names `etag` (a list, weak tags compared weakly, or `*`).

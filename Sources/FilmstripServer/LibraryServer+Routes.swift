@@ -28,6 +28,7 @@ extension LibraryServer {
         router.get("/api/status") { _, _ in await self.respond { try self.status() } }
         router.get("/api/image") { request, _ in await self.respond { try await self.image(request) } }
         router.get("/videos.json") { _, _ in await self.videosJSON() }
+        router.head("/videos.json") { _, _ in Self.head(await self.videosJSON()) }
         // Image URLs: `/{id}/thumbnail.{jpg,png,webp}` (every other path is a JSON 404).
         router.get("/**") { request, _ in await self.imageURL(request, head: false) }
         router.head("/**") { request, _ in await self.imageURL(request, head: true) }

@@ -86,6 +86,8 @@ class ImageURLs(unittest.TestCase):
         self.assertEqual(set(videos), {"shows/quad.mp4", "opens%20black.mp4", "detail.mp4"})
         self.assertEqual((videos["shows/quad.mp4"]["kind"], videos["shows/quad.mp4"]["name"]), ("vod", "quad.mp4"))
         self.assertAlmostEqual(videos["shows/quad.mp4"]["duration"], 4, delta=0.05)
+        status, fields, rest = self.get("/videos.json", method="HEAD")
+        self.assertEqual((status, rest, int(fields["content-length"])), (200, b"", len(body)))
 
     def test_time_is_the_exact_frame_not_the_keyframe_before(self):
         # Keyframes at 0 and 2 s; frame N shows blue 2.5 N.
@@ -109,6 +111,9 @@ class ImageURLs(unittest.TestCase):
         for query, expected in cases.items():
             found = self.corners("time=1&" + query)
             self.assertTrue(all(map(near, found, expected)), f"{query}: {found} instead of {expected}")
+        # Flips come after the turn, as Mux makes them: turned a quarter, then mirrored left to right.
+        found = self.corners("time=1&rotate=90&flip_h=true")
+        self.assertTrue(all(map(near, found, [top_left, bottom_left, top_right, bottom_right])), found)
         # A quarter turn is made before the size: 90 px wide of a portrait picture is 160 high.
         w, h, _ = self.image("time=1&rotate=90&width=90")
         self.assertEqual((w, h), (90, 160))
@@ -252,6 +257,14 @@ class ImageURLs(unittest.TestCase):
             if status in (400, 403, 404, 414) and fields.get("content-type") == "application/json":
                 error = json.loads(body)["error"]
                 self.assertTrue(any(named in m for m in error["messages"]), f"{target[:80]}: {error}")
+        # A token on a server that checks none is refused, not ignored.
+        status, _, body = self.get("/shows/quad.mp4/thumbnail.jpg?time=1&token=a.b.c")
+        self.assertEqual(status, 403, body[:200])
+        # Bound to loopback, other sites' pages get nothing (no decode started for them).
+        status, _, _ = self.get("/shows/quad.mp4/thumbnail.jpg?time=1.6", headers=["Sec-Fetch-Site: cross-site"])
+        self.assertEqual(status, 403)
+        self.assertEqual(self.get("/shows/quad.mp4/thumbnail.jpg?time=1.6",
+                                  headers=["Sec-Fetch-Site: same-site"])[0], 200)
         # Several bad parameters: each is named.
         status, _, body = self.get("/shows/quad.mp4/thumbnail.jpg?width=-3&rotate=1")
         messages = json.loads(body)["error"]["messages"]
@@ -300,6 +313,9 @@ class SignedURLs(unittest.TestCase):
         # The URL's own width is ignored: the token says 64 wide, turned a quarter (64 x 114).
         status, fields, body = self.server.raw(f"/shows/quad.mp4/thumbnail.png?width=300&token={token}")
         self.assertEqual(status, 200, body[:300])
+        # Kept by caches no longer than the token lives (600 s), not a year.
+        age = int(fields["cache-control"].split("max-age=")[1])
+        self.assertTrue(590 <= age <= 600 and "immutable" not in fields["cache-control"], fields["cache-control"])
         width, height, _, _ = png.decode(body)
         self.assertEqual((width, height), (64, 114))
 
@@ -324,6 +340,7 @@ class SignedURLs(unittest.TestCase):
             "another video": self.token(dict(good, sub="opens%20black.mp4")),
             "alg none": self.token(good, header={"alg": "none", "kid": "k1"}, signature=""),
             "another key": self.token(good, key="stranger"),
+            "HS256": self.token(good, header={"alg": "HS256", "kid": "k1"}),
             "a thumbnail's token for a storyboard": ("storyboard", self.token(good)),
         }
         for name, token in cases.items():

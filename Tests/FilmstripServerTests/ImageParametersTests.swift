@@ -33,7 +33,7 @@ struct ImageParametersTests {
         arguments: [
             ("time", "NaN"), ("time", "-1"), ("time", "inf"), ("time", "1e300"), ("width", "1e9"), ("width", "0"),
             ("width", "3841"), ("width", "12.5"), ("height", "-4"), ("fit_mode", "zoom"), ("flip_v", "1"),
-            ("rotate", "45"), ("rotate", "-90"), ("latest", "yes"),
+            ("rotate", "45"), ("rotate", "-90"), ("rotate", "0"), ("latest", "yes"),
         ])
     func refusals(_ parameter: (String, String)) {
         #expect(throws: ImageParameters.Problem.self) { try Self.read([parameter]) }
@@ -62,7 +62,7 @@ struct ImageParametersTests {
         try ImageRendering.render(picture(), try read(query))
     }
 
-    @Test("flips, then a clockwise turn, then the size")
+    @Test("a clockwise turn, then flips, then the size")
     func orientation() throws {
         #expect(try Self.render([("flip_h", "true")]).pixel(x: 39, y: 0).0 == 255)
         #expect(try Self.render([("flip_v", "true")]).pixel(x: 0, y: 19).0 == 255)
@@ -70,6 +70,10 @@ struct ImageParametersTests {
         #expect(turned.width == 20 && turned.height == 40 && turned.pixel(x: 19, y: 0).0 == 255)
         #expect(try Self.render([("rotate", "180")]).pixel(x: 39, y: 19).0 == 255)
         #expect(try Self.render([("rotate", "270")]).pixel(x: 0, y: 39).0 == 255)
+        // Flips come after the turn, as Mux makes them: the corner a quarter turn takes to the top right, mirrored
+        // back to the top left.
+        let both = try Self.render([("rotate", "90"), ("flip_h", "true")])
+        #expect(both.width == 20 && both.pixel(x: 0, y: 0).0 == 255)
         let sized = try Self.render([("rotate", "90"), ("width", "10")])
         #expect(sized.width == 10 && sized.height == 20)
     }

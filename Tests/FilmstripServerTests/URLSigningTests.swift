@@ -36,7 +36,8 @@ struct URLSigningTests {
     func valid() throws {
         let query = [("token", try Self.token(claims: Self.good)), ("width", "999"), ("time", "1")]
         let parameters = try Self.signing().parameters(query: query, id: "shows/a%20b.mp4", audience: .thumbnail)
-        #expect(parameters.map { "\($0.0)=\($0.1)" } == ["flip_h=true", "time=12.5", "width=320"])
+        #expect(parameters.query.map { "\($0.0)=\($0.1)" } == ["flip_h=true", "time=12.5", "width=320"])
+        #expect(parameters.expires == 1_900_000_060)
         // The id decoded the same way matches too.
         _ = try Self.signing().verify(try Self.token(claims: Self.good), id: "shows/a b.mp4", audience: .thumbnail)
     }
@@ -81,7 +82,8 @@ struct URLSigningTests {
     @Test("not required: an unsigned URL uses its own parameters; a bad token is still refused; keys must be RSA")
     func optional() throws {
         let signing = try Self.signing(required: false)
-        #expect(try signing.parameters(query: [("time", "1")], id: "x", audience: .thumbnail).count == 1)
+        let unsigned = try signing.parameters(query: [("time", "1")], id: "x", audience: .thumbnail)
+        #expect(unsigned.query.count == 1 && unsigned.expires == nil)
         #expect(throws: URLSigning.Refusal.self) {
             try signing.parameters(query: [("token", "x.y.z")], id: "x", audience: .thumbnail)
         }

@@ -82,7 +82,6 @@ struct ImageParameters: Hashable, Sendable {
         }
         if let text = values["rotate"] {
             switch text {
-            case "0": quarterTurns = 0
             case "90": quarterTurns = 1
             case "180": quarterTurns = 2
             case "270": quarterTurns = 3

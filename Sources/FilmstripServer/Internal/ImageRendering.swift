@@ -1,15 +1,14 @@
 import FilmstripImaging
 import Foundation
 
-/// Turns a video's picture into the image an image URL asks for: flipped, then turned clockwise, then sized into
-/// the asked box by the fit mode.
+/// Turns a video's picture into the image an image URL asks for: turned clockwise, then flipped (Mux flips after
+/// its other transformations), then sized into the asked box by the fit mode.
 enum ImageRendering {
     static func render(_ picture: PixelBuffer, _ parameters: ImageParameters) throws(ImagingError) -> PixelBuffer {
-        var image = picture
+        var image = picture.rotated(quarterTurns: parameters.quarterTurns)
         if parameters.flipHorizontal { image = image.flippedHorizontally() }
         // Upside down: half a turn, then mirrored left to right.
         if parameters.flipVertical { image = image.rotated(quarterTurns: 2, mirrored: true) }
-        image = image.rotated(quarterTurns: parameters.quarterTurns)
         let largest = ImageParameters.largestSide
         let (w, h) = (Double(image.width), Double(image.height))
         switch (parameters.width, parameters.height) {

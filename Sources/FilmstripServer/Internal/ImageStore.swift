@@ -65,15 +65,16 @@ final class ImageStore: Sendable {
             memory.insert(stored, for: key, cost: stored.count)
             return stored
         }
-        let admitted = making.withLock { keys -> Bool in
-            if keys.contains(key) { return true }
-            guard keys.count < queueLimit else { return false }
+        // The caller that takes an image's slot gives it back however its wait ends (answered, failed, cancelled).
+        let admitted = making.withLock { keys -> Bool? in
+            if keys.contains(key) { return false }
+            guard keys.count < queueLimit else { return nil }
             keys.insert(key)
             return true
         }
-        guard admitted else { throw Busy() }
+        guard let took = admitted else { throw Busy() }
+        defer { if took { making.withLock { _ = $0.remove(key) } } }
         let data = try await flights.value(for: key) { [self] in
-            defer { making.withLock { _ = $0.remove(key) } }
             let data = try await render(video, parameters)
             // A disk that cannot take it (full, read-only) costs only the next process a decode.
             try? disk?.store(data, for: entry)

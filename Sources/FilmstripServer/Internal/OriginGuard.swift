@@ -31,8 +31,10 @@ struct OriginGuard<Context: RequestContext>: RouterMiddleware {
             return Self.refusal(.misdirectedRequest, "this server answers only to 127.0.0.1, localhost and [::1]")
         }
         let path = request.uri.path
+        // Image URLs are refused to other sites too while the server is bound to loopback: a page elsewhere could
+        // otherwise start decodes and generations in a library on this machine, or time answers to probe for files.
         if request.headers[.init("Sec-Fetch-Site")!] == "cross-site",
-            path.hasPrefix("/api/") || path.hasPrefix("/media/")
+            path.hasPrefix("/api/") || path.hasPrefix("/media/") || (loopbackOnly && Self.isImageAPI(path))
         {
             return Self.refusal(.forbidden, "not available to other sites")
         }

@@ -1,4 +1,5 @@
 import FilmstripFormats
+import FilmstripImaging
 import FilmstripLoading
 import FilmstripMedia
 import FilmstripPreviews
@@ -20,6 +21,8 @@ final class StoryboardStore: Sendable {
     }
 
     private let flights = RequestCoalescer<String, Storyboard>()
+    /// The storyboard images in PNG and WebP, made from the JPEG once.
+    private let converted = MemoryCache<String, Data>(costLimit: 32 << 20)
     private let folder: URL
     private let options: PreviewTrackConfiguration
     private let generations: AsyncLimiter
@@ -47,6 +50,18 @@ final class StoryboardStore: Sendable {
             }
             return try Self.read(place, key: key)
         }
+    }
+
+    /// The storyboard's image in `format` (the JPEG the generator wrote, or that converted once and kept).
+    func image(of board: Storyboard, as format: ImageFormat) throws -> Data {
+        let jpeg = try Data(contentsOf: board.image)
+        guard format != .jpeg else { return jpeg }
+        let key = board.key + "\n" + format.fileExtension
+        if let kept = converted.value(for: key) { return kept }
+        let (pixels, _) = try ImageCodec.decode(jpeg)
+        let data = Data(try ImageCodec.encode(pixels, as: format, quality: 80))
+        converted.insert(data, for: key, cost: data.count)
+        return data
     }
 
     /// The storyboard in `place`, as the generator wrote it (read back by the storyboard reader).

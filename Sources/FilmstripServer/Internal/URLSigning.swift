@@ -49,21 +49,25 @@ struct URLSigning: Sendable {
         self.now = now
     }
 
-    /// The parameters an image URL is made with: the claims of its valid token, or its own query when it has no
-    /// token and none is required.
-    func parameters(
-        query: [(String, String)], id: String, audience: Audience
-    ) throws(Refusal) -> [(String, String)] {
+    /// What a signed URL is made with: the image's parameters, and when its token expires (seconds since 1970).
+    struct Signed {
+        var query: [(String, String)]
+        var expires: Double?
+    }
+
+    /// The parameters an image URL is made with: the claims of its valid token (with its `exp`), or its own query
+    /// when it has no token and none is required.
+    func parameters(query: [(String, String)], id: String, audience: Audience) throws(Refusal) -> Signed {
         guard let token = query.first(where: { $0.0 == "token" })?.1 else {
             if required { throw Refusal("this image needs a signed URL (a token)") }
-            return query
+            return Signed(query: query, expires: nil)
         }
         guard !keys.isEmpty else { throw Refusal("this server checks no signed URLs") }
         return try verify(token, id: id, audience: audience)
     }
 
-    /// The image parameters of a valid token for video `id` and `audience`.
-    func verify(_ token: String, id: String, audience: Audience) throws(Refusal) -> [(String, String)] {
+    /// The image parameters of a valid token for video `id` and `audience`, and its expiry.
+    func verify(_ token: String, id: String, audience: Audience) throws(Refusal) -> Signed {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let headerBytes = Self.base64URL(parts[0]), let payloadBytes = Self.base64URL(parts[1]),
             let signature = Self.base64URL(parts[2])
@@ -97,7 +101,7 @@ struct URLSigning: Sendable {
             case .other: throw Refusal("the claim \(name) must be a string, a number or a boolean")
             }
         }
-        return claims
+        return Signed(query: claims, expires: exp)
     }
 
     /// A JSON value as a token's header and claims hold them.
