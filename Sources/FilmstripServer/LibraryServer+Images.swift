@@ -58,28 +58,29 @@ extension LibraryServer {
         do {
             return try await imageResponse(request, head: head)
         } catch is ImageStore.Busy {
-            var response = Self.jsonError(503, type: "busy", ["too many images are being made: try again shortly"])
+            var response = ImageAnswers.jsonError(
+                503, type: "busy", ["too many images are being made: try again shortly"])
             response.headers[.retryAfter] = "1"
             return response
         } catch let refusal as URLSigning.Refusal {
-            return Self.jsonError(403, type: "forbidden", [refusal.message])
+            return ImageAnswers.jsonError(403, type: "forbidden", [refusal.message])
         } catch let problem as ImageParameters.Problem {
-            return Self.jsonError(400, type: "invalid_parameters", problem.messages)
+            return ImageAnswers.jsonError(400, type: "invalid_parameters", problem.messages)
         } catch let error as VideoLibrary.ResolveError {
             let failure = ServerError(error)
-            return Self.jsonError(
+            return ImageAnswers.jsonError(
                 failure.status, type: failure.status == 404 ? "not_found" : "forbidden", [failure.message])
         } catch let error as ServerError {
-            return Self.jsonError(
+            return ImageAnswers.jsonError(
                 error.status, type: error.status >= 500 ? "server_error" : "unprocessable", [error.message])
         } catch let error as MediaError where error.kind == .timeOutOfRange {
-            return Self.jsonError(400, type: "invalid_parameters", ["time is past the video's end"])
+            return ImageAnswers.jsonError(400, type: "invalid_parameters", ["time is past the video's end"])
         } catch let error as MediaError {
             logger.warning("image failed", metadata: ["error": "\(error.chainedMessage)"])
-            return Self.jsonError(422, type: "unprocessable", [error.chainedMessage])
+            return ImageAnswers.jsonError(422, type: "unprocessable", [error.chainedMessage])
         } catch {
             logger.error("image failed", metadata: ["error": "\(error)"])
-            return Self.jsonError(500, type: "server_error", ["the image could not be made"])
+            return ImageAnswers.jsonError(500, type: "server_error", ["the image could not be made"])
         }
     }
 
@@ -88,10 +89,10 @@ extension LibraryServer {
         guard let slash = path.lastIndex(of: "/"), slash != path.startIndex,
             let route = Self.imageNames[String(path[path.index(after: slash)...])]
         else {
-            return Self.jsonError(404, type: "not_found", ["no such route: \(String(path.prefix(200)))"])
+            return ImageAnswers.jsonError(404, type: "not_found", ["no such route: \(String(path.prefix(200)))"])
         }
         if let query = request.uri.query, query.utf8.count > ImageParameters.longestQuery {
-            return Self.jsonError(
+            return ImageAnswers.jsonError(
                 414, type: "invalid_parameters", ["the query is longer than \(ImageParameters.longestQuery) bytes"])
         }
         let id = String(path[..<slash])
@@ -100,9 +101,12 @@ extension LibraryServer {
         guard case .thumbnail(let format) = route else {
             let signed = try signing.parameters(query: given, id: String(id.dropFirst()), audience: .storyboard)
             if await media.isLive(video) { throw ServerError(status: 501, "storyboards of live streams are not made") }
-            var response = try await storyboardResponse(
-                route, of: video, id: id, token: given.first { $0.0 == "token" }?.1, request: request, head: head)
-            if let expires = signed.expires { response.headers[.cacheControl] = Self.cacheControl(until: expires) }
+            var response = try await ImageAnswers.storyboard(
+                route, of: video, from: storyboards, id: id, token: given.first { $0.0 == "token" }?.1,
+                request: request, head: head)
+            if let expires = signed.expires {
+                response.headers[.cacheControl] = ImageAnswers.cacheControl(until: expires)
+            }
             return response
         }
         let signed = try signing.parameters(query: given, id: String(id.dropFirst()), audience: .thumbnail)
@@ -126,8 +130,8 @@ extension LibraryServer {
             .cacheControl: parameters.time != nil ? "public, max-age=31536000, immutable" : "public, max-age=3600",
         ]
         // A signed URL is not kept past its token's expiry.
-        if let expires = signed.expires { headers[.cacheControl] = Self.cacheControl(until: expires) }
-        if let condition = request.headers[.ifNoneMatch], Self.matches(condition, etag) {
+        if let expires = signed.expires { headers[.cacheControl] = ImageAnswers.cacheControl(until: expires) }
+        if let condition = request.headers[.ifNoneMatch], ImageAnswers.matches(condition, etag) {
             return Response(status: .notModified, headers: headers)
         }
         let data = try await images.image(of: video, parameters)
@@ -138,70 +142,4 @@ extension LibraryServer {
             body: head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 
-    /// `storyboard.json` (Mux's schema, its `url` the storyboard image's path), `storyboard.vtt` (a WebVTT cue per
-    /// tile, each naming its region of the image) or the image itself.
-    private func storyboardResponse(
-        _ route: ImageRoute, of video: VideoLibrary.Video, id: String, token: String?, request: Request, head: Bool
-    ) async throws -> Response {
-        let board = try await storyboards.storyboard(of: video)
-        let etag = ImageStore.entityTag(board.key + "\n\(route)")
-        var headers: HTTPFields = [.eTag: etag, .cacheControl: "public, max-age=86400"]
-        if let condition = request.headers[.ifNoneMatch], Self.matches(condition, etag) {
-            return Response(status: .notModified, headers: headers)
-        }
-        let image = id + "/storyboard.jpg" + (token.map { "?token=" + HTML.component($0) } ?? "")
-        let data: Data
-        switch route {
-        case .storyboardJSON:
-            let tiles: [[String: Any]] = board.cues.map {
-                ["start": $0.start, "x": Int($0.region!.x), "y": Int($0.region!.y)]
-            }
-            let object: [String: Any] = [
-                "url": image, "tile_width": board.tileSize.width, "tile_height": board.tileSize.height,
-                "duration": board.duration, "tiles": tiles,
-            ]
-            data = Data(HTML.json(object).utf8)
-            headers[.contentType] = "application/json"
-        case .storyboardVTT:
-            var text = "WEBVTT\n"
-            for cue in board.cues {
-                let from = WebVTTTimestamp.string(milliseconds: cue.startMilliseconds)
-                text += "\n\(from) --> \(WebVTTTimestamp.string(milliseconds: cue.endMilliseconds))\n"
-                text += "\(image)#\(cue.region!)\n"
-            }
-            data = Data(text.utf8)
-            headers[.contentType] = "text/vtt; charset=utf-8"
-        case .storyboardImage(let format):
-            data = try storyboards.image(of: board, as: format)
-            headers[.contentType] = format.mimeType
-        case .thumbnail:
-            throw ServerError(status: 500, "not a storyboard")
-        }
-        headers[.contentLength] = "\(data.count)"
-        return Response(
-            status: .ok, headers: headers,
-            body: head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
-    }
-
-    /// Caching for an answer to a signed URL: shared caches keep it until its token expires, no longer.
-    static func cacheControl(until expires: Double) -> String {
-        let left = max(0, min(31_536_000, (expires - Date().timeIntervalSince1970).rounded(.down)))
-        return "public, max-age=\(Int(left))"
-    }
-
-    /// Whether an `If-None-Match` value names `etag` (a list, weak tags compared weakly, or `*`).
-    static func matches(_ condition: String, _ etag: String) -> Bool {
-        condition.split(separator: ",").contains { item in
-            let tag = item.trimmingCharacters(in: .whitespaces)
-            return tag == "*" || tag == etag || tag == "W/" + etag
-        }
-    }
-
-    static func jsonError(_ status: Int, type: String, _ messages: [String]) -> Response {
-        let body = HTML.json(["error": ["type": type, "messages": messages]])
-        return Response(
-            status: HTTPResponse.Status(code: status),
-            headers: [.contentType: "application/json", .cacheControl: "no-store", .xContentTypeOptions: "nosniff"],
-            body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
-    }
 }
