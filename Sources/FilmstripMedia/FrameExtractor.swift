@@ -14,6 +14,9 @@ public struct FrameExtractorConfiguration: Sendable {
     public var toleranceBefore: Double = .infinity
     /// How far after the requested time the frame may be, in seconds. Default 0.
     public var toleranceAfter: Double = 0
+    /// Threads the decoder of a file uses (frame threading). Default 1: a server decoding many files at once keeps
+    /// every core busy that way; more makes one long run of frames (an animation) sooner.
+    public var decoderThreads = 1
     /// Timeouts, size limit, retries and headers for http(s) inputs.
     public var loading = LoadingConfiguration(maximumResponseSize: 16 << 20, requestTimeout: 15, resourceTimeout: 60)
     /// The HTTP transport; `nil` uses ``DefaultTransport/shared``.

@@ -44,7 +44,7 @@ enum ImageAnswers {
         case .storyboardImage(let format):
             data = try storyboards.image(of: board, as: format)
             headers[.contentType] = format.mimeType
-        case .thumbnail:
+        case .thumbnail, .animated:
             throw ServerError(status: 500, "not a storyboard")
         }
         headers[.contentLength] = "\(data.count)"

@@ -12,6 +12,7 @@ enum ImageRoute: Sendable {
     case storyboardImage(ImageFormat)
     case storyboardJSON
     case storyboardVTT
+    case animated(AnimationParameters.Format)
 }
 
 /// Image URLs in Mux's scheme: `/{id}/thumbnail.{jpg,png,webp}` and `/{id}/storyboard.{vtt,json,jpg,png,webp}` for
@@ -23,7 +24,7 @@ extension LibraryServer {
         "thumbnail.jpg": .thumbnail(.jpeg), "thumbnail.png": .thumbnail(.png), "thumbnail.webp": .thumbnail(.webp),
         "storyboard.jpg": .storyboardImage(.jpeg), "storyboard.png": .storyboardImage(.png),
         "storyboard.webp": .storyboardImage(.webp), "storyboard.json": .storyboardJSON,
-        "storyboard.vtt": .storyboardVTT,
+        "storyboard.vtt": .storyboardVTT, "animated.gif": .animated(.gif), "animated.webp": .animated(.webp),
     ]
 
     /// `GET /videos.json`: every video's id (its path, each component percent-encoded, as image URLs and
@@ -98,6 +99,19 @@ extension LibraryServer {
         let id = String(path[..<slash])
         let video = try resolve(path: id, prefix: "/")
         let given = request.uri.queryParameters.map { (String($0.key), String($0.value)) }
+        if case .animated(let format) = route {
+            let signed = try signing.parameters(query: given, id: String(id.dropFirst()), audience: .animated)
+            let parameters = try AnimationParameters(format: format, query: signed.query)
+            if await media.isLive(video) { throw ServerError(status: 501, "animations of live streams are not made") }
+            return try await made(
+                key: MediaInfo.key(video) + "\n" + parameters.canonical, type: format.mimeType, immutable: true,
+                expires: signed.expires, request: request, head: head
+            ) { [images, media] in
+                try await images.image(key: MediaInfo.key(video) + "\n" + parameters.canonical) {
+                    try await media.animation(of: video, parameters)
+                }
+            }
+        }
         guard case .thumbnail(let format) = route else {
             let signed = try signing.parameters(query: given, id: String(id.dropFirst()), audience: .storyboard)
             if await media.isLive(video) { throw ServerError(status: 501, "storyboards of live streams are not made") }
@@ -114,28 +128,57 @@ extension LibraryServer {
         let live = await media.isLive(video)
         if parameters.latest || live {
             guard live else { throw ImageParameters.Problem(messages: ["latest=true is for live streams"]) }
-            throw ServerError(status: 501, "images of live streams are not served yet")
+            guard parameters.time == nil else {
+                throw ImageParameters.Problem(messages: ["time is not for a live stream: ask latest=true"])
+            }
+            // The frame at the edge: one image per edge, kept by caches for a second or two.
+            let edge = try await media.liveEdge(of: video)
+            let still = {
+                var still = parameters
+                still.latest = true
+                return still
+            }()
+            let key = ImageStore.key(video, still) + "\nedge=\(edge)"
+            var response = try await made(
+                key: key, type: format.mimeType, immutable: false, expires: signed.expires, request: request,
+                head: head
+            ) { [images, media] in
+                try await images.image(key: key) {
+                    let picture = try await media.latestPicture(of: video, edge: edge)
+                    return try ImageStore.encode(picture, still)
+                }
+            }
+            if signed.expires == nil { response.headers[.cacheControl] = "public, max-age=2" }
+            return response
         }
         if let time = parameters.time, let duration = try? await media.duration(of: video), duration.isFinite,
             time > duration
         {
             throw ImageParameters.Problem(messages: ["time \(time) is past the video's end (\(duration) s)"])
         }
-        let key = ImageStore.key(video, parameters)
+        return try await made(
+            key: ImageStore.key(video, parameters), type: format.mimeType, immutable: parameters.time != nil,
+            expires: signed.expires, request: request, head: head
+        ) { [images] in try await images.image(of: video, parameters) }
+    }
+
+    /// The answer with the image `key` stands for, from `image` (which makes it once), or 304 when the client has it: a strong `ETag`, kept a year
+    /// when `immutable` (a time's frame or an animation of a video version never changes; the poster may be chosen
+    /// better by a later release, so it is kept an hour), and never past a signed URL's expiry.
+    private func made(
+        key: String, type: String, immutable: Bool, expires: Double?, request: Request, head: Bool,
+        _ image: @Sendable () async throws -> Data
+    ) async throws -> Response {
         let etag = ImageStore.entityTag(key)
         var headers: HTTPFields = [
-            .eTag: etag,
-            // A time's frame of a video version never changes (the version is in the tag); the poster may be
-            // chosen better by a later release, so it is kept an hour.
-            .cacheControl: parameters.time != nil ? "public, max-age=31536000, immutable" : "public, max-age=3600",
+            .eTag: etag, .cacheControl: immutable ? "public, max-age=31536000, immutable" : "public, max-age=3600",
         ]
-        // A signed URL is not kept past its token's expiry.
-        if let expires = signed.expires { headers[.cacheControl] = ImageAnswers.cacheControl(until: expires) }
+        if let expires { headers[.cacheControl] = ImageAnswers.cacheControl(until: expires) }
         if let condition = request.headers[.ifNoneMatch], ImageAnswers.matches(condition, etag) {
             return Response(status: .notModified, headers: headers)
         }
-        let data = try await images.image(of: video, parameters)
-        headers[.contentType] = format.mimeType
+        let data = try await image()
+        headers[.contentType] = type
         headers[.contentLength] = "\(data.count)"
         return Response(
             status: .ok, headers: headers,

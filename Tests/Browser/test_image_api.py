@@ -5,6 +5,7 @@ half green (so flips and turns show in the corners), and blue 2.5 x the frame nu
 Run: FILMSTRIP_BIN=.build/debug/filmstrip python3 -m unittest discover -s Tests/Browser -p test_image_api.py -v
 """
 import base64
+import io
 import json
 import os
 import shutil
@@ -17,6 +18,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
 import png  # noqa: E402
+from PIL import Image  # noqa: E402
 from test_serve import Server  # noqa: E402
 
 RED, GREEN = 230, 230
@@ -62,6 +64,56 @@ def pixels(body):
 
 def near(colour, expected, tolerance=24):
     return all(abs(a - b) <= tolerance for a, b in zip(colour, expected))
+
+
+def published_seconds(playlist):
+    """The end of the last segment a live media playlist lists, from its first (every segment is kept)."""
+    with open(playlist) as f:
+        return sum(float(line[8:].split(",")[0]) for line in f if line.startswith("#EXTINF:"))
+
+
+class LiveImages(unittest.TestCase):
+    """`latest=true` on a live HLS stream the ffmpeg CLI writes into the library during the test: blue is ten times
+    the second of the frame, so each image tells which moment it shows."""
+
+    def test_latest_is_the_frame_at_the_live_edge(self):
+        folder = tempfile.mkdtemp(prefix="filmstrip-image-api-live-")
+        live = os.path.join(folder, "live")
+        os.makedirs(live)
+        playlist = os.path.join(live, "cam.m3u8")
+        origin = subprocess.Popen(
+            ["ffmpeg", "-v", "error", "-nostdin", "-re", "-f", "lavfi", "-i",
+             "nullsrc=s=320x180:r=25:d=20,format=rgb24,geq=r='20':g='20':b='10*T'", "-c:v", "libx264", "-g", "25",
+             "-keyint_min", "25", "-sc_threshold", "0", "-pix_fmt", "yuv420p", "-f", "hls", "-hls_time", "1",
+             "-hls_list_size", "0", playlist])
+        server = Server([folder], os.path.join(folder, "cache"))
+        try:
+            deadline = time.time() + 30
+            while (not os.path.exists(playlist) or published_seconds(playlist) < 3) and time.time() < deadline:
+                time.sleep(0.1)
+            seen = []
+            for query in ("latest=true&width=160", "latest=true", ""):
+                before = published_seconds(playlist)
+                status, fields, body = server.raw(f"/live/cam.m3u8/thumbnail.png?{query}")
+                after = published_seconds(playlist)
+                self.assertEqual(status, 200, body[:300])
+                self.assertEqual(fields["cache-control"], "public, max-age=2")
+                _, _, at = pixels(body)
+                shown = at(5, 5)[2] / 10
+                # The last frame of the last segment listed when it was asked (H.264 keeps blue within 2 levels).
+                self.assertTrue(before - 0.35 <= shown <= after + 0.25, f"{query}: {shown} s, edge {before}..{after}")
+                seen.append(shown)
+                time.sleep(1.5)
+            self.assertTrue(seen[0] < seen[1] < seen[2], seen)
+            status, _, body = server.raw("/live/cam.m3u8/thumbnail.png?time=1")
+            self.assertEqual(status, 400, body[:300])
+            self.assertIn("latest=true", json.loads(body)["error"]["messages"][0])
+            self.assertEqual(server.raw("/live/cam.m3u8/animated.gif")[0], 501)
+        finally:
+            origin.terminate()
+            origin.wait()
+            server.stop()
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 class ImageURLs(unittest.TestCase):
@@ -159,6 +211,64 @@ class ImageURLs(unittest.TestCase):
             status, fields, body = self.get(f"/shows/quad.mp4/thumbnail.{name}?time=1&width=64")
             self.assertEqual((status, fields["content-type"], body[:len(magic)]), (200, mime, magic))
         self.assertEqual(self.get("/shows/quad.mp4/thumbnail.gif?time=1")[0], 404)
+
+    def frames(self, query, kind="gif"):
+        """The frames of an animation as Pillow decodes them: (size, [(duration ms, pixel(x, y))])."""
+        status, fields, body = self.get(f"/shows/quad.mp4/animated.{kind}?{query}")
+        self.assertEqual(status, 200, body[:300])
+        self.assertEqual(fields["content-type"], f"image/{kind}")
+        self.assertEqual(fields["cache-control"], "public, max-age=31536000, immutable")
+        image = Image.open(io.BytesIO(body))
+        frames = []
+        for n in range(image.n_frames):
+            image.seek(n)
+            rgb = image.convert("RGB")
+            frames.append((image.info["duration"], lambda x, y, rgb=rgb: rgb.getpixel((x, y))))
+        return image.size, frames
+
+    def test_animations_show_the_exact_frames_at_their_rate(self):
+        for kind in ("gif", "webp"):
+            # 1 s to 2 s at 10 a second, 160 wide: frames 25, 27.5, 30 … of the video (blue 2.5 x the number).
+            size, frames = self.frames("start=1&end=2&fps=10&width=160", kind)
+            self.assertEqual(size, (160, 90), kind)
+            # A GIF holds every frame; libwebp joins a frame to the one before when a lossy coder could not tell
+            # them apart (its duration then covers both), so the check is the picture shown at each frame's time.
+            self.assertEqual(len(frames), 10) if kind == "gif" else self.assertLessEqual(len(frames), 10)
+            shown, end = [], 0
+            for duration, at in frames:
+                shown += [at] * (duration // 100)
+                end += duration
+            self.assertEqual((end, len(shown)), (1000, 10), kind)
+            for k, at in enumerate(shown):
+                number = int(25 + k * 2.5)
+                self.assertTrue(near(at(10, 10), (RED, GREEN, 2.5 * number), 10), f"{kind} frame {k}: {at(10, 10)}")
+                self.assertTrue(near(at(150, 80), (20, 20, 2.5 * number), 10), f"{kind} frame {k}: {at(150, 80)}")
+            # Defaults: from 0 for 5 s (the video is 4 s long: to its end), 15 a second, 320 wide.
+            size, frames = self.frames("", kind)
+            self.assertEqual((size, sum(d for d, _ in frames)), ((320, 180), 4000), kind)
+            # 30 a second: GIF delays of 3 and 4 hundredths that keep the total; WebP's 33 and 34 ms.
+            _, frames = self.frames("start=0.5&end=1.5&fps=30&height=90", kind)
+            self.assertEqual(sum(d for d, _ in frames), 1000, kind)
+            if kind == "gif":
+                self.assertEqual(len(frames), 30)
+        # One span of video decoded once per animation, and a repeat made from the cache.
+        before = SERVER.get_json("/api/status")["images"]["rendered"]
+        self.frames("start=2&end=3.5&fps=5")
+        self.frames("start=2&end=3.5&fps=5")
+        self.assertEqual(SERVER.get_json("/api/status")["images"]["rendered"], before + 1)
+
+    def test_animation_limits(self):
+        for query, names in [
+            ("fps=1000", ["fps"]), ("fps=0", ["fps"]), ("start=1&end=11.5", ["end"]), ("start=2&end=1", ["end"]),
+            ("width=641", ["width"]), ("height=0&start=-1", ["start", "height"]), ("start=4.5", ["start"]),
+            ("end=NaN", ["end"]),
+        ]:
+            status, fields, body = self.get(f"/shows/quad.mp4/animated.webp?{query}")
+            self.assertEqual((status, fields.get("content-type")), (400, "application/json"), f"{query}: {body[:200]}")
+            messages = json.loads(body)["error"]["messages"]
+            for name in names:
+                self.assertTrue(any(m.startswith(name) for m in messages), f"{query}: {messages}")
+        self.assertEqual(self.get("/shows/nothing.mp4/animated.gif")[0], 404)
 
     def test_etag_304_head_and_cache_control(self):
         target = "/shows/quad.mp4/thumbnail.jpg?time=2.5&width=120"
@@ -326,6 +436,15 @@ class SignedURLs(unittest.TestCase):
         url = json.loads(body)["url"]
         self.assertEqual(url, f"/shows/quad.mp4/storyboard.jpg?token={token}")
         self.assertEqual(self.server.raw(url)[0], 200)
+
+    def test_a_signed_animation(self):
+        token = self.token(dict(self.claims(start=1, end=1.5, fps=4), aud="g"))
+        status, _, body = self.server.raw(f"/shows/quad.mp4/animated.gif?fps=30&token={token}")
+        self.assertEqual(status, 200, body[:300])
+        self.assertEqual(Image.open(io.BytesIO(body)).n_frames, 2)
+        # A thumbnail's token does not open an animation.
+        status, _, body = self.server.raw(f"/shows/quad.mp4/animated.gif?token={self.token(self.claims())}")
+        self.assertEqual(status, 403, body[:300])
 
     def test_every_bad_token_is_403(self):
         good = self.claims(time=1)

@@ -29,6 +29,40 @@ struct FrameExtractorTests {
         }
     }
 
+    @Test(
+        "exact frames asked together are the ones asked one by one, a run decoded once",
+        arguments: ["counter.mp4", "counter.ts", "vfr.mp4"])
+    func exactBatch(_ name: String) async throws {
+        let url =
+            switch name {
+            case "counter.mp4": try MediaFixtures.counter()
+            case "vfr.mp4": try MediaFixtures.variableFrameRate()
+            default: try MediaFixtures.make("counter.ts", ["-i", try MediaFixtures.counter().path, "-c", "copy"])
+            }
+        // An animation's run (10 a second over 3 s, across a keyframe), times asked twice and out of order, times
+        // far apart (a new seek), the very start and the end.
+        let times =
+            (0..<30).map { 3.5 + Double($0) / 10 } + [7.8, 0, 0.02, 3.5, 1.01, 6.7, 6.66, 7.6, 7.599]
+        let batch = FrameExtractor(url: url, options: .exact)
+        var shown: [Int?] = []
+        for try await frame in batch.images(at: times) { shown.append(frameNumber(frame.image)) }
+        let single = FrameExtractor(url: url, options: .exact)
+        var expected: [Int?] = []
+        for t in times { expected.append(frameNumber(try await single.image(at: t).image)) }
+        #expect(shown == expected)
+        #expect(!expected.contains(nil))
+        // Frame threading gives the same frames.
+        var threaded = FrameExtractorConfiguration.exact
+        threaded.decoderThreads = 2
+        var shownThreaded: [Int?] = []
+        for try await frame in FrameExtractor(url: url, options: threaded).images(at: times) {
+            shownThreaded.append(frameNumber(frame.image))
+        }
+        #expect(shownThreaded == expected)
+        // One at a time each time decodes from its keyframe; together the run is decoded once.
+        #expect(batch.decodedFrameCount * 3 < single.decodedFrameCount)
+    }
+
     @Test("tolerance after: a keyframe just after the time wins when it is closer")
     func toleranceAfter() async throws {
         var options = FrameExtractorConfiguration()

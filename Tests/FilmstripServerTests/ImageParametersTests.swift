@@ -115,4 +115,31 @@ struct ImageParametersTests {
         let crop = try ImageRendering.render(image, centred)
         #expect((0..<20).allSatisfy { crop.pixel(x: 10, y: $0).0 == 128 }, "the centre is flat")
     }
+
+    @Test("animations: Mux's defaults, frame times to the video's end, sizes within 640")
+    func animation() throws {
+        let plain = try AnimationParameters(format: .gif, query: [])
+        #expect(plain.start == 0 && plain.end == nil && plain.fps == 15)
+        // 0 to 5 s at 15 a second; a 4 s video: to its end.
+        #expect(try plain.times(duration: 60).count == 75)
+        #expect(try plain.times(duration: 4) == (0..<60).map { Double($0) / 15 })
+        let run = try AnimationParameters(
+            format: .webp, query: [("start", "2"), ("end", "3"), ("fps", "4"), ("width", "200")])
+        #expect(try run.times(duration: 60) == [2, 2.25, 2.5, 2.75])
+        #expect(throws: ImageParameters.Problem.self) { try run.times(duration: 2) }
+        #expect(plain.frameSize(of: (1920, 1080)) == (320, 180))
+        #expect(run.frameSize(of: (1920, 1080)) == (200, 113))
+        let box = try AnimationParameters(format: .gif, query: [("width", "640"), ("height", "100")])
+        #expect(box.frameSize(of: (1920, 1080)) == (178, 100))
+        let tall = try AnimationParameters(format: .gif, query: [("width", "640")])
+        #expect(tall.frameSize(of: (1080, 1920)) == (360, 640))
+        for query in [("fps", "31"), ("fps", "0"), ("end", "10.5"), ("start", "-1"), ("width", "641"), ("end", "inf")] {
+            #expect(throws: ImageParameters.Problem.self, "\(query)") {
+                try AnimationParameters(format: .gif, query: [query])
+            }
+        }
+        #expect(
+            try AnimationParameters(format: .gif, query: [("start", "1"), ("end", "1.5")]).canonical
+                == AnimationParameters(format: .gif, query: [("end", "1.50"), ("start", "1.0")]).canonical)
+    }
 }

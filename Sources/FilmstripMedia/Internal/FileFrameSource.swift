@@ -47,6 +47,26 @@ final class FileFrameSource: FrameSource {
             var ready: [Int: VideoFrame] = [:]
             var next = 0
             let order = times.indices.sorted { (times[$0], $0) < (times[$1], $1) }
+            if KeyframeLocator(options).decodesExactly, times.count > 1 {
+                // Exact frames close together are decoded on from one another, not each from its keyframe.
+                for t in times { try Self.checkRange(t, input: input) }
+                let converter = cache.converter
+                try input.search.exactFrames(at: order.map { times[$0] }) { rank, decoded throws(MediaError) in
+                    try input.checkCancelled()
+                    let image = try input.geometry.image(
+                        decoded, fittingIn: options.maximumSize, turning: options.appliesPreferredTrackTransform,
+                        converter: converter)
+                    let index = order[rank]
+                    ready[index] = VideoFrame(
+                        image: image, requestedTime: times[index], actualTime: decoded.time,
+                        isKeyframe: decoded.isKey)
+                    while let frame = ready.removeValue(forKey: next) {
+                        yield(frame)
+                        next += 1
+                    }
+                }
+                return
+            }
             for index in order {
                 // A cancelled batch stops between frames, even where the next frame decodes on without a seek.
                 try input.checkCancelled()
@@ -67,9 +87,8 @@ final class FileFrameSource: FrameSource {
         let converter = FrameConverter()
     }
 
-    private static func frame(
-        at seconds: Double, input: MediaInput, options: FrameExtractorConfiguration, cache: inout KeyframeCache
-    ) throws(MediaError) -> VideoFrame {
+    /// Refuses a time that is not a position in the input.
+    private static func checkRange(_ seconds: Double, input: MediaInput) throws(MediaError) {
         guard seconds.isFinite, seconds >= 0 else {
             throw MediaError(.timeOutOfRange, "the time \(seconds) s is not a position in the video", url: input.url)
         }
@@ -79,6 +98,12 @@ final class FileFrameSource: FrameSource {
                 "the time \(seconds) s is past the end of the video (\(String(format: "%.3f", input.duration)) s)",
                 url: input.url)
         }
+    }
+
+    private static func frame(
+        at seconds: Double, input: MediaInput, options: FrameExtractorConfiguration, cache: inout KeyframeCache
+    ) throws(MediaError) -> VideoFrame {
+        try checkRange(seconds, input: input)
         let converter = cache.converter
         func render(_ frame: OwnedFrame) throws(MediaError) -> PixelBuffer {
             try input.geometry.image(
@@ -124,7 +149,9 @@ final class FileFrameSource: FrameSource {
                 queue.async { [self] in
                     cancellation.begin(call)
                     do {
-                        let opened = try input.open(url: url, network: options.network, cancellation: cancellation)
+                        let opened = try input.open(
+                            url: url, network: options.network, threads: options.decoderThreads,
+                            cancellation: cancellation)
                         opened.io.beginCall()
                         let result = try body(opened)
                         try opened.io.checkNestedFailures()
@@ -160,9 +187,12 @@ final class FileFrameSource: FrameSource {
 private final class InputBox: @unchecked Sendable {
     var value: MediaInput?
 
-    func open(url: URL, network: MediaNetwork, cancellation: CancellationFlag) throws(MediaError) -> MediaInput {
+    func open(
+        url: URL, network: MediaNetwork, threads: Int, cancellation: CancellationFlag
+    ) throws(MediaError) -> MediaInput {
         if let value { return value }
-        let opened = try MediaInput(.url(url, network: network), cancellation: cancellation)
+        let opened = try MediaInput(
+            .url(url, network: network), cancellation: cancellation, decoderThreads: threads)
         value = opened
         return opened
     }

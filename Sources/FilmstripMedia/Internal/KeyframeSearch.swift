@@ -98,54 +98,98 @@ package struct KeyframeSearch {
     /// The frame shown at `t`: the last frame whose presentation time is at or before `t` (the first frame when
     /// `t` precedes it). Decodes forward from the keyframe before `t`.
     package func exactFrame(at t: Double) throws(MediaError) -> OwnedFrame {
-        // The first frame decoded from 0 (t precedes the video's first frame): the answer when nothing is earlier.
-        var earliest: OwnedFrame?
-        let found = try searchBackward(from: t) { (target, fromStart) throws(MediaError) -> SearchPass<OwnedFrame> in
-            var candidate: OwnedFrame?
-            var first: OwnedFrame?
-            var finished = false
-            var overshot = false
-            // A seek by timestamps (MPEG-TS, MPEG-PS) lands wherever a packet's time fits, often inside a GOP:
-            // decoding starts at the first key packet, so no picture whose references precede it is shown (HEVC
-            // would show them grey or broken). The start of the file is a start of decoding as it is.
-            var started = fromStart
-            while !finished {
-                let got = try input.readPacket()
-                if got, !started {
-                    guard input.packetIsKey else { continue }
-                    started = true
-                }
-                let sent = avcodec_send_packet(input.codec, got ? input.packet : nil)
-                if sent < 0, sent != fs_averror_eagain(), got {
-                    // A damaged packet: skip it, as players do.
-                    continue
-                }
-                while avcodec_receive_frame(input.codec, input.frame) >= 0 {
-                    input.decodedCount.add(1, ordering: .relaxed)
-                    let time = input.frameTime ?? -1
-                    defer { av_frame_unref(input.frame) }
-                    if first == nil { first = OwnedFrame(cloning: input.frame!, time: time) }
-                    if time <= t + MediaTime.tolerance {
+        var found: OwnedFrame?
+        try exactFrames(at: [t]) { _, frame throws(MediaError) in found = frame }
+        guard let found else { throw MediaError(.decodeFailed, "no frame decoded near \(t) s", url: input.url) }
+        return found
+    }
+
+    /// How far apart two times asked together may be for the second to be decoded on from the first rather than
+    /// found by a new seek.
+    static let decodeOnSpan = 4.0
+
+    /// The frame shown at each of `times` (ascending), as ``exactFrame(at:)`` finds it, handed to `each` with its
+    /// index in `times` in ascending order. Times closer than ``decodeOnSpan`` to the one before are reached by
+    /// decoding on, so a run of times (an animation's frames) decodes its stretch of video once.
+    package func exactFrames(
+        at times: [Double], each: (Int, OwnedFrame) throws(MediaError) -> Void
+    ) throws(MediaError) {
+        var answered = 0
+        while answered < times.count {
+            let t = times[answered]
+            // The first frame decoded from 0 (t precedes the video's first frame): the answer when nothing is
+            // earlier.
+            var earliest: OwnedFrame?
+            let found: Void? = try searchBackward(from: t) {
+                (target, fromStart) throws(MediaError) -> SearchPass<Void> in
+                var candidate: OwnedFrame?
+                var first: OwnedFrame?
+                var finished = false
+                var overshot = false
+                let before = answered
+                // A seek by timestamps (MPEG-TS, MPEG-PS) lands wherever a packet's time fits, often inside a GOP:
+                // decoding starts at the first key packet, so no picture whose references precede it is shown (HEVC
+                // would show them grey or broken). The start of the file is a start of decoding as it is.
+                var started = fromStart
+                while !finished {
+                    let got = try input.readPacket()
+                    if got, !started {
+                        guard input.packetIsKey else { continue }
+                        started = true
+                    }
+                    let sent = avcodec_send_packet(input.codec, got ? input.packet : nil)
+                    if sent < 0, sent != fs_averror_eagain(), got {
+                        // A damaged packet: skip it, as players do.
+                        continue
+                    }
+                    while avcodec_receive_frame(input.codec, input.frame) >= 0 {
+                        input.decodedCount.add(1, ordering: .relaxed)
+                        let time = input.frameTime ?? -1
+                        defer { av_frame_unref(input.frame) }
+                        if first == nil { first = OwnedFrame(cloning: input.frame!, time: time) }
+                        // This frame is past the next times: the frame before it is shown at each of them.
+                        while answered < times.count, time > times[answered] + MediaTime.tolerance {
+                            guard let candidate else {
+                                overshot = true
+                                break
+                            }
+                            try each(answered, candidate)
+                            answered += 1
+                        }
+                        if overshot || answered == times.count
+                            || (answered > before && times[answered] - time > Self.decodeOnSpan)
+                        {
+                            finished = true
+                            break
+                        }
                         candidate = OwnedFrame(cloning: input.frame!, time: time)
-                    } else {
-                        if candidate == nil { overshot = true }
+                    }
+                    if !got {
+                        // The end: the last frame is shown at every time left.
+                        while answered < times.count, let candidate {
+                            try each(answered, candidate)
+                            answered += 1
+                        }
                         finished = true
-                        break
                     }
                 }
-                if !got { finished = true }
+                avcodec_flush_buffers(input.codec)
+                if candidate != nil { return .found(()) }
+                // Past t already, or nothing decoded from where the seek landed: start earlier. A key picture of an
+                // open GOP (an I picture that is not an IDR and has no recovery point) gives no picture on its own
+                // (FFmpeg waits for a picture it can trust), nor does a seek by timestamps that landed after the last
+                // key packet before t. A file nothing in which decodes ends, from its start, in an error.
+                let earlier = overshot || first == nil
+                if !(earlier && target > 0), let first { earliest = first }
+                return earlier ? .earlier : .done
             }
-            avcodec_flush_buffers(input.codec)
-            if let candidate { return .found(candidate) }
-            // Past t already, or nothing decoded from where the seek landed: start earlier. A key picture of an open
-            // GOP (an I picture that is not an IDR and has no recovery point) gives no picture on its own (FFmpeg
-            // waits for a picture it can trust), nor does a seek by timestamps that landed after the last key packet
-            // before t. A file nothing in which decodes ends, from its start, in an error.
-            let earlier = overshot || first == nil
-            if !(earlier && target > 0), let first { earliest = first }
-            return earlier ? .earlier : .done
+            if found == nil {
+                guard let earliest else {
+                    throw MediaError(.decodeFailed, "no frame decoded near \(t) s", url: input.url)
+                }
+                try each(answered, earliest)
+                answered += 1
+            }
         }
-        if let picture = found ?? earliest { return picture }
-        throw MediaError(.decodeFailed, "no frame decoded near \(t) s", url: input.url)
     }
 }

@@ -44,7 +44,7 @@ package final class MediaInput {
     /// ``nextAudioOnly()``.
     package init(
         _ source: MediaSource, cancellation: CancellationFlag, reusing previous: MediaInput? = nil,
-        audio: AudioFormat? = nil, audioOnly allowsAudioOnly: Bool = false
+        audio: AudioFormat? = nil, audioOnly allowsAudioOnly: Bool = false, decoderThreads: Int = 1
     )
         throws(MediaError)
     {
@@ -112,7 +112,7 @@ package final class MediaInput {
             avcodec_flush_buffers(reused)
             reused.pointee.pkt_timebase = stream.pointee.time_base
         } else {
-            codec = try VideoCodecOpening.open(decoder, for: stream, url: url)
+            codec = try VideoCodecOpening.open(decoder, for: stream, url: url, threads: decoderThreads)
         }
         packet = av_packet_alloc()
         frame = av_frame_alloc()

@@ -3,15 +3,17 @@ import Foundation
 
 /// Opening a video stream's decoder, and telling whether the decoder of an input no longer in use can take over.
 enum VideoCodecOpening {
-    /// A single-threaded decoder for `stream`, held to ``ContainerFacts/maximumPixels`` a frame.
+    /// A decoder for `stream` (single-threaded unless `threads` says more: frame threading), held to
+    /// ``ContainerFacts/maximumPixels`` a frame.
     static func open(
-        _ decoder: UnsafePointer<AVCodec>, for stream: UnsafeMutablePointer<AVStream>, url: URL
+        _ decoder: UnsafePointer<AVCodec>, for stream: UnsafeMutablePointer<AVStream>, url: URL, threads: Int = 1
     ) throws(MediaError) -> UnsafeMutablePointer<AVCodecContext> {
         guard let context = avcodec_alloc_context3(decoder) else {
             throw MediaError(.unsupportedCodec, "cannot create a decoder", url: url)
         }
         avcodec_parameters_to_context(context, stream.pointee.codecpar)
-        context.pointee.thread_count = 1
+        context.pointee.thread_count = Int32(min(16, max(1, threads)))
+        if threads > 1 { context.pointee.thread_type = FF_THREAD_FRAME }
         context.pointee.pkt_timebase = stream.pointee.time_base
         // The decoder refuses a frame larger than this before allocating it, whatever the bitstream declares.
         context.pointee.max_pixels = Int64(ContainerFacts.maximumPixels)

@@ -54,15 +54,7 @@ struct ImageParameters: Hashable, Sendable {
                 problems.append("time must be a number of seconds from 0, not \(Self.shown(text))")
             }
         }
-        for (name, keyPath) in [("width", \Self.width), ("height", \Self.height)] {
-            guard let text = values[name] else { continue }
-            if let n = Int(text), (1...Self.largestSide).contains(n) {
-                self[keyPath: keyPath] = n
-            } else {
-                problems.append(
-                    "\(name) must be a whole number of pixels from 1 to \(Self.largestSide), not \(Self.shown(text))")
-            }
-        }
+        (width, height) = Self.size(values, largest: Self.largestSide, problems: &problems)
         if let text = values["fit_mode"] {
             if let mode = FitMode(rawValue: text) {
                 fitMode = mode
@@ -104,8 +96,21 @@ struct ImageParameters: Hashable, Sendable {
         return parts.joined(separator: "&")
     }
 
+    /// `width` and `height` from a query's values, each a whole number of pixels from 1 to `largest`.
+    static func size(
+        _ values: [String: String], largest: Int, problems: inout [String]
+    ) -> (width: Int?, height: Int?) {
+        let read = ["width", "height"].map { name -> Int? in
+            guard let text = values[name] else { return nil }
+            if let n = Int(text), (1...largest).contains(n) { return n }
+            problems.append("\(name) must be a whole number of pixels from 1 to \(largest), not \(shown(text))")
+            return nil
+        }
+        return (read[0], read[1])
+    }
+
     /// A value as an error message quotes it: at most 40 characters.
-    private static func shown(_ text: String) -> String {
+    static func shown(_ text: String) -> String {
         "\"" + (text.count > 40 ? text.prefix(40) + "…" : text) + "\""
     }
 }

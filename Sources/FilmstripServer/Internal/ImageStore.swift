@@ -57,7 +57,14 @@ final class ImageStore: Sendable {
     ///
     /// - Throws: ``Busy`` when `queueLimit` other images are being made.
     func image(of video: VideoLibrary.Video, _ parameters: ImageParameters) async throws -> Data {
-        let key = Self.key(video, parameters)
+        try await image(key: Self.key(video, parameters)) { [render] in try await render(video, parameters) }
+    }
+
+    /// The image `key` stands for (a video's version and every parameter that changes the image), made by `make`
+    /// when it is neither in memory nor on disk.
+    ///
+    /// - Throws: ``Busy`` when `queueLimit` other images are being made.
+    func image(key: String, _ make: @escaping @Sendable () async throws -> Data) async throws -> Data {
         if let kept = memory.value(for: key) { return kept }
         // The disk cache's entries are named by URL: this one stands for the image's key.
         let entry = URL(string: "filmstrip-image:///" + Self.digest(key))!
@@ -74,8 +81,8 @@ final class ImageStore: Sendable {
         }
         guard let took = admitted else { throw Busy() }
         defer { if took { making.withLock { _ = $0.remove(key) } } }
-        let data = try await flights.value(for: key) { [self] in
-            let data = try await render(video, parameters)
+        let data = try await flights.value(for: key) { [disk] in
+            let data = try await make()
             // A disk that cannot take it (full, read-only) costs only the next process a decode.
             try? disk?.store(data, for: entry)
             return data
@@ -93,6 +100,11 @@ final class ImageStore: Sendable {
         } else {
             picture = try await media.picture(of: video, at: try await media.posterTime(of: video) ?? 0)
         }
+        return try encode(picture, parameters)
+    }
+
+    /// Renders a picture as the parameters ask and encodes it.
+    static func encode(_ picture: PixelBuffer, _ parameters: ImageParameters) throws -> Data {
         let image = try ImageRendering.render(picture, parameters)
         let quality = parameters.format == .webp ? 80 : 85
         return Data(try ImageCodec.encode(image, as: parameters.format, quality: quality))

@@ -26,6 +26,18 @@ extension MediaInfo {
         }
     }
 
+    /// Where a live stream ends now: the end of its last segment, in seconds on the stream's timeline (one fetch of
+    /// its playlist or MPD).
+    func liveEdge(of video: VideoLibrary.Video) async throws -> Double {
+        try await FrameExtractor(url: video.file).duration()
+    }
+
+    /// The last frame before `edge` (a live stream's edge when it was asked): the exact frame, decoded on from the
+    /// keyframe of the last segment.
+    func latestPicture(of video: VideoLibrary.Video, edge: Double) async throws -> PixelBuffer {
+        try await picture(of: video, at: max(0, edge - 0.001))
+    }
+
     /// The time of the video's representative poster: among its first keyframes, the first that is neither black,
     /// uniform nor blurred (``PosterChoice/representative``); `nil` for a file of audio alone.
     func posterTime(of video: VideoLibrary.Video) async throws -> Double? {
