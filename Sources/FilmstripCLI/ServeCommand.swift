@@ -51,6 +51,18 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Refuse image URLs without a valid token (403). Needs --signing-key.")
     var requireSigned = false
 
+    @Option(
+        help: ArgumentHelp(
+            "A file of remote streams given image URLs: a line per stream, ID URL (an http or https HLS playlist or "
+                + "DASH MPD); blank lines and lines starting with # are skipped.", valueName: "FILE"))
+    var streams: String?
+
+    @Flag(
+        help: ArgumentHelp(
+            "Let the server fetch from loopback, link-local and private addresses (refused by default: a remote "
+                + "stream on such an address gets 403)."))
+    var allowPrivateAddresses = false
+
     @OptionGroup var previews: OnDemandPreviewOptions
 
     func validate() throws {
@@ -63,6 +75,21 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         if requireSigned, signingKeys.isEmpty { throw ValidationError("--require-signed needs a --signing-key") }
+    }
+
+    /// A streams list: `ID URL` per line; blank lines and `#` comments skipped.
+    static func readStreams(_ text: String, file: String) throws -> [(id: String, url: URL)] {
+        var streams: [(id: String, url: URL)] = []
+        for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { continue }
+            let fields = trimmed.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard fields.count == 2, let url = URL(string: String(fields[1])) else {
+                throw ValidationError("\(file), line \(n + 1): expected ID URL, got \(trimmed.prefix(200))")
+            }
+            streams.append((String(fields[0]), url))
+        }
+        return streams
     }
 
     func run() async throws {
@@ -82,6 +109,17 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         configuration.requiresSignedURLs = requireSigned
+        configuration.allowsPrivateAddresses = allowPrivateAddresses
+        if let streams {
+            do {
+                configuration.remoteStreams = try Self.readStreams(
+                    try String(contentsOfFile: streams, encoding: .utf8), file: streams)
+            } catch let error as ValidationError {
+                throw fail(ServerError(status: 400, error.message))
+            } catch {
+                throw fail(ServerError(status: 500, "cannot read the streams list \(streams)", underlying: error))
+            }
+        }
         let server: LibraryServer
         do {
             var logger = Logger(label: "filmstrip.serve")

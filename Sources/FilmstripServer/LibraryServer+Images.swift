@@ -30,7 +30,7 @@ extension LibraryServer {
     /// `GET /videos.json`: every video's id (its path, each component percent-encoded, as image URLs and
     /// `/watch/` take it), name, duration in seconds (`null` when it cannot be read) and kind (`vod` or `live`).
     func videosJSON() async -> Response {
-        let videos = library.videos()
+        let videos = library.videos() + library.remoteStreams
         let facts = await withTaskGroup(of: Indexed<(live: Bool, duration: Double?)>.self) { group in
             for (i, video) in videos.enumerated() {
                 group.addTask {
@@ -97,7 +97,15 @@ extension LibraryServer {
                 414, type: "invalid_parameters", ["the query is longer than \(ImageParameters.longestQuery) bytes"])
         }
         let id = String(path[..<slash])
-        let video = try resolve(path: id, prefix: "/")
+        let video = try resolve(path: id, prefix: "/", images: true)
+        if video.isRemote, let host = video.file.host {
+            // A stream on a private address is refused before anything is fetched (the fetches check every
+            // redirect too).
+            let policy = media.addressPolicy
+            if let refusal = await Task.detached(operation: { policy.refusal(host: host) }).value {
+                throw ServerError(status: 403, "the stream's address is not allowed: \(refusal)")
+            }
+        }
         let given = request.uri.queryParameters.map { (String($0.key), String($0.value)) }
         if case .animated(let format) = route {
             let signed = try signing.parameters(query: given, id: String(id.dropFirst()), audience: .animated)

@@ -286,7 +286,9 @@ extension LibraryServer {
 
     /// The video named by a raw request path after `prefix`: each component percent-decoded on its own, so an
     /// encoded `/` or `..` stays inside its component, where ``VideoLibrary`` refuses it.
-    func resolve(path: String, prefix: String, parts: Bool = false) throws -> VideoLibrary.Video {
+    func resolve(
+        path: String, prefix: String, parts: Bool = false, images: Bool = false
+    ) throws -> VideoLibrary.Video {
         guard path.hasPrefix(prefix) else { throw VideoLibrary.ResolveError.notFound("no video named") }
         var components: [String] = []
         for raw in path.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false) {
@@ -295,6 +297,7 @@ extension LibraryServer {
             }
             components.append(decoded)
         }
+        if images { return try library.resolveForImages(components: components) }
         return try parts ? library.resolveMedia(components: components) : library.resolve(components: components)
     }
 

@@ -31,7 +31,7 @@ public final class LibraryServer: Sendable {
     public init(configuration: ServerConfiguration, logger: Logger = Logger(label: "filmstrip.serve")) throws {
         self.configuration = configuration
         do {
-            self.library = try VideoLibrary(directories: configuration.libraries)
+            self.library = try VideoLibrary(directories: configuration.libraries, streams: configuration.remoteStreams)
         } catch let error as VideoLibrary.ResolveError {
             throw ServerError(error)
         }
@@ -49,7 +49,8 @@ public final class LibraryServer: Sendable {
         self.logger = logger
         self.tracks = TrackStore(library: library, configuration: configuration, logger: logger)
         self.media = MediaInfo(
-            width: configuration.frameThumbnailWidth, limit: ProcessInfo.processInfo.activeProcessorCount)
+            width: configuration.frameThumbnailWidth, limit: ProcessInfo.processInfo.activeProcessorCount,
+            addressPolicy: configuration.allowsPrivateAddresses ? .any : .publicOnly)
         self.images = ImageStore(
             media: media,
             disk: DiskCache(
@@ -57,7 +58,12 @@ public final class LibraryServer: Sendable {
                 sizeLimit: configuration.imageCacheSize),
             queueLimit: configuration.imageQueueLimit)
         self.storyboards = StoryboardStore(
-            cacheDirectory: configuration.cacheDirectory, trackOptions: configuration.trackOptions,
+            cacheDirectory: configuration.cacheDirectory,
+            trackOptions: {
+                var options = configuration.trackOptions
+                options.loading.addressPolicy = configuration.allowsPrivateAddresses ? .any : .publicOnly
+                return options
+            }(),
             parallel: max(1, configuration.maximumParallelGenerations))
         self.signing = try URLSigning(pems: configuration.signingKeys, required: configuration.requiresSignedURLs)
     }

@@ -40,6 +40,11 @@ public struct ServerConfiguration: Sendable {
     public var signingKeys: [String: String] = [:]
     /// Whether every image URL must carry a valid token (unsigned ones get 403). Needs a signing key.
     public var requiresSignedURLs = false
+    /// Remote streams (HLS or DASH over http or https) served with image URLs beside the folders' videos, by id.
+    public var remoteStreams: [(id: String, url: URL)] = []
+    /// Whether the server may fetch from loopback, link-local and private addresses. Default `false`: a remote
+    /// stream on such an address is refused (403), and so is any fetch, or redirect, that resolves to one.
+    public var allowsPrivateAddresses = false
 
     /// Creates a configuration serving `libraries`.
     public init(libraries: [URL]) {

@@ -40,13 +40,18 @@ public struct VideoLibrary: Sendable {
         }
 
         /// Whether this is a stream (an HLS playlist or a DASH MPD) rather than a file.
-        public var isStream: Bool { ManifestDetection.kind(ofExtension: file.pathExtension) != nil }
+        public var isStream: Bool { isRemote || ManifestDetection.kind(ofExtension: file.pathExtension) != nil }
+
+        /// Whether this is a remote stream listed by URL (``VideoLibrary/remoteStreams``) rather than a file.
+        public var isRemote: Bool { !file.isFileURL }
 
         /// Whether this is a DASH MPD, which browsers do not play natively.
         public var isDASH: Bool { ManifestDetection.kind(ofExtension: file.pathExtension) == .dash }
 
         /// This version of the file: its path, size and modification time (a changed file is another version).
-        var version: String { "\(file.path)\n\(size)\n\(modified.timeIntervalSince1970)" }
+        var version: String {
+            isRemote ? "remote\n\(file.absoluteString)" : "\(file.path)\n\(size)\n\(modified.timeIntervalSince1970)"
+        }
     }
 
     /// Why a name does not lead to a video.
@@ -73,9 +78,14 @@ public struct VideoLibrary: Sendable {
 
     /// The served folders.
     public let roots: [Root]
+    /// Remote streams (HLS or DASH over http or https) by id, as a streams list names them. They have image URLs
+    /// and a place in `/videos.json`; the pages, `/api/` and `/media/` are for the folders' videos.
+    public let remoteStreams: [Video]
 
-    /// A library over `directories`. Throws when one is not a readable folder.
-    public init(directories: [URL]) throws {
+    /// A library over `directories` and the remote streams `streams` lists (id, URL). Throws when a folder is not a
+    /// readable folder, or a stream's id or URL is not usable (an id made of ordinary path components, given once;
+    /// an http or https URL).
+    public init(directories: [URL], streams: [(id: String, url: URL)] = []) throws {
         var roots: [Root] = []
         var used: Set<String> = []
         for directory in directories {
@@ -100,6 +110,33 @@ public struct VideoLibrary: Sendable {
             roots.append(Root(label: label, directory: resolved))
         }
         self.roots = roots
+        var remote: [Video] = []
+        for (id, url) in streams {
+            let components = id.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+            guard !id.hasPrefix("/"),
+                components.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." && !$0.contains("\0") })
+            else {
+                throw ResolveError.forbidden("the stream id \"\(id)\" is not a path of ordinary components")
+            }
+            guard ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                throw ResolveError.forbidden("the stream \(id) is not an http or https URL: \(url.absoluteString)")
+            }
+            guard !remote.contains(where: { $0.path == id }) else {
+                throw ResolveError.forbidden("the stream id \(id) is listed twice")
+            }
+            remote.append(
+                Video(
+                    path: id, file: url, root: Root(label: "", directory: URL(fileURLWithPath: "/")), size: 0,
+                    modified: .distantPast))
+        }
+        remoteStreams = remote
+    }
+
+    /// The video an image URL's id names (components already percent-decoded): a remote stream of that id, else
+    /// the folders' video.
+    public func resolveForImages(components: [String]) throws(ResolveError) -> Video {
+        if let stream = remoteStreams.first(where: { $0.path == components.joined(separator: "/") }) { return stream }
+        return try resolve(components: components)
     }
 
     /// Every video under the folders, sorted by path, as ``VideoFolder`` counts them (a stream is one item, its

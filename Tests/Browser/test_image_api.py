@@ -19,7 +19,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(__file__))
 import png  # noqa: E402
 from PIL import Image  # noqa: E402
-from test_serve import Server  # noqa: E402
+from test_serve import BIN, Server  # noqa: E402
 
 RED, GREEN = 230, 230
 
@@ -113,6 +113,91 @@ class LiveImages(unittest.TestCase):
             origin.terminate()
             origin.wait()
             server.stop()
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+class Origin:
+    """A loopback HTTP origin serving a folder, with a log of the paths asked."""
+
+    def __init__(self, folder):
+        import functools
+        import http.server
+        log = self.log = []
+
+        class Handler(http.server.SimpleHTTPRequestHandler):
+            def do_GET(self):
+                log.append(self.path)
+                super().do_GET()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(
+            ("127.0.0.1", 0), functools.partial(Handler, directory=folder))
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/"
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class RemoteStreams(unittest.TestCase):
+    """A streams list naming an HLS stream on a loopback origin: image URLs for it, and the address policy."""
+
+    def test_a_listed_stream_has_image_urls_and_a_private_address_is_refused(self):
+        folder = tempfile.mkdtemp(prefix="filmstrip-image-api-remote-")
+        site = os.path.join(folder, "site")
+        os.makedirs(site)
+        subprocess.run(
+            ["ffmpeg", "-v", "error", "-y", "-i", os.path.join(WORK, "library", "shows", "quad.mp4"), "-c", "copy",
+             "-f", "hls", "-hls_time", "1", "-hls_playlist_type", "vod", os.path.join(site, "quad.m3u8")],
+            check=True)
+        origin = Origin(site)
+        streams = os.path.join(folder, "streams.txt")
+        with open(streams, "w") as f:
+            f.write(f"# remote streams\n\nremote/quad {origin.url}quad.m3u8\n")
+        empty = os.path.join(folder, "empty")
+        os.makedirs(empty)
+        allowed = Server([empty], os.path.join(folder, "cache"), "--streams", streams, "--allow-private-addresses")
+        refused = Server([empty], os.path.join(folder, "cache2"), "--streams", streams)
+        try:
+            listed = allowed.get_json("/videos.json")["videos"]
+            self.assertEqual([(v["id"], v["kind"]) for v in listed], [("remote/quad", "vod")])
+            self.assertAlmostEqual(listed[0]["duration"], 4, delta=0.1)
+            origin.log.clear()
+            status, _, body = allowed.raw("/remote/quad/thumbnail.png?time=2.5&width=160")
+            self.assertEqual(status, 200, body[:300])
+            _, _, at = pixels(body)
+            self.assertTrue(near(at(10, 10), (RED, GREEN, 2.5 * 62), 10), at(10, 10))
+            # The playlist and the segment that holds 2.5 s, nothing more.
+            segments = [p for p in origin.log if p.endswith(".ts")]
+            self.assertEqual(len(segments), 1, origin.log)
+            status, _, body = allowed.raw("/remote/quad/animated.gif?start=1&end=2&fps=2")
+            self.assertEqual(status, 200, body[:300])
+            self.assertEqual(allowed.raw("/remote/quad/storyboard.json")[0], 200)
+            # Pages, /api/ and /media/ are the folders' only.
+            self.assertEqual(allowed.raw("/watch/remote/quad")[0], 404)
+            self.assertEqual(allowed.raw("/media/remote/quad")[0], 404)
+            # On loopback, without --allow-private-addresses: refused before anything is fetched.
+            origin.log.clear()
+            status, fields, body = refused.raw("/remote/quad/thumbnail.jpg?time=1")
+            self.assertEqual((status, fields.get("content-type")), (403, "application/json"), body[:300])
+            self.assertIn("loopback", json.loads(body)["error"]["messages"][0])
+            self.assertEqual(origin.log, [])
+            # A malformed list stops the server before it starts, naming the line.
+            for text, says in [("a http://x/a.m3u8\nb\n", "line 2"), ("a file:///etc/passwd\n", "http or https"),
+                               ("../a http://x/a.m3u8\n", "ordinary")]:
+                with open(streams, "w") as f:
+                    f.write(text)
+                ran = subprocess.run([BIN, "serve", empty, "--port", "0", "--streams", streams],
+                                     capture_output=True, text=True, timeout=60)
+                self.assertNotEqual(ran.returncode, 0)
+                self.assertIn(says, ran.stderr)
+        finally:
+            allowed.stop()
+            refused.stop()
+            origin.stop()
             shutil.rmtree(folder, ignore_errors=True)
 
 

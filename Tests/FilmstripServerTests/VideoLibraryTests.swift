@@ -96,4 +96,30 @@ struct VideoLibraryTests {
         #expect(throws: VideoLibrary.ResolveError.self) { try videos.resolve("a.mp4") }
         #expect(throws: VideoLibrary.ResolveError.self) { try VideoLibrary(directories: [temp.file("missing")]) }
     }
+
+    @Test("remote streams: listed by id for image URLs only; a bad id, a URL that is not http(s), a repeat refused")
+    func remoteStreams() throws {
+        let (temp, library, _) = try Self.makeTree()
+        defer { temp.remove() }
+        let stream = URL(string: "https://cdn.example.com/live/master.m3u8")!
+        let videos = try VideoLibrary(directories: [library], streams: [("news/live", stream)])
+        #expect(videos.remoteStreams.map(\.path) == ["news/live"])
+        let found = try videos.resolveForImages(components: ["news", "live"])
+        #expect(found.isRemote && found.isStream && found.file == stream)
+        // The folders' videos answer too; the pages' resolver knows no remote stream.
+        #expect(try videos.resolveForImages(components: ["a.mp4"]).isRemote == false)
+        #expect(throws: VideoLibrary.ResolveError.self) { try videos.resolve(components: ["news", "live"]) }
+        #expect(!videos.videos().contains { $0.isRemote })
+        for (id, url) in [
+            ("../x", stream), ("/abs", stream), ("a//b", stream), ("ok", URL(string: "file:///etc/passwd")!),
+            ("ok", URL(string: "ftp://example.com/a.m3u8")!),
+        ] {
+            #expect(throws: VideoLibrary.ResolveError.self, "\(id) \(url)") {
+                try VideoLibrary(directories: [library], streams: [(id, url)])
+            }
+        }
+        #expect(throws: VideoLibrary.ResolveError.self) {
+            try VideoLibrary(directories: [library], streams: [("a", stream), ("a", stream)])
+        }
+    }
 }

@@ -11,12 +11,12 @@ extension MediaInfo {
         let times = try parameters.times(duration: try await duration(of: video))
         let url = video.file
         return try await decoding.run {
-            var options = FrameExtractorConfiguration()
+            var options = self.options()
             options.toleranceBefore = 0
             // One long run of frames: frame threads make it sooner.
             options.decoderThreads = 2
             // Frames come out of the decoder's scaler at their size (a video smaller than that, at its own).
-            let natural = try await FrameExtractor(url: url).naturalSize()
+            let natural = try await FrameExtractor(url: url, options: options).naturalSize()
             let box = parameters.frameSize(of: (natural.width, natural.height))
             options.maximumSize = PixelSize(width: box.width, height: box.height)
             let frames = FrameExtractor(url: url, options: options).images(at: times)

@@ -1,5 +1,6 @@
 import FilmstripFormats
 import FilmstripImaging
+import FilmstripLoading
 import FilmstripMedia
 import FilmstripStreaming
 import Foundation
@@ -9,12 +10,10 @@ extension MediaInfo {
     /// ``ImageParameters/largestSide`` pixels on its longer side.
     func picture(of video: VideoLibrary.Video, at time: Double) async throws -> PixelBuffer {
         let largest = PixelSize(width: ImageParameters.largestSide, height: ImageParameters.largestSide)
-        let options = {
-            var options = FrameExtractorConfiguration()
-            options.toleranceBefore = 0
-            options.maximumSize = largest
-            return options
-        }()
+        let options = self.options {
+            $0.toleranceBefore = 0
+            $0.maximumSize = largest
+        }
         let url = video.file
         return try await decoding.run {
             do {
@@ -29,7 +28,7 @@ extension MediaInfo {
     /// Where a live stream ends now: the end of its last segment, in seconds on the stream's timeline (one fetch of
     /// its playlist or MPD).
     func liveEdge(of video: VideoLibrary.Video) async throws -> Double {
-        try await FrameExtractor(url: video.file).duration()
+        try await FrameExtractor(url: video.file, options: options()).duration()
     }
 
     /// The last frame before `edge` (a live stream's edge when it was asked): the exact frame, decoded on from the
@@ -49,14 +48,17 @@ extension MediaInfo {
         guard video.isStream else { return false }
         let key = Self.key(video)
         if let known = live.value(for: key) { return known }
-        let found = (try? await StreamingClient(url: video.file).presentation().isLive) ?? false
+        var loading = LoadingConfiguration(maximumResponseSize: 256 << 20)
+        loading.addressPolicy = addressPolicy
+        let found = (try? await StreamingClient(url: video.file, configuration: loading).presentation().isLive) ?? false
         live.insert(found, for: key, cost: 1)
         return found
     }
 
     /// Chooses posters: small pictures (only their time is used), no disk cache.
-    static func posterLoader() -> VideoThumbnailLoader {
+    static func posterLoader(_ policy: AddressPolicy) -> VideoThumbnailLoader {
         var configuration = VideoThumbnailLoaderConfiguration()
+        configuration.loading.addressPolicy = policy
         configuration.posterChoice = .representative
         configuration.maximumSize = PixelSize(width: 64, height: 64)
         configuration.cacheDirectory = nil

@@ -17,13 +17,25 @@ final class MediaInfo: Sendable {
     let decoding: AsyncLimiter
     /// Whether each stream is live, by video version.
     let live = MemoryCache<String, Bool>(costLimit: .max, countLimit: 100_000)
-    /// Representative posters' times.
-    let posters = MediaInfo.posterLoader()
     private let width: Int
+    /// Where fetches may go: remote streams, and what local manifests name.
+    let addressPolicy: AddressPolicy
+    /// Representative posters' times.
+    let posters: VideoThumbnailLoader
 
-    init(width: Int, limit: Int) {
+    init(width: Int, limit: Int, addressPolicy: AddressPolicy = .any) {
         self.width = width
         self.decoding = AsyncLimiter(limit: limit)
+        self.addressPolicy = addressPolicy
+        posters = Self.posterLoader(addressPolicy)
+    }
+
+    /// Frame extraction options under the address policy.
+    func options(_ change: (inout FrameExtractorConfiguration) -> Void = { _ in }) -> FrameExtractorConfiguration {
+        var options = FrameExtractorConfiguration()
+        options.loading.addressPolicy = addressPolicy
+        change(&options)
+        return options
     }
 
     /// The video's duration in seconds. A video that cannot be read is remembered as such (as NaN) until it
@@ -35,10 +47,11 @@ final class MediaInfo: Sendable {
             return known
         }
         let url = video.file
+        let options = self.options()
         do {
             let duration = try await decoding.run {
                 do {
-                    return try await FrameExtractor(url: url).duration()
+                    return try await FrameExtractor(url: url, options: options).duration()
                 } catch let error as MediaError where error.kind == .noVideoStream {
                     // A file of audio alone: its length all the same (its poster is its card).
                     return try MediaSummary.probe(url: url).duration
@@ -56,11 +69,7 @@ final class MediaInfo: Sendable {
     func frame(of video: VideoLibrary.Video, at time: Double) async throws -> Data {
         let key = FrameKey(video: Self.key(video), millisecond: Int64(exactly: (time * 1000).rounded()) ?? .max)
         if let kept = frames.value(for: key) { return kept }
-        let options = {
-            var options = FrameExtractorConfiguration()
-            options.maximumSize = PixelSize(width: width, height: width)
-            return options
-        }()
+        let options = self.options { $0.maximumSize = PixelSize(width: width, height: width) }
         let url = video.file
         let maximum = PixelSize(width: width, height: width)
         let jpeg = try await decoding.run {
