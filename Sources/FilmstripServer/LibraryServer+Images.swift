@@ -152,8 +152,7 @@ extension LibraryServer {
                 head: head
             ) { [images, media] in
                 try await images.image(key: key) {
-                    let picture = try await media.latestPicture(of: video, edge: edge)
-                    return try ImageStore.encode(picture, still)
+                    try await media.latestPicture(of: video, edge: edge) { try ImageStore.encode($0, still) }
                 }
             }
             if signed.expires == nil { response.headers[.cacheControl] = "public, max-age=2" }
@@ -164,10 +163,14 @@ extension LibraryServer {
         {
             throw ImageParameters.Problem(messages: ["time \(time) is past the video's end (\(duration) s)"])
         }
+        // Without a time, the representative poster's: the same image (and ETag) as that time asked for, so the
+        // tag follows the choice of poster.
+        var resolved = parameters
+        if resolved.time == nil { resolved.time = try await media.posterTime(of: video) ?? 0 }
         return try await made(
-            key: ImageStore.key(video, parameters), type: format.mimeType, immutable: parameters.time != nil,
+            key: ImageStore.key(video, resolved), type: format.mimeType, immutable: parameters.time != nil,
             expires: signed.expires, request: request, head: head
-        ) { [images] in try await images.image(of: video, parameters) }
+        ) { [images, resolved] in try await images.image(of: video, resolved) }
     }
 
     /// The answer with the image `key` stands for, from `image` (which makes it once), or 304 when the client has it: a strong `ETag`, kept a year

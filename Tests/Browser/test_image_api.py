@@ -290,6 +290,11 @@ class ImageURLs(unittest.TestCase):
         self.assertEqual(fields["cache-control"], "public, max-age=3600")
         _, _, at = pixels(body)
         self.assertTrue(near(at(10, 10)[:2], (RED, GREEN)), f"the poster is {at(10, 10)}")
+        # The poster is its time's frame: the same bytes and the same ETag (which so follows the choice of poster),
+        # kept an hour rather than a year.
+        keyframe = 2.0
+        status, timed, same = self.get(f"/opens%20black.mp4/thumbnail.png?time={keyframe}")
+        self.assertEqual((status, same, timed["etag"]), (200, body, fields["etag"]))
 
     def test_formats(self):
         for name, mime, magic in (("jpg", "image/jpeg", b"\xff\xd8\xff"), ("webp", "image/webp", b"RIFF")):
@@ -383,6 +388,22 @@ class ImageURLs(unittest.TestCase):
         self.assertEqual({r[0] for r in results}, {200})
         self.assertEqual(len({r[2] for r in results}), 1)
         self.assertEqual(SERVER.get_json("/api/status")["images"]["rendered"], before + 1)
+
+    def test_a_storyboard_that_fails_is_not_generated_again_at_once(self):
+        broken = os.path.join(WORK, "library", "broken.mp4")
+        with open(broken, "wb") as f:
+            f.write(b"\0\0\0\x18ftypisom" + os.urandom(4000))
+        try:
+            generated = SERVER.get_json("/api/status")["images"]["storyboards"]
+            first = self.get("/broken.mp4/storyboard.json")
+            second = self.get("/broken.mp4/storyboard.vtt")
+            self.assertEqual(first[1]["content-type"], "application/json")
+            self.assertTrue(400 <= first[0] < 600 and first[0] == second[0], (first[0], second[0], first[2][:200]))
+            self.assertEqual(json.loads(first[2])["error"], json.loads(second[2])["error"])
+            # One generation tried, its failure remembered for the second request.
+            self.assertEqual(SERVER.get_json("/api/status")["images"]["storyboards"], generated + 1)
+        finally:
+            os.remove(broken)
 
     def test_storyboard_json_vtt_and_image(self):
         status, fields, body = self.get("/shows/quad.mp4/storyboard.json")

@@ -94,13 +94,9 @@ final class ImageStore: Sendable {
     /// Decodes the picture the parameters ask for, renders and encodes it.
     static func make(_ video: VideoLibrary.Video, _ parameters: ImageParameters, media: MediaInfo) async throws -> Data
     {
-        let picture: PixelBuffer
-        if let time = parameters.time {
-            picture = try await media.picture(of: video, at: time)
-        } else {
-            picture = try await media.picture(of: video, at: try await media.posterTime(of: video) ?? 0)
-        }
-        return try encode(picture, parameters)
+        var time = parameters.time ?? 0
+        if parameters.time == nil { time = try await media.posterTime(of: video) ?? 0 }
+        return try await media.picture(of: video, at: time) { try encode($0, parameters) }
     }
 
     /// Renders a picture as the parameters ask and encodes it.

@@ -7,8 +7,11 @@ import Foundation
 
 extension MediaInfo {
     /// The exact frame shown at `time` (not the keyframe before it), at most
-    /// ``ImageParameters/largestSide`` pixels on its longer side.
-    func picture(of video: VideoLibrary.Video, at time: Double) async throws -> PixelBuffer {
+    /// ``ImageParameters/largestSide`` pixels on its longer side, handed to `then` (rendering and encoding) while
+    /// the decoder slot is still held, so no more large canvases exist at once than there are decoders.
+    func picture<T: Sendable>(
+        of video: VideoLibrary.Video, at time: Double, _ then: @escaping @Sendable (PixelBuffer) throws -> T
+    ) async throws -> T {
         let largest = PixelSize(width: ImageParameters.largestSide, height: ImageParameters.largestSide)
         let options = self.options {
             $0.toleranceBefore = 0
@@ -16,12 +19,14 @@ extension MediaInfo {
         }
         let url = video.file
         return try await decoding.run {
+            let picture: PixelBuffer
             do {
-                return try await FrameExtractor(url: url, options: options).image(at: time).image
+                picture = try await FrameExtractor(url: url, options: options).image(at: time).image
             } catch let error as MediaError where error.kind == .noVideoStream {
                 // A file of audio alone: its cover picture, else a placeholder card, at any time.
-                return try AudioFileCard.image(for: url, maximumSize: largest)
+                picture = try AudioFileCard.image(for: url, maximumSize: largest)
             }
+            return try then(picture)
         }
     }
 
@@ -33,8 +38,10 @@ extension MediaInfo {
 
     /// The last frame before `edge` (a live stream's edge when it was asked): the exact frame, decoded on from the
     /// keyframe of the last segment.
-    func latestPicture(of video: VideoLibrary.Video, edge: Double) async throws -> PixelBuffer {
-        try await picture(of: video, at: max(0, edge - 0.001))
+    func latestPicture<T: Sendable>(
+        of video: VideoLibrary.Video, edge: Double, _ then: @escaping @Sendable (PixelBuffer) throws -> T
+    ) async throws -> T {
+        try await picture(of: video, at: max(0, edge - 0.001), then)
     }
 
     /// The time of the video's representative poster: among its first keyframes, the first that is neither black,

@@ -26,8 +26,22 @@ final class StoryboardStore: Sendable {
     private let folder: URL
     private let options: PreviewTrackConfiguration
     private let generations: AsyncLimiter
+    /// Generations that failed, by key, with when: a video that cannot be read is not generated again on every
+    /// request, for ``failureMemory`` seconds (a stream's outage passes).
+    private let failures = MemoryCache<String, Failure>(costLimit: .max, countLimit: 10_000)
+    private let now: @Sendable () -> Date
+    static let failureMemory = 60.0
 
-    init(cacheDirectory: URL, trackOptions: PreviewTrackConfiguration, parallel: Int) {
+    private struct Failure: Sendable {
+        var error: any Error
+        var at: Date
+    }
+
+    init(
+        cacheDirectory: URL, trackOptions: PreviewTrackConfiguration, parallel: Int,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.now = now
         folder = cacheDirectory.appendingPathComponent("storyboards", isDirectory: true)
         var options = trackOptions
         options.formats = [.storyboard]
@@ -43,14 +57,26 @@ final class StoryboardStore: Sendable {
         let key = TrackStore.versionKey(video, options: options)
         let place = folder.appendingPathComponent(key, isDirectory: true)
         if let kept = try? Self.read(place, key: key) { return kept }
+        if let failed = failures.value(for: key), now().timeIntervalSince(failed.at) < Self.failureMemory {
+            throw failed.error
+        }
         let options = self.options
-        return try await flights.value(for: key) { [generations] in
-            try await generations.run {
-                try await TrackStore.generate(video, into: place, options: options, channel: nil)
+        return try await flights.value(for: key) { [generations, failures, now] in
+            do {
+                try await generations.run {
+                    try await TrackStore.generate(video, into: place, options: options, channel: nil)
+                }
+                return try Self.read(place, key: key)
+            } catch {
+                let cancelled = error is CancellationError || (error as? MediaError)?.kind == .cancelled
+                if !cancelled { failures.insert(Failure(error: error, at: now()), for: key, cost: 1) }
+                throw error
             }
-            return try Self.read(place, key: key)
         }
     }
+
+    /// Generations that failed and are remembered now.
+    var failureCount: Int { failures.count }
 
     /// The storyboard's image in `format` (the JPEG the generator wrote, or that converted once and kept).
     func image(of board: Storyboard, as format: ImageFormat) throws -> Data {
