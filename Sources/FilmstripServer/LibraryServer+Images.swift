@@ -152,7 +152,9 @@ extension LibraryServer {
                 head: head
             ) { [images, media] in
                 try await images.image(key: key) {
-                    try await media.latestPicture(of: video, edge: edge) { try ImageStore.encode($0, still) }
+                    try await media.latestPicture(of: video, edge: edge, fitting: still.decodeBox) {
+                        try ImageStore.encode($0, still)
+                    }
                 }
             }
             if signed.expires == nil { response.headers[.cacheControl] = "public, max-age=2" }

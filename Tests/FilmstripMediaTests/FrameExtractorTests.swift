@@ -63,6 +63,42 @@ struct FrameExtractorTests {
         #expect(batch.decodedFrameCount * 3 < single.decodedFrameCount)
     }
 
+    @Test("exact frames skip the B-frames well before the time, and are still exact at 300 times")
+    func skipsUnreferencedFrames() async throws {
+        // Three B-frames between references, none of them a reference: 3 frames in 4 need not be decoded.
+        let url = try MediaFixtures.make(
+            "counter-bf3.mp4",
+            [
+                "-i", try MediaFixtures.counter().path, "-c:v", "libx264", "-preset", "veryfast", "-g", "50",
+                "-keyint_min", "50", "-sc_threshold", "0", "-bf", "3", "-x264-params", "b-pyramid=none",
+                "-pix_fmt", "yuv420p", "-movflags", "+faststart",
+            ])
+        let extractor = FrameExtractor(url: url, options: .exact)
+        #expect(frameNumber(try await extractor.image(at: 1.97).image) == 49)
+        // 49 frames from the keyframe at 0; about a quarter of those more than 0.12 s before, and the last few.
+        #expect(extractor.decodedFrameCount < 25, "\(extractor.decodedFrameCount) decoded")
+        var random = SeededGenerator(seed: 48)
+        for _ in 0..<300 {
+            let n = Int.random(in: 0..<250, using: &random)
+            let t = (Double(n) + Double.random(in: 0.05..<0.95, using: &random)) / 25
+            #expect(frameNumber(try await extractor.image(at: t).image) == n, "t=\(t)")
+        }
+        // A second with no frames after frame 97 (a B-frame at 3.88 s): inside the gap, frame 97 is shown (the
+        // B-frame skipped at first, then decoded on a second pass).
+        let gap = try MediaFixtures.make(
+            "counter-bf3-gap97.mp4",
+            [
+                "-i", url.path, "-vf", "setpts='if(gte(N,98),PTS+1/TB,PTS)'", "-fps_mode", "passthrough", "-c:v",
+                "libx264", "-preset", "veryfast", "-g", "50", "-keyint_min", "50", "-sc_threshold", "0", "-bf", "3",
+                "-x264-params", "b-pyramid=none", "-pix_fmt", "yuv420p", "-movflags", "+faststart",
+            ])
+        let gapped = FrameExtractor(url: gap, options: .exact)
+        for t in [4.0, 4.3, 4.9] {
+            #expect(frameNumber(try await gapped.image(at: t).image) == 97, "t=\(t)")
+        }
+        #expect(frameNumber(try await gapped.image(at: 4.92).image) == 98)
+    }
+
     @Test("tolerance after: a keyframe just after the time wins when it is closer")
     func toleranceAfter() async throws {
         var options = FrameExtractorConfiguration()

@@ -142,4 +142,17 @@ struct ImageParametersTests {
             try AnimationParameters(format: .gif, query: [("start", "1"), ("end", "1.5")]).canonical
                 == AnimationParameters(format: .gif, query: [("end", "1.50"), ("start", "1.0")]).canonical)
     }
+
+    @Test("the decoder's scaler makes the size the rendering needs: the box when fitting inside it, turned")
+    func decodeBox() throws {
+        #expect(try Self.read([("width", "320")]).decodeBox == (320, 3840))
+        #expect(try Self.read([("height", "90"), ("rotate", "90")]).decodeBox == (90, 3840))
+        #expect(try Self.read([("width", "300"), ("height", "100")]).decodeBox == (300, 100))
+        #expect(try Self.read([("width", "300"), ("height", "100"), ("fit_mode", "pad")]).decodeBox == (300, 100))
+        // A cut or a stretch needs more of one side than the box: the whole picture.
+        for mode in ["crop", "smartcrop", "stretch"] {
+            #expect(try Self.read([("width", "300"), ("height", "100"), ("fit_mode", mode)]).decodeBox == (3840, 3840))
+        }
+        #expect(try Self.read([]).decodeBox == (3840, 3840))
+    }
 }

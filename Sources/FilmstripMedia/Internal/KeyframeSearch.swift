@@ -111,10 +111,17 @@ package struct KeyframeSearch {
     /// The frame shown at each of `times` (ascending), as ``exactFrame(at:)`` finds it, handed to `each` with its
     /// index in `times` in ascending order. Times closer than ``decodeOnSpan`` to the one before are reached by
     /// decoding on, so a run of times (an animation's frames) decodes its stretch of video once.
+    ///
+    /// Frames that no other frame refers to (most B-frames) are not decoded while their time is more than
+    /// ``MediaInput/skipMargin`` before the next time asked: none of them can be shown at that time as long as a
+    /// frame within the margin is. When the frame found lies further back than the margin (a gap in the video), the
+    /// time is found again with every frame decoded, so the answer is always exact.
     package func exactFrames(
         at times: [Double], each: (Int, OwnedFrame) throws(MediaError) -> Void
     ) throws(MediaError) {
         var answered = 0
+        var skipping = input.skipMargin > 0
+        defer { input.codec?.pointee.skip_frame = AVDISCARD_DEFAULT }
         while answered < times.count {
             let t = times[answered]
             // The first frame decoded from 0 (t precedes the video's first frame): the answer when nothing is
@@ -131,12 +138,27 @@ package struct KeyframeSearch {
                 // decoding starts at the first key packet, so no picture whose references precede it is shown (HEVC
                 // would show them grey or broken). The start of the file is a start of decoding as it is.
                 var started = fromStart
+                var skipped = false
+                /// Hands `frame` over as shown at the next time, unless skipped frames could be closer to it.
+                func answer(_ frame: OwnedFrame) throws(MediaError) -> Bool {
+                    if skipped, frame.time < times[answered] - input.skipMargin {
+                        skipping = false
+                        return false
+                    }
+                    try each(answered, frame)
+                    answered += 1
+                    return true
+                }
                 while !finished {
                     let got = try input.readPacket()
                     if got, !started {
                         guard input.packetIsKey else { continue }
                         started = true
                     }
+                    let skips = skipping && got && !input.packetIsKey
+                        && input.packetTime < times[answered] - input.skipMargin
+                    input.codec?.pointee.skip_frame = skips ? AVDISCARD_NONREF : AVDISCARD_DEFAULT
+                    skipped = skipped || skips
                     let sent = avcodec_send_packet(input.codec, got ? input.packet : nil)
                     if sent < 0, sent != fs_averror_eagain(), got {
                         // A damaged packet: skip it, as players do.
@@ -148,15 +170,18 @@ package struct KeyframeSearch {
                         defer { av_frame_unref(input.frame) }
                         if first == nil { first = OwnedFrame(cloning: input.frame!, time: time) }
                         // This frame is past the next times: the frame before it is shown at each of them.
+                        var retry = false
                         while answered < times.count, time > times[answered] + MediaTime.tolerance {
                             guard let candidate else {
                                 overshot = true
                                 break
                             }
-                            try each(answered, candidate)
-                            answered += 1
+                            guard try answer(candidate) else {
+                                retry = true
+                                break
+                            }
                         }
-                        if overshot || answered == times.count
+                        if retry || overshot || answered == times.count
                             || (answered > before && times[answered] - time > Self.decodeOnSpan)
                         {
                             finished = true
@@ -164,12 +189,9 @@ package struct KeyframeSearch {
                         }
                         candidate = OwnedFrame(cloning: input.frame!, time: time)
                     }
-                    if !got {
+                    if !got, !finished {
                         // The end: the last frame is shown at every time left.
-                        while answered < times.count, let candidate {
-                            try each(answered, candidate)
-                            answered += 1
-                        }
+                        while answered < times.count, let candidate, try answer(candidate) {}
                         finished = true
                     }
                 }

@@ -72,6 +72,14 @@ extension MediaInput {
         return times.sorted()
     }
 
+    /// How far before a time asked for an exact frame frames no other refers to may go undecoded: three frame
+    /// durations at the stream's average rate (at least 0.1 s); 0, never, when the rate is unknown.
+    var skipMargin: Double {
+        let rate = stream.pointee.avg_frame_rate
+        guard rate.num > 0, rate.den > 0 else { return 0 }
+        return max(0.1, 3 * Double(rate.den) / Double(rate.num))
+    }
+
     /// Seconds of the stream's start (its first timestamp), on the stream's own clock.
     var startSeconds: Double { timeline.startSeconds }
 

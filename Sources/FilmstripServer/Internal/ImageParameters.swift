@@ -84,6 +84,22 @@ struct ImageParameters: Hashable, Sendable {
         guard problems.isEmpty else { throw Problem(messages: problems) }
     }
 
+    /// The largest picture the rendering needs, before the turn: the box when the picture is fitted inside it (one
+    /// side given, `preserve`, `pad`), else the largest side each way. The decoder's scaler makes that size from the
+    /// decoded frame at once, rather than a full-size picture the rendering then shrinks.
+    var decodeBox: (width: Int, height: Int) {
+        let largest = Self.largestSide
+        let box: (Int, Int) =
+            switch (width, height) {
+            case (nil, nil): (largest, largest)
+            case (let width?, nil): (width, largest)
+            case (nil, let height?): (largest, height)
+            case (let width?, let height?):
+                fitMode == .preserve || fitMode == .pad ? (width, height) : (largest, largest)
+            }
+        return quarterTurns % 2 == 1 ? (box.1, box.0) : box
+    }
+
     /// The parameters that change the image, in one fixed spelling (a cache key and the base of the `ETag`).
     var canonical: String {
         var parts = ["format=\(format.fileExtension)", "fit_mode=\(fitMode.rawValue)", "turns=\(quarterTurns)"]

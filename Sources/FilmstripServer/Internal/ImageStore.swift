@@ -96,7 +96,9 @@ final class ImageStore: Sendable {
     {
         var time = parameters.time ?? 0
         if parameters.time == nil { time = try await media.posterTime(of: video) ?? 0 }
-        return try await media.picture(of: video, at: time) { try encode($0, parameters) }
+        return try await media.picture(of: video, at: time, fitting: parameters.decodeBox) {
+            try encode($0, parameters)
+        }
     }
 
     /// Renders a picture as the parameters ask and encodes it.

@@ -6,16 +6,21 @@ import FilmstripStreaming
 import Foundation
 
 extension MediaInfo {
-    /// The exact frame shown at `time` (not the keyframe before it), at most
-    /// ``ImageParameters/largestSide`` pixels on its longer side, handed to `then` (rendering and encoding) while
+    /// The exact frame shown at `time` (not the keyframe before it), fitted inside `box` (at most
+    /// ``ImageParameters/largestSide`` pixels a side), handed to `then` (rendering and encoding) while
     /// the decoder slot is still held, so no more large canvases exist at once than there are decoders.
     func picture<T: Sendable>(
-        of video: VideoLibrary.Video, at time: Double, _ then: @escaping @Sendable (PixelBuffer) throws -> T
+        of video: VideoLibrary.Video, at time: Double,
+        fitting box: (width: Int, height: Int) = (ImageParameters.largestSide, ImageParameters.largestSide),
+        _ then: @escaping @Sendable (PixelBuffer) throws -> T
     ) async throws -> T {
-        let largest = PixelSize(width: ImageParameters.largestSide, height: ImageParameters.largestSide)
+        let largest = PixelSize(width: box.width, height: box.height)
         let options = self.options {
             $0.toleranceBefore = 0
             $0.maximumSize = largest
+            // Frame threads: a lone request's decode from its keyframe takes half as long; under load the decoder
+            // slots (one per core) keep the cores busy either way.
+            $0.decoderThreads = 2
         }
         let url = video.file
         return try await decoding.run {
@@ -39,9 +44,10 @@ extension MediaInfo {
     /// The last frame before `edge` (a live stream's edge when it was asked): the exact frame, decoded on from the
     /// keyframe of the last segment.
     func latestPicture<T: Sendable>(
-        of video: VideoLibrary.Video, edge: Double, _ then: @escaping @Sendable (PixelBuffer) throws -> T
+        of video: VideoLibrary.Video, edge: Double, fitting box: (width: Int, height: Int),
+        _ then: @escaping @Sendable (PixelBuffer) throws -> T
     ) async throws -> T {
-        try await picture(of: video, at: max(0, edge - 0.001), then)
+        try await picture(of: video, at: max(0, edge - 0.001), fitting: box, then)
     }
 
     /// The time of the video's representative poster: among its first keyframes, the first that is neither black,
