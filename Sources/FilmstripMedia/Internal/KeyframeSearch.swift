@@ -155,7 +155,8 @@ package struct KeyframeSearch {
                         guard input.packetIsKey else { continue }
                         started = true
                     }
-                    let skips = skipping && got && !input.packetIsKey
+                    let skips =
+                        skipping && got && !input.packetIsKey
                         && input.packetTime < times[answered] - input.skipMargin
                     input.codec?.pointee.skip_frame = skips ? AVDISCARD_NONREF : AVDISCARD_DEFAULT
                     skipped = skipped || skips
