@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <libavutil/display.h>
+#include <libavutil/encryption_info.h>
 #include <libavutil/error.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/log.h>

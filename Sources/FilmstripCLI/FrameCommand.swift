@@ -42,9 +42,12 @@ struct FrameCommand: AsyncParsableCommand {
 
     @OptionGroup var network: NetworkOptions
 
+    @OptionGroup var keys: KeyOptions
+
     func run() async throws {
         var options = exact ? FrameExtractorConfiguration.exact : FrameExtractorConfiguration()
         options.maximumSize = maxSize
+        options.contentKeys = keys.keys
         options.loading = network.applied(to: options.loading)
         let extractor = FrameExtractor(url: resourceURL(video), options: options)
         let frame: VideoFrame

@@ -55,6 +55,8 @@ struct GenerateCommand: AsyncParsableCommand {
 
     @OptionGroup var network: NetworkOptions
 
+    @OptionGroup var keys: KeyOptions
+
     @Flag(help: "Follow a live HLS playlist or dynamic MPD and publish a rolling track until the stream ends.")
     var live = false
 
@@ -84,6 +86,7 @@ struct GenerateCommand: AsyncParsableCommand {
         if live { return try await runLive() }
         var options = try generation.previewOptions()
         options.loading = network.applied(to: options.loading)
+        options.contentKeys = keys.keys
         options.attach = attach
         let directory = URL(fileURLWithPath: output, isDirectory: true).standardizedFileURL
         let bar = ProgressBar(label: "thumbnails")

@@ -1,6 +1,7 @@
 public import FilmstripFormats
 public import FilmstripImaging
 public import FilmstripLoading
+public import FilmstripStreaming
 import FilmstripSync
 public import Foundation
 
@@ -14,6 +15,10 @@ public struct FrameExtractorConfiguration: Sendable {
     public var toleranceBefore: Double = .infinity
     /// How far after the requested time the frame may be, in seconds. Default 0.
     public var toleranceAfter: Double = 0
+    /// Keys for video protected with Common Encryption (`cenc` or `cbcs` in fMP4, files and HLS or DASH streams),
+    /// by key id; held in memory only. A protected video without its key fails with
+    /// ``MediaError/Kind/protectedContent``. Default: none.
+    public var contentKeys = ContentKeys()
     /// Threads the decoder of a file uses (frame threading). Default 1: a server decoding many files at once keeps
     /// every core busy that way; more makes one long run of frames (an animation) sooner.
     public var decoderThreads = 1

@@ -25,6 +25,8 @@ public struct MediaError: ChainedError, Sendable {
         case outputFailed
         /// A remote playlist referred to a local file, or an argument is invalid.
         case invalidArgument
+        /// The video is encrypted and no key that opens it was given (or its protection scheme is not read).
+        case protectedContent
     }
 
     /// The kind of failure.

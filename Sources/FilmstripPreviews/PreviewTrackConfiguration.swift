@@ -2,6 +2,7 @@ public import FilmstripFormats
 public import FilmstripImaging
 public import FilmstripLoading
 public import FilmstripMedia
+public import FilmstripStreaming
 public import Foundation
 
 /// Settings for ``PreviewTrackGenerator``. Every property has a documented default.
@@ -97,6 +98,10 @@ public struct PreviewTrackConfiguration: Sendable {
     public var attach = false
     /// Timeouts, size limit, retries and headers for http(s) inputs.
     public var loading = LoadingConfiguration(maximumResponseSize: 16 << 20, requestTimeout: 15, resourceTimeout: 60)
+    /// Keys for video protected with Common Encryption, by key id (see
+    /// ``FilmstripMedia/FrameExtractorConfiguration/contentKeys``): the owner of the keys makes the previews of
+    /// protected content. Held in memory only.
+    public var contentKeys = ContentKeys()
     /// The HTTP transport; `nil` uses ``DefaultTransport/shared``.
     public var transport: (any DataLoading)?
 

@@ -18,6 +18,7 @@ extension PreviewTrackGenerator {
         extractorOptions.maximumSize = PixelSize(width: options.width, height: Int(Int32.max))
         extractorOptions.loading = options.loading
         extractorOptions.transport = options.transport
+        extractorOptions.contentKeys = options.contentKeys
         let stream = StreamFrames(url: input, options: extractorOptions)
         let timeline = try await stream.timeline()
         guard !timeline.presentation.isLive else {

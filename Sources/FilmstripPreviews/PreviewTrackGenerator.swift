@@ -63,7 +63,9 @@ public enum PreviewTrackGenerator {
         return try await withTaskCancellationHandler {
             // The first input tells the duration and size; it then serves as worker 0.
             let first = try await runBlocking {
-                try InputHolder(MediaInput(.url(input, network: network), cancellation: cancellation))
+                try InputHolder(
+                    MediaInput(
+                        .url(input, network: network), cancellation: cancellation, contentKeys: options.contentKeys))
             }
             let outputs = try GenerationOutputs(
                 duration: first.input.duration, displaySize: first.input.displaySize, url: input, directory: directory,
@@ -80,7 +82,10 @@ public enum PreviewTrackGenerator {
                             let holder =
                                 worker == 0
                                 ? first
-                                : try InputHolder(MediaInput(.url(input, network: network), cancellation: cancellation))
+                                : try InputHolder(
+                                    MediaInput(
+                                        .url(input, network: network), cancellation: cancellation,
+                                        contentKeys: options.contentKeys))
                             let converters = outputs.makeConverters()
                             let bifConverter = outputs.needsBIFConverter ? FrameConverter() : nil
                             let analyzer = FrameConverter()

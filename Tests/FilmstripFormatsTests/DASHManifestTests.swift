@@ -227,14 +227,28 @@ struct DASHManifestTests {
                 == "https://cdn.example.com/show/a&b/")
     }
 
-    @Test("protected content is an unsupported error")
+    @Test("ContentProtection is read (scheme, default key id, ClearKey's licence URL); in an image track, refused")
     func protection() throws {
+        let p = try parseMPD(
+            mpd(
+                #"<Period><AdaptationSet mimeType="video/mp4"><ContentProtection schemeIdUri="urn:mpeg:dash:mp4protection:2011" value="cbcs" xmlns:cenc="urn:mpeg:cenc:2013" cenc:default_KID="00112233-4455-6677-8899-AABBCCDDEEFF"/><ContentProtection schemeIdUri="urn:uuid:E2719D58-A985-B3C9-781A-B030AF78D30E"><clearkey:Laurl xmlns:clearkey="http://dashif.org/guidelines/clearKey" Lic_type="EME-1.0">https://license.example/ck</clearkey:Laurl></ContentProtection><SegmentTemplate timescale="1" duration="1" media="$Number$.m4s"/><Representation id="v" bandwidth="1"/></AdaptationSet></Period>"#
+            ))
+        #expect(p.protection.count == 2)
+        #expect(p.protection[0].scheme == "cbcs")
+        #expect(p.protection[0].keyIDs == [StreamProtection.keyID("00112233445566778899aabbccddeeff")!])
+        #expect(
+            p.protection[1].isClearKey && p.protection[1].licenseURL?.absoluteString == "https://license.example/ck")
         let error = try #require(
             mpdError(
                 mpd(
-                    #"<Period><AdaptationSet><ContentProtection schemeIdUri="urn:mpeg:dash:mp4protection:2011"/><Representation id="v" bandwidth="1"/></AdaptationSet></Period>"#
+                    #"<Period><AdaptationSet contentType="image"><ContentProtection schemeIdUri="urn:mpeg:dash:mp4protection:2011"/><Representation id="t" bandwidth="1"/></AdaptationSet></Period>"#
                 )))
         #expect(error.kind == .unsupported && error.message.contains("protected content"))
+        let badKID = mpdError(
+            mpd(
+                #"<Period><AdaptationSet><ContentProtection schemeIdUri="urn:mpeg:dash:mp4protection:2011" cenc:default_KID="zz"/><Representation id="v" bandwidth="1"/></AdaptationSet></Period>"#
+            ))
+        #expect(badKID?.kind == .malformed)
     }
 
     @Test("bounds: bytes, elements and listed segments")

@@ -149,9 +149,42 @@ struct HLSPlaylistTests {
         #expect(playlist.segments[1].key?.iv == Array(repeating: 0, count: 15) + [1])
         #expect(playlist.segments[2].key?.iv == nil)
         #expect(playlist.segments[2].key?.uri.absoluteString == "https://cdn.example.com/live/stream/k2")
-        let sample = hlsError("#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXT-X-KEY:METHOD=SAMPLE-AES,URI=\"k\"\n")
-        #expect(sample?.kind == .unsupported && sample?.line == 3)
+        let other = hlsError("#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXT-X-KEY:METHOD=ROT13,URI=\"k\"\n")
+        #expect(other?.kind == .unsupported && other?.line == 3 && other?.message.contains("ROT13") == true)
+        // SAMPLE-AES of MPEG-TS segments (Apple's sample encryption of elementary streams) is refused at the segment.
+        let sample = hlsError(
+            "#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXT-X-KEY:METHOD=SAMPLE-AES,URI=\"k\"\n#EXTINF:4,\na.ts\n")
+        #expect(sample?.kind == .unsupported && sample?.line == 5)
         #expect(sample?.message.contains("SAMPLE-AES") == true)
+    }
+
+    @Test("Common Encryption over fMP4: SAMPLE-AES is cbcs, SAMPLE-AES-CTR cenc; the key id or licence recorded")
+    func sampleEncryption() throws {
+        let identity = try media(
+            """
+            #EXTM3U
+            #EXT-X-TARGETDURATION:2
+            #EXT-X-MAP:URI="v/init.mp4"
+            #EXT-X-KEY:METHOD=SAMPLE-AES,URI="data:text/plain;base64,ABEiM0RVZneImaq7zN3u/w==",KEYFORMAT="identity"
+            #EXTINF:2,
+            v/1.m4s
+            #EXT-X-ENDLIST
+            """)
+        #expect(identity.segments[0].key == nil)
+        #expect(identity.sampleEncryption?.scheme == "cbcs")
+        #expect(identity.sampleEncryption?.keyIDs == [StreamProtection.keyID("00112233445566778899aabbccddeeff")!])
+        let clearKey = try media(
+            """
+            #EXTM3U
+            #EXT-X-TARGETDURATION:2
+            #EXT-X-MAP:URI="v/init.mp4"
+            #EXT-X-KEY:METHOD=SAMPLE-AES-CTR,URI="license",KEYFORMAT="urn:uuid:e2719d58-a985-b3c9-781a-b030af78d30e"
+            #EXTINF:2,
+            v/1.m4s
+            #EXT-X-ENDLIST
+            """)
+        #expect(clearKey.sampleEncryption?.scheme == "cenc" && clearKey.sampleEncryption?.isClearKey == true)
+        #expect(clearKey.sampleEncryption?.licenseURL?.absoluteString == "https://cdn.example.com/live/stream/license")
     }
 
     @Test("discontinuities and program date-time, carried forward until a discontinuity")

@@ -158,7 +158,7 @@ struct StreamFailureTests {
             ),
             ("<?xml version=\"1.0\"?><!DOCTYPE MPD [<!ENTITY a \"aaaa\">]><MPD/>", "DTD"),
             (
-                #"<MPD type="static"><Period><AdaptationSet><ContentProtection schemeIdUri="urn:mpeg:dash:mp4protection:2011"/><Representation id="v" bandwidth="1"/></AdaptationSet></Period></MPD>"#,
+                #"<MPD type="static"><Period><AdaptationSet contentType="image"><ContentProtection schemeIdUri="urn:mpeg:dash:mp4protection:2011"/><Representation id="v" bandwidth="1"/></AdaptationSet></Period></MPD>"#,
                 "unsupported: protected content"
             ),
         ])

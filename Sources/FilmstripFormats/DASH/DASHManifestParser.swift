@@ -102,7 +102,7 @@ struct MPDWalk {
         guard root.name == "MPD" else {
             throw fail(.notAnMPD, "the root element is <\(root.name)>, not <MPD>", root)
         }
-        try refuseProtection(root)
+        let protection = try protections(root, image: false)
         let type = root.attribute("type") ?? "static"
         guard type == "static" || type == "dynamic" else {
             throw fail(.malformed, "type must be static or dynamic (got '\(type)')", root, attribute: "type")
@@ -161,7 +161,7 @@ struct MPDWalk {
             periods.append(
                 try period(node, index: index, start: starts[index], duration: length, base: base, isLive: isLive))
         }
-        return Presentation(
+        var presentation = Presentation(
             streamingProtocol: .dash, url: url, isLive: isLive,
             duration: total ?? (isLive ? nil : periods.last.flatMap { $0.end }), periods: periods,
             availabilityStartTime: availabilityStart, publishTime: try date(root, "publishTime"),
@@ -169,16 +169,8 @@ struct MPDWalk {
             timeShiftBufferDepth: try duration(root, "timeShiftBufferDepth"),
             suggestedPresentationDelay: try duration(root, "suggestedPresentationDelay"),
             minBufferTime: try duration(root, "minBufferTime"), utcTiming: timing)
-    }
-
-    /// Protected content is refused wherever it is declared.
-    func refuseProtection(_ node: XMLNode) throws(DASHParseError) {
-        for child in node.children {
-            if child.name == "ContentProtection" {
-                throw fail(.unsupported, "unsupported: protected content", child)
-            }
-            try refuseProtection(child)
-        }
+        presentation.protection = protection
+        return presentation
     }
 
     mutating func period(

@@ -119,6 +119,9 @@ public struct HLSMediaPlaylist: Sendable, Hashable {
     public var version = 1
     /// The segments, in order.
     public var segments: [HLSSegment] = []
+    /// Common Encryption of the samples (`EXT-X-KEY` with `METHOD=SAMPLE-AES` or `SAMPLE-AES-CTR` over fMP4 segments),
+    /// as the last such key declares it; the segments are fetched as they are and their samples decrypted.
+    public var sampleEncryption: StreamProtection?
 
     /// Whether more segments may appear: no `EXT-X-ENDLIST` and not `EXT-X-PLAYLIST-TYPE:VOD` (a VOD playlist
     /// cannot change, RFC 8216 4.3.3.5).

@@ -56,6 +56,7 @@ struct HLSParse {
     var pendingGap = false
     var map: HLSMap?
     var key: HLSKey?
+    var sampleEncryption: StreamProtection?
     var nextDate: Date?
     var lastRangeEnd: [String: Int64] = [:]
     var sawTargetDuration = false
@@ -285,18 +286,7 @@ struct HLSParse {
             }
             map = HLSMap(uri: try resolve(uri), byteRange: range)
         case "#EXT-X-KEY":
-            let a = try attributes(value)
-            switch a["METHOD"] {
-            case "NONE"?:
-                key = nil
-            case "AES-128"?:
-                guard let uri = a["URI"] else { throw error(.missing, "EXT-X-KEY with METHOD=AES-128 needs URI") }
-                key = HLSKey(method: "AES-128", uri: try resolve(uri), iv: try a["IV"].map(hexIV))
-            case let method?:
-                throw error(.unsupported, "the key method \(method) is not supported (only NONE and AES-128)")
-            case nil:
-                throw error(.missing, "EXT-X-KEY needs METHOD")
-            }
+            try keyTag(try attributes(value))
         case "#EXT-X-TILES":
             let a = try attributes(value)
             guard let res = a["RESOLUTION"], let layout = a["LAYOUT"] else {
@@ -348,6 +338,15 @@ struct HLSParse {
         }
         if pendingDiscontinuity { nextDate = nil }
         let date = pendingDate ?? nextDate
+        if let sampleEncryption {
+            guard map != nil else {
+                throw error(
+                    .unsupported,
+                    "SAMPLE-AES of MPEG-TS segments is not supported (Common Encryption of fMP4 segments, with "
+                        + "EXT-X-MAP, is)")
+            }
+            media.sampleEncryption = sampleEncryption
+        }
         let index = media.segments.count
         let discontinuities = media.segments.last.map { $0.discontinuitySequence } ?? media.discontinuitySequence
         try ensureRoom(media.segments.count, "segments")

@@ -48,6 +48,8 @@ public struct Presentation: Sendable, Hashable {
     public var minBufferTime: Double?
     /// DASH `UTCTiming` sources, in the manifest's order of preference.
     public var utcTiming: [UTCTiming]
+    /// The Common Encryption the manifest declares (empty when it declares none).
+    public var protection: [StreamProtection] = []
 
     /// Creates a presentation.
     public init(

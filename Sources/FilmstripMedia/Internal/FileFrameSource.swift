@@ -1,5 +1,6 @@
 import FilmstripFormats
 import FilmstripImaging
+import FilmstripStreaming
 import FilmstripSync
 import Foundation
 
@@ -151,7 +152,7 @@ final class FileFrameSource: FrameSource {
                     do {
                         let opened = try input.open(
                             url: url, network: options.network, threads: options.decoderThreads,
-                            cancellation: cancellation)
+                            keys: options.contentKeys, cancellation: cancellation)
                         opened.io.beginCall()
                         let result = try body(opened)
                         try opened.io.checkNestedFailures()
@@ -188,11 +189,11 @@ private final class InputBox: @unchecked Sendable {
     var value: MediaInput?
 
     func open(
-        url: URL, network: MediaNetwork, threads: Int, cancellation: CancellationFlag
+        url: URL, network: MediaNetwork, threads: Int, keys: ContentKeys, cancellation: CancellationFlag
     ) throws(MediaError) -> MediaInput {
         if let value { return value }
         let opened = try MediaInput(
-            .url(url, network: network), cancellation: cancellation, decoderThreads: threads)
+            .url(url, network: network), cancellation: cancellation, decoderThreads: threads, contentKeys: keys)
         value = opened
         return opened
     }

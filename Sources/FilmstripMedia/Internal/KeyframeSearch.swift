@@ -160,7 +160,7 @@ package struct KeyframeSearch {
                         && input.packetTime < times[answered] - input.skipMargin
                     input.codec?.pointee.skip_frame = skips ? AVDISCARD_NONREF : AVDISCARD_DEFAULT
                     skipped = skipped || skips
-                    let sent = avcodec_send_packet(input.codec, got ? input.packet : nil)
+                    let sent = try input.sendVideo(got ? input.packet : nil)
                     if sent < 0, sent != fs_averror_eagain(), got {
                         // A damaged packet: skip it, as players do.
                         continue

@@ -1,6 +1,7 @@
 import CFFmpeg
 import FilmstripFormats
 import FilmstripLoading
+import FilmstripStreaming
 import FilmstripSync
 import Foundation
 
@@ -26,12 +27,78 @@ extension MediaInput {
                 return false
             }
             if result < 0 { throw readFailure(result) }
-            if packet!.pointee.stream_index == streamIndex { return true }
-            _ = audio.receive(packet!)
+            if packet!.pointee.stream_index == streamIndex {
+                try decryptPacket(required: true)
+                return true
+            }
+            // Sound without its key is left as it is: only the picture is needed here.
+            if (try? decryptPacket(required: false)) != nil { _ = audio.receive(packet!) }
         }
     }
 
     func readFailure(_ code: Int32) -> MediaError { io.failure(code, doing: "read") }
+
+    /// Sends a video packet (`nil`: the end) to the decoder. A decrypted packet the decoder rejects means the key is
+    /// not the content's: that is a ``MediaError/Kind/protectedContent`` error, never a concealed picture.
+    func sendVideo(_ packet: UnsafeMutablePointer<AVPacket>?) throws(MediaError) -> Int32 {
+        let sent = avcodec_send_packet(codec, packet)
+        if sent < 0, sent != fs_averror_eagain(), sent != fs_averror_eof(), decrypts {
+            throw MediaError(
+                .protectedContent,
+                "the key given does not decrypt the video: the decoder rejects the decrypted pictures "
+                    + "(\(ffmpegMessage(sent)))", url: url, ffmpegCode: sent)
+        }
+        return sent
+    }
+
+    /// Decrypts `packet` in place when the demuxer marked it protected (Common Encryption in fMP4: its scheme, key
+    /// id, IV and subsamples as side data).
+    ///
+    /// - Throws: ``MediaError/Kind/protectedContent`` when the packet is protected and there is no key for its key
+    ///   id (and `required`), or its scheme is not `cenc` or `cbcs`; ``MediaError/Kind/invalidMedia`` when its
+    ///   encryption details do not fit it.
+    func decryptPacket(required: Bool) throws(MediaError) {
+        var size = 0
+        guard let side = av_packet_get_side_data(packet, AV_PKT_DATA_ENCRYPTION_INFO, &size) else { return }
+        guard let info = av_encryption_info_get_side_data(side, size) else {
+            throw MediaError(.invalidMedia, "unreadable encryption details of a sample", url: url)
+        }
+        defer { av_encryption_info_free(info) }
+        let details = info.pointee
+        let kid = Data(bytes: details.key_id, count: Int(details.key_id_size))
+        let fourCC =
+            String(bytes: (0..<4).map { UInt8(truncatingIfNeeded: details.scheme >> (24 - 8 * $0)) }, encoding: .ascii)
+            ?? "?"
+        guard let scheme = SampleDecryption.Scheme(rawValue: fourCC) else {
+            throw MediaError(
+                .protectedContent, "the video is encrypted with the \(fourCC) scheme (only cenc and cbcs are read)",
+                url: url)
+        }
+        guard let key = contentKeys.key(for: kid) else {
+            if !required { return }
+            throw MediaError(
+                .protectedContent,
+                "the video is encrypted (Common Encryption, \(fourCC), key id \(ContentKeys.hex(kid))) and no key for "
+                    + "it was given (--key KID:KEY)", url: url)
+        }
+        guard av_packet_make_writable(packet) >= 0, let data = packet!.pointee.data else {
+            throw MediaError(.decodeFailed, "out of memory for a sample", url: url)
+        }
+        let subsamples = (0..<Int(details.subsample_count)).map { i in
+            SampleDecryption.Subsample(
+                clear: Int(details.subsamples[i].bytes_of_clear_data),
+                protected: Int(details.subsamples[i].bytes_of_protected_data))
+        }
+        if required { decrypts = true }
+        do {
+            try SampleDecryption.decrypt(
+                UnsafeMutableRawBufferPointer(start: data, count: Int(packet!.pointee.size)), scheme: scheme,
+                key: key, iv: Array(UnsafeBufferPointer(start: details.iv, count: Int(details.iv_size))),
+                subsamples: subsamples, pattern: (Int(details.crypt_byte_block), Int(details.skip_byte_block)))
+        } catch {
+            throw MediaError(.invalidMedia, "a protected sample cannot be decrypted: \(error.message)", url: url)
+        }
+    }
 
     var packetTime: Double {
         let p = packet!.pointee
@@ -111,7 +178,7 @@ extension MediaInput {
         while true {
             try checkCancelled()
             if index < packets.endIndex {
-                let sent = avcodec_send_packet(codec, packets[index].pointer)
+                let sent = try sendVideo(packets[index].pointer)
                 index += 1
                 if sent < 0, sent != fs_averror_eagain() { continue }  // a damaged packet: skip it, as players do
             } else if index == packets.endIndex {
@@ -143,7 +210,7 @@ extension MediaInput {
         // A keyframe before an MP4 edit list's start (pre-roll) is marked to be decoded and not shown: decoded on
         // its own, its picture is the one wanted.
         key.pointer.pointee.flags &= ~AV_PKT_FLAG_DISCARD
-        var result = avcodec_send_packet(codec, key.pointer)
+        var result = try sendVideo(key.pointer)
         if result < 0 {
             throw MediaError(.decodeFailed, "the decoder refused the keyframe: \(ffmpegMessage(result))", url: url)
         }
@@ -190,7 +257,7 @@ extension MediaInput {
                     guard packetIsKey else { continue }
                     awaitingKey = false
                 }
-                let sent = avcodec_send_packet(codec, packet)
+                let sent = try sendVideo(packet)
                 if sent < 0, sent != fs_averror_eagain() { continue }  // a damaged packet: skip it
             } else {
                 avcodec_send_packet(codec, nil)

@@ -1,5 +1,6 @@
 import CFFmpeg
 import FilmstripLoading
+package import FilmstripStreaming
 import FilmstripSync
 import Foundation
 
@@ -13,6 +14,9 @@ package final class MediaInput {
 
     let url: URL
     let cancellation: CancellationFlag
+    /// Keys for samples protected with Common Encryption (the fMP4 demuxer hands them over undecrypted, with their
+    /// encryption details).
+    let contentKeys: ContentKeys
     /// Where the bytes come from, and the playlists and segments FFmpeg opens.
     let io: InputIO
     var format: UnsafeMutablePointer<AVFormatContext>?
@@ -44,7 +48,8 @@ package final class MediaInput {
     /// ``nextAudioOnly()``.
     package init(
         _ source: MediaSource, cancellation: CancellationFlag, reusing previous: MediaInput? = nil,
-        audio: AudioFormat? = nil, audioOnly allowsAudioOnly: Bool = false, decoderThreads: Int = 1
+        audio: AudioFormat? = nil, audioOnly allowsAudioOnly: Bool = false, decoderThreads: Int = 1,
+        contentKeys: ContentKeys = ContentKeys()
     )
         throws(MediaError)
     {
@@ -52,6 +57,7 @@ package final class MediaInput {
         self.io = io
         url = io.url
         self.cancellation = cancellation
+        self.contentKeys = contentKeys
         MediaLogging.install()
         guard var context = avformat_alloc_context() else {
             throw MediaError(.inputUnavailable, "out of memory", url: url)
@@ -114,6 +120,9 @@ package final class MediaInput {
         } else {
             codec = try VideoCodecOpening.open(decoder, for: stream, url: url, threads: decoderThreads)
         }
+        // Decrypted with a key that is not the content's, pictures are noise the decoder would conceal: have it
+        // fail instead, and say the key is wrong (``sendVideo(_:)``).
+        if !contentKeys.isEmpty { codec?.pointee.err_recognition |= AV_EF_EXPLODE }
         packet = av_packet_alloc()
         frame = av_frame_alloc()
         if case .url = source {
@@ -183,6 +192,8 @@ package final class MediaInput {
 
     /// Whether the decoder was sent end-of-stream (sequential decoding); cleared by ``seek(to:)``.
     var draining = false
+    /// Whether video packets have been decrypted (a decoding error then means the key is wrong).
+    var decrypts = false
 
     /// Whether sequential decoding gives keyframes only (trick play): other video packets are read but never decoded,
     /// and each keyframe is decoded on its own, so it comes out at once. Turned off, decoding resumes at the next

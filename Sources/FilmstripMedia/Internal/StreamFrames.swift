@@ -12,6 +12,8 @@ package final class StreamFrames: Sendable {
     package let client: StreamingClient
     package let url: URL
     private let maximumSize: PixelSize?
+    /// Keys for protected segments.
+    private let contentKeys: ContentKeys
     private let state = Mutex(TimelineState())
 
     /// The timeline being loaded or loaded, when, and (live) after how many seconds it is stale.
@@ -38,6 +40,7 @@ package final class StreamFrames: Sendable {
         self.url = url
         self.kind = kind
         maximumSize = options.maximumSize
+        contentKeys = options.contentKeys
         wallClock = options.wallClock
         self.client =
             client
@@ -123,8 +126,10 @@ package final class StreamFrames: Sendable {
         }
         let reference = timeline.segments[index]
         let data = try await bytes(of: reference)
-        return try await runBlocking {
-            Handoff(try StreamSegment(reference: reference, bytes: data, cancellation: cancellation))
+        return try await runBlocking { [contentKeys] in
+            Handoff(
+                try StreamSegment(
+                    reference: reference, bytes: data, cancellation: cancellation, contentKeys: contentKeys))
         }.value
     }
 
@@ -188,10 +193,11 @@ package final class StreamFrames: Sendable {
             let read = cut.map { media.prefix($0) } ?? media
             if head.isEmpty { head = try await client.programTables(for: reference, media: read) }
             let bytes = head.isEmpty ? read : head + read
-            return try await runBlocking { [whole] in
+            return try await runBlocking { [whole, contentKeys] in
                 Handoff(
                     try StreamSegment(
-                        reference: reference, bytes: bytes, cancellation: cancellation, isComplete: whole))
+                        reference: reference, bytes: bytes, cancellation: cancellation, isComplete: whole,
+                        contentKeys: contentKeys))
             }.value
         } catch let error as MediaError {
             throw error

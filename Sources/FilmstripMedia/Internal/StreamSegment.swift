@@ -1,4 +1,5 @@
 package import FilmstripFormats
+package import FilmstripStreaming
 package import Foundation
 
 /// One segment of a stream, demuxed from memory (its initialisation data, then its media bytes) with its own
@@ -22,11 +23,13 @@ package final class StreamSegment: @unchecked Sendable {
     package let readEnd: Double
 
     package init(
-        reference: SegmentReference, bytes: Data, cancellation: CancellationFlag, isComplete: Bool = true
+        reference: SegmentReference, bytes: Data, cancellation: CancellationFlag, isComplete: Bool = true,
+        contentKeys: ContentKeys = ContentKeys()
     ) throws(MediaError) {
         self.reference = reference
         self.isComplete = isComplete
-        input = try MediaInput(.memory(bytes, label: reference.url), cancellation: cancellation)
+        input = try MediaInput(
+            .memory(bytes, label: reference.url), cancellation: cancellation, contentKeys: contentKeys)
         packets = try input.remainingVideoPackets()
         guard let earliest = packets.map(\.time).min() else {
             throw MediaError(.invalidMedia, "the segment holds no video frames", url: reference.url)
