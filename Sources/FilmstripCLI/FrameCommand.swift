@@ -48,6 +48,7 @@ struct FrameCommand: AsyncParsableCommand {
         var options = exact ? FrameExtractorConfiguration.exact : FrameExtractorConfiguration()
         options.maximumSize = maxSize
         options.contentKeys = keys.keys
+        options.license = keys.license(policy: network.policy)
         options.loading = network.applied(to: options.loading)
         let extractor = FrameExtractor(url: resourceURL(video), options: options)
         let frame: VideoFrame

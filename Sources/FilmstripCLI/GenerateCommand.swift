@@ -87,6 +87,7 @@ struct GenerateCommand: AsyncParsableCommand {
         var options = try generation.previewOptions()
         options.loading = network.applied(to: options.loading)
         options.contentKeys = keys.keys
+        options.license = keys.license(policy: network.policy)
         options.attach = attach
         let directory = URL(fileURLWithPath: output, isDirectory: true).standardizedFileURL
         let bar = ProgressBar(label: "thumbnails")

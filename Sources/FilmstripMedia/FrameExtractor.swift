@@ -19,6 +19,10 @@ public struct FrameExtractorConfiguration: Sendable {
     /// by key id; held in memory only. A protected video without its key fails with
     /// ``MediaError/Kind/protectedContent``. Default: none.
     public var contentKeys = ContentKeys()
+    /// A ClearKey licence server asked for the key of each key id ``contentKeys`` does not hold (once per key id
+    /// and extractor). A licence that fails (an HTTP error, no answer within its timeout, no key for the id) is a
+    /// ``MediaError/Kind/protectedContent`` error (``MediaError/Kind/timedOut`` for a timeout). Default: none.
+    public var license: ClearKeyLicense?
     /// Threads the decoder of a file uses (frame threading). Default 1: a server decoding many files at once keeps
     /// every core busy that way; more makes one long run of frames (an animation) sooner.
     public var decoderThreads = 1

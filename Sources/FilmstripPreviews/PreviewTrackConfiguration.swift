@@ -102,6 +102,8 @@ public struct PreviewTrackConfiguration: Sendable {
     /// ``FilmstripMedia/FrameExtractorConfiguration/contentKeys``): the owner of the keys makes the previews of
     /// protected content. Held in memory only.
     public var contentKeys = ContentKeys()
+    /// A ClearKey licence server for the key ids ``contentKeys`` does not hold.
+    public var license: ClearKeyLicense?
     /// The HTTP transport; `nil` uses ``DefaultTransport/shared``.
     public var transport: (any DataLoading)?
 

@@ -19,6 +19,7 @@ extension PreviewTrackGenerator {
         extractorOptions.loading = options.loading
         extractorOptions.transport = options.transport
         extractorOptions.contentKeys = options.contentKeys
+        extractorOptions.license = options.license
         let stream = StreamFrames(url: input, options: extractorOptions)
         let timeline = try await stream.timeline()
         guard !timeline.presentation.isLive else {

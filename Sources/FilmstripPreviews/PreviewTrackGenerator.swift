@@ -2,6 +2,7 @@ import FilmstripFormats
 import FilmstripImaging
 import FilmstripLoading
 import FilmstripMedia
+import FilmstripStreaming
 import FilmstripSync
 public import Foundation
 
@@ -60,12 +61,13 @@ public enum PreviewTrackGenerator {
         _ input: URL, to directory: URL, options: PreviewTrackConfiguration, network: MediaNetwork,
         cancellation: CancellationFlag, started: Date, progress: (@Sendable (Int, Int) -> Void)?
     ) async throws -> PreviewTrackSummary {
+        let keys = ContentKeySource(keys: options.contentKeys, license: options.license)
         return try await withTaskCancellationHandler {
             // The first input tells the duration and size; it then serves as worker 0.
             let first = try await runBlocking {
                 try InputHolder(
                     MediaInput(
-                        .url(input, network: network), cancellation: cancellation, contentKeys: options.contentKeys))
+                        .url(input, network: network), cancellation: cancellation, contentKeys: keys))
             }
             let outputs = try GenerationOutputs(
                 duration: first.input.duration, displaySize: first.input.displaySize, url: input, directory: directory,
@@ -85,7 +87,7 @@ public enum PreviewTrackGenerator {
                                 : try InputHolder(
                                     MediaInput(
                                         .url(input, network: network), cancellation: cancellation,
-                                        contentKeys: options.contentKeys))
+                                        contentKeys: keys))
                             let converters = outputs.makeConverters()
                             let bifConverter = outputs.needsBIFConverter ? FrameConverter() : nil
                             let analyzer = FrameConverter()

@@ -69,7 +69,16 @@ extension LoopbackServer {
             }
             let head = String(decoding: buffer[0..<headEnd!], as: UTF8.self)
             buffer.removeFirst(headEnd! + 4)
-            guard let request = Self.parse(head) else { return }
+            guard var request = Self.parse(head) else { return }
+            // A body of `Content-Length` bytes (at most 1 MiB).
+            let length = min(1 << 20, max(0, request.headers["content-length"].flatMap { Int($0) } ?? 0))
+            while buffer.count < length {
+                let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                if n <= 0 { return }
+                buffer.append(contentsOf: chunk[0..<n])
+            }
+            request.body = Array(buffer.prefix(length))
+            buffer.removeFirst(length)
             let keepAlive = respond(to: request, on: fd)
             if !keepAlive { return }
         }
@@ -131,6 +140,12 @@ extension LoopbackServer {
             return false
         case nil:
             break
+        }
+        if let handle = resource?.handle {
+            let answer = handle(request)
+            return send(
+                fd, status: answer.status, contentType: answer.contentType, body: answer.body,
+                head: request.method == "HEAD", answering: request)
         }
         if let redirect = resource?.redirect {
             return send(

@@ -55,6 +55,8 @@ public final class LoopbackServer: Sendable {
         public var headers: [String: String]
         /// When the request arrived.
         public var time = Date()
+        /// The body (`Content-Length` bytes, at most 1 MiB).
+        public var body: [UInt8] = []
 
         /// The path without the query.
         public var path: String { target.split(separator: "?", maxSplits: 1).first.map(String.init) ?? target }
@@ -80,6 +82,8 @@ public final class LoopbackServer: Sendable {
         var redirect: (status: Int, location: String)?
         /// The body's ETag, computed once when the body is served (a generated body gets one per request).
         var etag: String?
+        /// Answers the request itself (a POST endpoint): status, content type, body.
+        var handle: (@Sendable (Request) -> (status: Int, contentType: String, body: [UInt8]))?
 
         /// An ETag from the body's length and FNV-1a hash.
         static func etag(of body: [UInt8]) -> String {
@@ -190,6 +194,15 @@ public final class LoopbackServer: Sendable {
     ) {
         let key = Self.normalize(path)
         state.withLock { $0.resources[key] = Resource(body: [], contentType: contentType, generate: generate) }
+    }
+
+    /// Answers every request for `path` with what `handle` makes of it (its method, headers and body), for
+    /// endpoints such as a licence server's.
+    public func serve(
+        _ path: String, handle: @escaping @Sendable (Request) -> (status: Int, contentType: String, body: [UInt8])
+    ) {
+        let key = Self.normalize(path)
+        state.withLock { $0.resources[key] = Resource(body: [], contentType: "", handle: handle) }
     }
 
     /// Answers every request for `path` with a redirect to `location` (absolute, relative, or any scheme).

@@ -30,6 +30,17 @@ struct ProtectedCLITests {
             "frame", stream, "--at", "3.3", "--key", "\(ProtectedStreams.keyID):\(String(repeating: "7", count: 32))",
             "-o", image)
         #expect(wrong.status == 2 && wrong.stderr.contains("does not decrypt"), "\(wrong.stderr)")
+        // The key from a ClearKey licence server; a refused licence is exit 2 naming the status.
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        ClearKeyServer.serve(on: server, keys: [ProtectedStreams.keyID: ProtectedStreams.key])
+        let licensed = try await filmstrip(
+            "frame", stream, "--at", "3.3", "--license-url", server.url("/license").absoluteString, "-o", image)
+        #expect(licensed.status == 0, "\(licensed.stderr)")
+        server.fail("/license", with: [.status(403)])
+        let forbidden = try await filmstrip(
+            "frame", stream, "--at", "3.3", "--license-url", server.url("/license").absoluteString, "-o", image)
+        #expect(forbidden.status == 2 && forbidden.stderr.contains("HTTP 403"), "\(forbidden.stderr)")
         let malformed = try await filmstrip("frame", stream, "--at", "3.3", "--key", "00:11", "-o", image)
         #expect(malformed.status != 0 && malformed.stderr.contains("KID:KEY"), "\(malformed.stderr)")
     }

@@ -4,6 +4,10 @@ import FilmstripTesting
 import Foundation
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 @Suite("Common Encryption: cenc and cbcs over HLS and DASH, packaged by Shaka Packager")
 struct ProtectedStreamTests {
     static let keys = try! ContentKeys(pairs: ["\(ProtectedStreams.keyID):\(ProtectedStreams.key)"])
@@ -75,5 +79,78 @@ struct ProtectedStreamTests {
                     subsamples: [.init(clear: 5, protected: 40)], pattern: (1, 9))
             }
         }
+    }
+
+    static func licensed(
+        _ server: LoopbackServer, timeout: Double = 10,
+        prepare: (@Sendable (inout URLRequest) async throws -> Void)? = nil
+    ) -> FrameExtractorConfiguration {
+        var options = FrameExtractorConfiguration.exact
+        options.license = ClearKeyLicense(
+            url: server.url("/license"), headers: ["Authorization": "Bearer viewer-1"], timeout: timeout,
+            prepare: prepare)
+        return options
+    }
+
+    @Test("a ClearKey licence server gives the key: asked once, with the key id, the headers and the signature")
+    func license() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        ClearKeyServer.serve(on: server, keys: [ProtectedStreams.keyID: ProtectedStreams.key])
+        let options = Self.licensed(server) { request in request.setValue("signed", forHTTPHeaderField: "X-Signature") }
+        for layout in [ProtectedStreams.Layout.cbcsDASH, .cencHLS] {
+            let extractor = FrameExtractor(url: try ProtectedStreams.url(layout), options: options)
+            for t in [1.0, 6.3] {
+                #expect(frameNumber(try await extractor.image(at: t).image) == Int(t * 25), "\(layout) t=\(t)")
+            }
+        }
+        // One request per extractor (its key kept for every later segment), each naming the one key id.
+        let asked = server.requests.filter { $0.path == "/license" }
+        #expect(asked.count == 2)
+        for request in asked {
+            #expect(request.method == "POST" && ClearKeyServer.askedKeyIDs(request) == [ProtectedStreams.keyID])
+            #expect(request.headers["authorization"] == "Bearer viewer-1" && request.headers["x-signature"] == "signed")
+            #expect(request.headers["content-type"] == "application/json")
+        }
+    }
+
+    @Test("a licence refused (403), malformed, without the key, or slower than its timeout: a typed error, no picture")
+    func licenseFailures() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        ClearKeyServer.serve(on: server, keys: [ProtectedStreams.keyID: ProtectedStreams.key])
+        let url = try ProtectedStreams.url(.cencDASH)
+        server.fail("/license", with: [.status(403)])
+        let refused = await mediaError {
+            _ = try await FrameExtractor(url: url, options: Self.licensed(server)).image(at: 1)
+        }
+        #expect(
+            refused?.kind == .protectedContent && refused?.message.contains("HTTP 403") == true,
+            "\(String(describing: refused))")
+        // A server that never answers: the timeout, not a hang.
+        server.fail("/license", with: [.delay(60)])
+        let started = Date()
+        let hung = await mediaError {
+            _ = try await FrameExtractor(url: url, options: Self.licensed(server, timeout: 1)).image(at: 1)
+        }
+        #expect(hung?.kind == .timedOut, "\(String(describing: hung))")
+        #expect(Date().timeIntervalSince(started) < 30)
+        // Slow but within the timeout: the picture.
+        server.fail("/license", with: [.delay(0.3)])
+        let slow = FrameExtractor(url: url, options: Self.licensed(server, timeout: 20))
+        #expect(frameNumber(try await slow.image(at: 1).image) == 25)
+        // A licence server that holds no key for the id, and one that answers something else.
+        let empty = try LoopbackServer()
+        defer { empty.stop() }
+        ClearKeyServer.serve(on: empty, keys: [:])
+        let missing = await mediaError {
+            _ = try await FrameExtractor(url: url, options: Self.licensed(empty)).image(at: 1)
+        }
+        #expect(missing?.kind == .protectedContent && missing?.message.contains("no key") == true)
+        empty.serve("/license", text: "<html>login</html>", contentType: "text/html")
+        let malformed = await mediaError {
+            _ = try await FrameExtractor(url: url, options: Self.licensed(empty)).image(at: 1)
+        }
+        #expect(malformed?.kind == .protectedContent && malformed?.message.contains("JSON Web Key") == true)
     }
 }

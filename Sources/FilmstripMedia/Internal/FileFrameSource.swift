@@ -20,10 +20,13 @@ final class FileFrameSource: FrameSource {
         var live = (bytes: 0, requests: 0, decoded: 0)
     }
     private let counters = Mutex(Counters())
+    /// The keys of protected video (given, or from the licence server, once).
+    private let keys: ContentKeySource
 
     init(url: URL, options: FrameExtractorConfiguration) {
         self.url = url
         self.options = options
+        keys = ContentKeySource(keys: options.contentKeys, license: options.license)
     }
 
     var bytesRead: Int { counters.withLock { $0.retired.bytes + $0.live.bytes } }
@@ -152,7 +155,7 @@ final class FileFrameSource: FrameSource {
                     do {
                         let opened = try input.open(
                             url: url, network: options.network, threads: options.decoderThreads,
-                            keys: options.contentKeys, cancellation: cancellation)
+                            keys: keys, cancellation: cancellation)
                         opened.io.beginCall()
                         let result = try body(opened)
                         try opened.io.checkNestedFailures()
@@ -189,7 +192,7 @@ private final class InputBox: @unchecked Sendable {
     var value: MediaInput?
 
     func open(
-        url: URL, network: MediaNetwork, threads: Int, keys: ContentKeys, cancellation: CancellationFlag
+        url: URL, network: MediaNetwork, threads: Int, keys: ContentKeySource, cancellation: CancellationFlag
     ) throws(MediaError) -> MediaInput {
         if let value { return value }
         let opened = try MediaInput(

@@ -74,12 +74,22 @@ extension MediaInput {
                 .protectedContent, "the video is encrypted with the \(fourCC) scheme (only cenc and cbcs are read)",
                 url: url)
         }
-        guard let key = contentKeys.key(for: kid) else {
+        let found: Data?
+        do {
+            found = try contentKeys?.key(for: kid)
+        } catch {
+            if !required { return }
+            throw MediaError(
+                error.kind == .timedOut ? .timedOut : .protectedContent,
+                "no key for key id \(ContentKeys.hex(kid)) of the encrypted video: \(error.message)", url: url,
+                underlying: error)
+        }
+        guard let key = found else {
             if !required { return }
             throw MediaError(
                 .protectedContent,
                 "the video is encrypted (Common Encryption, \(fourCC), key id \(ContentKeys.hex(kid))) and no key for "
-                    + "it was given (--key KID:KEY)", url: url)
+                    + "it was given (--key KID:KEY, or a licence URL)", url: url)
         }
         guard av_packet_make_writable(packet) >= 0, let data = packet!.pointee.data else {
             throw MediaError(.decodeFailed, "out of memory for a sample", url: url)

@@ -16,7 +16,7 @@ package final class MediaInput {
     let cancellation: CancellationFlag
     /// Keys for samples protected with Common Encryption (the fMP4 demuxer hands them over undecrypted, with their
     /// encryption details).
-    let contentKeys: ContentKeys
+    let contentKeys: ContentKeySource?
     /// Where the bytes come from, and the playlists and segments FFmpeg opens.
     let io: InputIO
     var format: UnsafeMutablePointer<AVFormatContext>?
@@ -49,7 +49,7 @@ package final class MediaInput {
     package init(
         _ source: MediaSource, cancellation: CancellationFlag, reusing previous: MediaInput? = nil,
         audio: AudioFormat? = nil, audioOnly allowsAudioOnly: Bool = false, decoderThreads: Int = 1,
-        contentKeys: ContentKeys = ContentKeys()
+        contentKeys: ContentKeySource? = nil
     )
         throws(MediaError)
     {
@@ -122,7 +122,7 @@ package final class MediaInput {
         }
         // Decrypted with a key that is not the content's, pictures are noise the decoder would conceal: have it
         // fail instead, and say the key is wrong (``sendVideo(_:)``).
-        if !contentKeys.isEmpty { codec?.pointee.err_recognition |= AV_EF_EXPLODE }
+        if contentKeys?.canDecrypt == true { codec?.pointee.err_recognition |= AV_EF_EXPLODE }
         packet = av_packet_alloc()
         frame = av_frame_alloc()
         if case .url = source {

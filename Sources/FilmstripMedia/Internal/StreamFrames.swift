@@ -13,7 +13,7 @@ package final class StreamFrames: Sendable {
     package let url: URL
     private let maximumSize: PixelSize?
     /// Keys for protected segments.
-    private let contentKeys: ContentKeys
+    private let contentKeys: ContentKeySource
     private let state = Mutex(TimelineState())
 
     /// The timeline being loaded or loaded, when, and (live) after how many seconds it is stale.
@@ -40,7 +40,7 @@ package final class StreamFrames: Sendable {
         self.url = url
         self.kind = kind
         maximumSize = options.maximumSize
-        contentKeys = options.contentKeys
+        contentKeys = ContentKeySource(keys: options.contentKeys, license: options.license)
         wallClock = options.wallClock
         self.client =
             client

@@ -24,7 +24,7 @@ package final class StreamSegment: @unchecked Sendable {
 
     package init(
         reference: SegmentReference, bytes: Data, cancellation: CancellationFlag, isComplete: Bool = true,
-        contentKeys: ContentKeys = ContentKeys()
+        contentKeys: ContentKeySource? = nil
     ) throws(MediaError) {
         self.reference = reference
         self.isComplete = isComplete
