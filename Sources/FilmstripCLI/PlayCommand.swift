@@ -75,6 +75,8 @@ struct PlayCommand: AsyncParsableCommand {
 
     @OptionGroup var network: NetworkOptions
 
+    @OptionGroup var keys: KeyOptions
+
     @Option(help: "Send CMCD data: headers or query.")
     var cmcd: CmcdMode?
 
@@ -163,11 +165,13 @@ struct PlayCommand: AsyncParsableCommand {
         } else if sessionID != nil || contentID != nil {
             throw ValidationError("--session-id and --content-id need --cmcd headers|query")
         }
-        if !header.isEmpty || network.denyPrivateAddresses {
+        if !header.isEmpty || network.denyPrivateAddresses || keys.licenseURL != nil {
             configuration.network = NetworkConfiguration(
                 httpAdditionalHeaders: header.isEmpty ? nil : Dictionary(header, uniquingKeysWith: { _, last in last }),
-                addressPolicy: network.policy)
+                timeoutIntervalForDrmAcquisitionMs: Int(keys.licenseTimeout * 1000), addressPolicy: network.policy)
         }
+        configuration.contentKeys = keys.keys
+        configuration.licenseURL = keys.license(policy: network.policy)?.url
         if let liveEdgeDelay { configuration.live.liveEdgeDelay = liveEdgeDelay }
         if let chase { configuration.live.chaseLiveEdge = chase.mode }
         if let minPrebuffer { configuration.minPrebufferTime = minPrebuffer }

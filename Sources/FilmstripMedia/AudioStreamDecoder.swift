@@ -1,4 +1,5 @@
 import CFFmpeg
+public import FilmstripStreaming
 public import Foundation
 
 /// Decodes audio from a forward-only byte stream with no video: an audio rendition's segments (MPEG-TS, ADTS, or
@@ -24,13 +25,17 @@ public final class AudioStreamDecoder {
     private var decoder: AudioTrackDecoder?
     private var streamIndex: Int32 = -1
     private var drained = false
+    /// Keys for protected audio (Common Encryption in fMP4).
+    private let contentKeys: ContentKeySource?
 
     /// Opens the stream, reading from `read` until its audio stream is known (blocks). Throws `invalidMedia` when the
     /// stream has no audio, and `unsupportedCodec` when FFmpeg cannot decode it.
     public init(
-        label: URL, format output: AudioFormat, read: @escaping @Sendable (UnsafeMutableRawBufferPointer) throws -> Int
+        label: URL, format output: AudioFormat, contentKeys: ContentKeySource? = nil,
+        read: @escaping @Sendable (UnsafeMutableRawBufferPointer) throws -> Int
     ) throws {
         url = label
+        self.contentKeys = contentKeys
         MediaLogging.install()
         let io = try StreamIO(stream: ByteStream(read: read), url: label)
         self.io = io
@@ -92,6 +97,9 @@ public final class AudioStreamDecoder {
                 if flag.isCancelled { throw MediaError(.cancelled, "cancelled", url: url) }
                 if let io { throw Self.failure(io, result, url, "read") }
                 throw MediaError(.invalidMedia, "cannot read the audio: \(ffmpegMessage(result))", url: url)
+            }
+            if packet!.pointee.stream_index == streamIndex {
+                _ = try PacketDecryption.decrypt(packet!, keys: contentKeys, url: url, required: true)
             }
             guard packet!.pointee.stream_index == streamIndex else { continue }
             let buffers = decoder?.decode(packet) ?? []

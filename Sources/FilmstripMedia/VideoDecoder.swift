@@ -1,6 +1,7 @@
 public import FilmstripFormats
 public import FilmstripImaging
 import FilmstripLoading
+public import FilmstripStreaming
 import FilmstripSync
 public import Foundation
 
@@ -79,7 +80,9 @@ public final class VideoDecoder {
         audio: AudioFormat? = nil
     ) throws {
         input = try MediaInput(
-            .url(url, network: options.network), cancellation: flag, reusing: previous?.input, audio: audio)
+            .url(url, network: options.network), cancellation: flag, reusing: previous?.input, audio: audio,
+            contentKeys: options.contentKeys.isEmpty && options.license == nil
+                ? nil : ContentKeySource(keys: options.contentKeys, license: options.license))
         label = url
         seekable = true
         audioFormat = audio
@@ -93,9 +96,11 @@ public final class VideoDecoder {
     /// decoder. `label` names the stream in errors. Frame times are seconds from the stream's first timestamp, plus
     /// ``timeOffset``. With `audio`, the stream's audio is decoded too.
     public init(
-        label: URL, audio: AudioFormat? = nil, read: @escaping @Sendable (UnsafeMutableRawBufferPointer) throws -> Int
+        label: URL, audio: AudioFormat? = nil, contentKeys: ContentKeySource? = nil,
+        read: @escaping @Sendable (UnsafeMutableRawBufferPointer) throws -> Int
     ) throws {
-        input = try MediaInput(.stream(ByteStream(read: read), label: label), cancellation: flag, audio: audio)
+        input = try MediaInput(
+            .stream(ByteStream(read: read), label: label), cancellation: flag, audio: audio, contentKeys: contentKeys)
         self.label = label
         seekable = false
         flag.begin(1)

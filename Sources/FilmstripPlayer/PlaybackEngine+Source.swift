@@ -31,6 +31,8 @@ extension PlaybackEngine {
         var options = FrameExtractorConfiguration()
         let network = NetworkConfiguration.merged(sdk: player.sdkNetwork, player: configuration.network)
         options.loading = network.applied(to: options.loading)
+        options.contentKeys = configuration.contentKeys
+        options.license = configuration.license(network: network)
         let transport = network.transport()
         if !configuration.url.isFileURL { options.transport = transport }
         fileOptions = options

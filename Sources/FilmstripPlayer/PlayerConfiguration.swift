@@ -1,3 +1,4 @@
+public import FilmstripStreaming
 public import Foundation
 
 /// Which engine plays the content. This build has one: Filmstrip's own (HLS and DASH over the streaming layer,
@@ -72,6 +73,14 @@ public struct PlayerConfiguration: Sendable, Hashable {
     /// Filmstrip's own; a player opened with a configuration that names another engine than its own
     /// (``Filmstrip/player(engine:)``) fails with `source_invalid` and says which.
     public var preferredEngine = PlayerEngine.filmstrip
+    /// Keys of content protected with Common Encryption (`cenc` or `cbcs` in fMP4, ClearKey), by key id; held in
+    /// memory only. Protected samples are decrypted before decoding; without their key the player fails with
+    /// `drm_failed` and shows no picture.
+    public var contentKeys = ContentKeys()
+    /// A W3C ClearKey licence server, asked once per key id ``contentKeys`` does not hold. Its requests carry the
+    /// network configuration's headers, are held to its address policy, and time out after
+    /// `timeoutIntervalForDrmAcquisitionMs` (10 s when unset); a refused, malformed or late licence is `drm_failed`.
+    public var licenseURL: URL?
 
     /// Creates a configuration for `url` with the defaults.
     public init(with url: URL) {

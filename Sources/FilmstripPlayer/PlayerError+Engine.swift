@@ -1,5 +1,6 @@
 import FilmstripLoading
 import FilmstripMedia
+import FilmstripStreaming
 
 /// The engine's errors as the player reports them.
 extension PlayerError {
@@ -13,6 +14,8 @@ extension PlayerError {
         let media = error as? MediaError
         let type: PlayerError.ErrorType =
             switch media?.kind {
+            case .protectedContent?: .drmFailed
+            case .timedOut? where media?.underlying is ClearKeyLicense.Failure: .drmFailed
             case .inputUnavailable?, .timedOut?: .sourceUnavailable
             case .decodeFailed?: .decodeFailed
             default: .sourceInvalid

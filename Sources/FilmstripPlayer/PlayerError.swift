@@ -45,6 +45,10 @@ public struct PlayerError: ChainedError, Sendable, Hashable {
         case renditionSwitchFailed = "rendition_switch_failed"
         /// The content's audio cannot be decoded (no decoder for its codec); the video plays without it (warning).
         case audioUnavailable = "audio_unavailable"
+        /// Protected content (Common Encryption) cannot be decrypted: no key for its key id, a licence refused,
+        /// malformed or later than `timeoutIntervalForDrmAcquisitionMs`, or a key that does not decrypt it (fatal,
+        /// no picture shown).
+        case drmFailed = "drm_failed"
 
         /// The timeout type of a state.
         public static func stateTimeout(_ state: PlayerState.Kind) -> ErrorType {

@@ -1,4 +1,5 @@
 public import FilmstripLoading
+import FilmstripSync
 public import Foundation
 
 #if canImport(FoundationNetworking)
@@ -128,14 +129,22 @@ public struct ClearKeyLicense: Sendable {
 
     private func send(_ request: URLRequest) async throws(Failure) -> (Data, Int) {
         let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.timeoutIntervalForResource = timeout
+        // The deadline below is the licence's timeout; the session's own (whole seconds on some platforms) only
+        // backs it up.
+        configuration.timeoutIntervalForRequest = timeout + 5
+        configuration.timeoutIntervalForResource = timeout + 5
         let guardian = RedirectGuard(policy: addressPolicy)
         let session = URLSession(configuration: configuration, delegate: guardian, delegateQueue: nil)
         defer { session.finishTasksAndInvalidate() }
+        let late = Mutex(false)
+        let timeout = self.timeout
         let result: Result<(Data, Int), Failure> = await withCheckedContinuation { continuation in
-            session.dataTask(with: request) { data, response, error in
-                if let error = error as? URLError {
+            let task = session.dataTask(with: request) { data, response, error in
+                if late.withLock({ $0 }) {
+                    continuation.resume(
+                        returning: .failure(Failure(.timedOut, "the licence server did not answer within \(timeout) s"))
+                    )
+                } else if let error = error as? URLError {
                     continuation.resume(
                         returning: .failure(
                             error.code == .timedOut
@@ -148,7 +157,12 @@ public struct ClearKeyLicense: Sendable {
                     let status = (response as? HTTPURLResponse)?.statusCode ?? 0
                     continuation.resume(returning: .success((data ?? Data(), status)))
                 }
-            }.resume()
+            }
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
+                late.withLock { $0 = true }
+                task.cancel()
+            }
+            task.resume()
         }
         return try result.get()
     }

@@ -90,7 +90,9 @@ final class AudioLaneDecoder: @unchecked Sendable {
         defer { queue.finish(run: id) }
         let decoder: AudioStreamDecoder
         do {
-            decoder = try AudioStreamDecoder(label: session.url, format: format) { buffer in
+            decoder = try AudioStreamDecoder(
+                label: session.url, format: format, contentKeys: session.settings.contentKeys
+            ) { buffer in
                 try queue.read(run: id, into: buffer)
             }
         } catch {

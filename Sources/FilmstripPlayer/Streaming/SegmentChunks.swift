@@ -106,7 +106,9 @@ final class SegmentChunks: TrickChunks, @unchecked Sendable {
         }
         fetched.add(data.count, ordering: .relaxed)
         let reader = DataReader(data)
-        let decoder = try VideoDecoder(label: segment.url) { buffer in reader.read(into: buffer) }
+        let decoder = try VideoDecoder(label: segment.url, contentKeys: session.settings.contentKeys) { buffer in
+            reader.read(into: buffer)
+        }
         decoder.keyframesOnly = keyframesOnly
         var frames: [DecodedVideoFrame] = []
         do {

@@ -148,7 +148,9 @@ final class SegmentFrameSource: FrameSource, @unchecked Sendable {
         let probing = hasVideo == nil
         if probing { queue.keep(run: id) }
         do {
-            let opened = try VideoDecoder(label: session.url, audio: audioFormat) { buffer in
+            let opened = try VideoDecoder(
+                label: session.url, audio: audioFormat, contentKeys: session.settings.contentKeys
+            ) { buffer in
                 try queue.read(run: id, into: buffer)
             }
             if probing {
@@ -172,7 +174,9 @@ final class SegmentFrameSource: FrameSource, @unchecked Sendable {
     private func openAudio(start: Double, timing: SegmentReference.Timing) throws {
         let queue = session.queue
         let id = run
-        let opened = try AudioStreamDecoder(label: session.url, format: audioFormat ?? .standard) { buffer in
+        let opened = try AudioStreamDecoder(
+            label: session.url, format: audioFormat ?? .standard, contentKeys: session.settings.contentKeys
+        ) { buffer in
             try queue.read(run: id, into: buffer)
         }
         audioRun = opened

@@ -56,6 +56,8 @@ final class StreamSession: Sendable {
         var preferredAudioLanguage: String?
         /// Whether separate audio is fetched (an audio output is attached); the tracks are listed either way.
         var fetchesAudio = false
+        /// Keys of protected samples (``PlayerConfiguration/contentKeys``, its licence server).
+        var contentKeys: ContentKeySource?
     }
 
     let url: URL
