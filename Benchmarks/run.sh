@@ -2,7 +2,8 @@
 # `make bench`: the thumbnails-engine benchmarks, then the media benchmarks against the ffmpeg CLI (whose 10-minute
 # inputs are made once and kept in bench-output/media), then `filmstrip serve` under wrk, the catalog, and the
 # window's A/V offset and smoothness through a capture rig (against ffplay), and mpv's scrub previews (against a
-# second mpv seeking by keyframe), and the image URLs of `serve` (against ffmpeg per request). The report is kept in
+# second mpv seeking by keyframe), the image URLs of `serve` (against ffmpeg per request), and what Common
+# Encryption costs in playback (against the same stream clear). The report is kept in
 # bench-output/report.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,4 +23,6 @@ bin="$(swift build -c release --show-bin-path)"
     python3 Benchmarks/scrub_previews.py "$bin/filmstrip" bench-output/scrub
     echo
     python3 Benchmarks/image_urls.py "$bin/filmstrip" bench-output/images
+    echo
+    python3 Benchmarks/decryption.py "$bin/filmstrip" bench-output/decryption
 } | tee bench-output/report.txt

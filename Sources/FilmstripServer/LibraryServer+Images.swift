@@ -27,31 +27,9 @@ extension LibraryServer {
         "storyboard.vtt": .storyboardVTT, "animated.gif": .animated(.gif), "animated.webp": .animated(.webp),
     ]
 
-    /// `GET /videos.json`: every video's id (its path, each component percent-encoded, as image URLs and
-    /// `/watch/` take it), name, duration in seconds (`null` when it cannot be read) and kind (`vod` or `live`).
+    /// `GET /videos.json` (see ``ImageAnswers/videos(_:media:)``).
     func videosJSON() async -> Response {
-        let videos = library.videos() + library.remoteStreams
-        let facts = await withTaskGroup(of: Indexed<(live: Bool, duration: Double?)>.self) { group in
-            for (i, video) in videos.enumerated() {
-                group.addTask {
-                    let live = await self.media.isLive(video)
-                    return Indexed(i, (live, live ? nil : try? await self.media.duration(of: video)))
-                }
-            }
-            var found = [(live: Bool, duration: Double?)](repeating: (false, nil), count: videos.count)
-            for await child in group { found[child.index] = child.value }
-            return found
-        }
-        let entries: [[String: Any]] = zip(videos, facts).map { video, fact in
-            [
-                "id": HTML.path(video.path), "name": video.name,
-                "duration": fact.duration.flatMap { $0.isFinite ? $0 : nil } ?? NSNull(),
-                "kind": fact.live ? "live" : "vod",
-            ]
-        }
-        return Response(
-            status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-cache"],
-            body: ResponseBody(byteBuffer: ByteBuffer(string: HTML.json(["videos": entries]))))
+        await ImageAnswers.videos(library.videos() + library.remoteStreams, media: media)
     }
 
     /// `GET` or `HEAD /{id}/thumbnail.{jpg,png,webp}?…`.
@@ -111,7 +89,7 @@ extension LibraryServer {
             let signed = try signing.parameters(query: given, id: String(id.dropFirst()), audience: .animated)
             let parameters = try AnimationParameters(format: format, query: signed.query)
             if await media.isLive(video) { throw ServerError(status: 501, "animations of live streams are not made") }
-            return try await made(
+            return try await ImageAnswers.made(
                 key: MediaInfo.key(video) + "\n" + parameters.canonical, type: format.mimeType, immutable: true,
                 expires: signed.expires, request: request, head: head
             ) { [images, media] in
@@ -147,7 +125,7 @@ extension LibraryServer {
                 return still
             }()
             let key = ImageStore.key(video, still) + "\nedge=\(edge)"
-            var response = try await made(
+            var response = try await ImageAnswers.made(
                 key: key, type: format.mimeType, immutable: false, expires: signed.expires, request: request,
                 head: head
             ) { [images, media] in
@@ -169,33 +147,10 @@ extension LibraryServer {
         // tag follows the choice of poster.
         var resolved = parameters
         if resolved.time == nil { resolved.time = try await media.posterTime(of: video) ?? 0 }
-        return try await made(
+        return try await ImageAnswers.made(
             key: ImageStore.key(video, resolved), type: format.mimeType, immutable: parameters.time != nil,
             expires: signed.expires, request: request, head: head
         ) { [images, resolved] in try await images.image(of: video, resolved) }
-    }
-
-    /// The answer with the image `key` stands for, from `image` (which makes it once), or 304 when the client has it: a strong `ETag`, kept a year
-    /// when `immutable` (a time's frame or an animation of a video version never changes; the poster may be chosen
-    /// better by a later release, so it is kept an hour), and never past a signed URL's expiry.
-    private func made(
-        key: String, type: String, immutable: Bool, expires: Double?, request: Request, head: Bool,
-        _ image: @Sendable () async throws -> Data
-    ) async throws -> Response {
-        let etag = ImageStore.entityTag(key)
-        var headers: HTTPFields = [
-            .eTag: etag, .cacheControl: immutable ? "public, max-age=31536000, immutable" : "public, max-age=3600",
-        ]
-        if let expires { headers[.cacheControl] = ImageAnswers.cacheControl(until: expires) }
-        if let condition = request.headers[.ifNoneMatch], ImageAnswers.matches(condition, etag) {
-            return Response(status: .notModified, headers: headers)
-        }
-        let data = try await image()
-        headers[.contentType] = type
-        headers[.contentLength] = "\(data.count)"
-        return Response(
-            status: .ok, headers: headers,
-            body: head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 
 }
