@@ -40,9 +40,6 @@ public struct ContentKeys: Sendable, Hashable {
     /// The key for a key id.
     public func key(for kid: Data) -> Data? { keys[kid] }
 
-    /// Adds or replaces keys.
-    public mutating func merge(_ other: ContentKeys) { keys.merge(other.keys) { _, new in new } }
-
     /// A key id as lower-case hexadecimal, for messages.
     public static func hex(_ bytes: Data) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 

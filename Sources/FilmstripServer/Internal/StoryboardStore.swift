@@ -75,9 +75,6 @@ final class StoryboardStore: Sendable {
         }
     }
 
-    /// Generations that failed and are remembered now.
-    var failureCount: Int { failures.count }
-
     /// The storyboard's image in `format` (the JPEG the generator wrote, or that converted once and kept).
     func image(of board: Storyboard, as format: ImageFormat) throws -> Data {
         let jpeg = try Data(contentsOf: board.image)
