@@ -14,7 +14,7 @@ struct FilmstripCommand: AsyncParsableCommand {
         subcommands: [
             ThumbnailCommand.self, InspectCommand.self, GenerateCommand.self, FrameCommand.self, GalleryCommand.self,
             IFramesCommand.self, PlayCommand.self, ServeCommand.self, PageCommand.self, CatalogCommand.self,
-            CacheCommand.self, PreviewsCommand.self,
+            CacheCommand.self, PreviewsCommand.self, DownloadCommand.self,
         ]
     )
 

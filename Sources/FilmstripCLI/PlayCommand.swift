@@ -170,7 +170,7 @@ struct PlayCommand: AsyncParsableCommand {
                 httpAdditionalHeaders: header.isEmpty ? nil : Dictionary(header, uniquingKeysWith: { _, last in last }),
                 timeoutIntervalForDrmAcquisitionMs: Int(keys.licenseTimeout * 1000), addressPolicy: network.policy)
         }
-        configuration.contentKeys = keys.keys
+        if !keys.keys.isEmpty { configuration.contentKeys = keys.keys }
         configuration.licenseURL = keys.license(policy: network.policy)?.url
         if let liveEdgeDelay { configuration.live.liveEdgeDelay = liveEdgeDelay }
         if let chase { configuration.live.chaseLiveEdge = chase.mode }

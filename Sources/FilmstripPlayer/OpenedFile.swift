@@ -1,4 +1,5 @@
 import FilmstripMedia
+import FilmstripStreaming
 import Foundation
 
 /// A file or progressive http(s) resource opened for playback: its frames (its video with the audio that goes with

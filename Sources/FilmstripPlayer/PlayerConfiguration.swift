@@ -82,9 +82,23 @@ public struct PlayerConfiguration: Sendable, Hashable {
     /// `timeoutIntervalForDrmAcquisitionMs` (10 s when unset); a refused, malformed or late licence is `drm_failed`.
     public var licenseURL: URL?
 
-    /// Creates a configuration for `url` with the defaults.
+    /// Creates a configuration for `url` with the defaults. When `url` is a ``Download`` (its folder or its master
+    /// playlist), the configuration plays its local master and restores its stored licence's keys, as
+    /// ``init(with:)-(Download)`` does.
     public init(with url: URL) {
-        self.url = url
+        guard let download = Download.containing(url) else {
+            self.url = url
+            return
+        }
+        self.url = download.manifestURL
+        contentKeys = (try? download.contentKeys()) ?? ContentKeys()
+    }
+
+    /// Creates a configuration that plays `download` offline: its local master playlist, with the keys of its stored
+    /// licence (a protected download made without keys needs ``contentKeys`` or ``licenseURL`` set; one whose
+    /// licence no longer reads plays as if it had none and fails with `drm_failed`).
+    public init(with download: Download) {
+        self.init(with: download.manifestURL)
     }
 }
 

@@ -72,12 +72,13 @@ public final class ScrubPreviews: Sendable {
             })
     }
 
-    /// The choice both loads make: the sidecar, else the manifest's image track (a manifest that lists none fails
+    /// The choice both loads make: the sidecar (or a download's stored preview track), else the manifest's image track (a manifest that lists none fails
     /// its load with `unsupported` or `parse`), else the keyframes.
     private static func load(
         content: URL?, sidecar: URL?, tracks: () -> TrackThumbnails, frames: () async throws -> FrameThumbnails
     ) async throws -> ScrubPreviews {
-        if let sidecar {
+        // A download's stored preview track stands for the sidecar.
+        if let sidecar = sidecar ?? content.flatMap(Download.containing)?.previewTrackURL {
             let engine = tracks()
             try await engine.load(track: sidecar)
             return ScrubPreviews(.sidecar, engine)

@@ -1,5 +1,5 @@
 import FilmstripFormats
-import FilmstripPlayer
+import FilmstripStreaming
 import Testing
 
 @Suite("Audio track selection")

@@ -15,7 +15,7 @@ final class ProgressBar: Sendable {
 
     init(label: String) { self.label = label }
 
-    func update(_ done: Int, of total: Int) {
+    func update(_ done: Int, of total: Int, detail: String = "") {
         guard enabled, total > 0 else { return }
         let fraction = Double(done) / Double(total)
         let draw = last.withLock { last -> Bool in
@@ -28,7 +28,7 @@ final class ProgressBar: Sendable {
         let width = 30
         let filled = Int(fraction * Double(width))
         let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-        FileHandle.standardError.write(Data("\r\(label) [\(bar)] \(done)/\(total)".utf8))
+        FileHandle.standardError.write(Data("\r\(label) [\(bar)] \(done)/\(total)\(detail)\u{1B}[K".utf8))
         if done == total { FileHandle.standardError.write(Data("\n".utf8)) }
     }
 

@@ -1,4 +1,5 @@
 import FilmstripFormats
+import FilmstripStreaming
 
 /// The renditions of a presentation as levels for adaptive bitrate: level `i` is, in every period, that period's
 /// `i`th rendition by bandwidth (the last one where a period has fewer). One level is one continuous rendition choice
