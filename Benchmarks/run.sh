@@ -25,4 +25,6 @@ bin="$(swift build -c release --show-bin-path)"
     python3 Benchmarks/image_urls.py "$bin/filmstrip" bench-output/images
     echo
     python3 Benchmarks/decryption.py "$bin/filmstrip" bench-output/decryption
+    echo
+    python3 Benchmarks/download.py "$bin/filmstrip" bench-output/download
 } | tee bench-output/report.txt

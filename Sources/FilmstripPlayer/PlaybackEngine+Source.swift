@@ -32,7 +32,7 @@ extension PlaybackEngine {
         let network = NetworkConfiguration.merged(sdk: player.sdkNetwork, player: configuration.network)
         options.loading = network.applied(to: options.loading)
         options.contentKeys = configuration.contentKeys
-        options.license = configuration.license(network: network)
+        options.license = configuration.licenseURL.map { PlayerConfiguration.license($0, network: network) }
         let transport = network.transport()
         if !configuration.url.isFileURL { options.transport = transport }
         fileOptions = options

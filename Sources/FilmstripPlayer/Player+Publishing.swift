@@ -49,24 +49,24 @@ extension PlayerConfiguration {
             retry: SessionRequests.retryPolicy(
                 streaming, waitsForConnectivity: network.waitsForConnectivity ?? true, budget: budget),
             optimizeLiveStartup: live.optimizeLiveStartup, preferredAudioLanguage: preferredAudioLanguage,
-            fetchesAudio: fetchesAudio, contentKeys: keySource(network: network))
+            fetchesAudio: fetchesAudio, contentKeys: keySource(network: network),
+            manifestLicense: { Self.license($0, network: network) })
     }
 
     /// Where protected samples' keys come from: ``contentKeys``, then the licence server under `network`'s headers,
     /// address policy and licence timeout; `nil` when neither is given.
-    func keySource(network: NetworkConfiguration) -> ContentKeySource? {
-        guard !contentKeys.isEmpty || licenseURL != nil else { return nil }
-        return ContentKeySource(keys: contentKeys, license: license(network: network))
+    /// A stream session's source is always made (empty without keys or licence), so that the licence server its
+    /// manifest names can be adopted.
+    func keySource(network: NetworkConfiguration) -> ContentKeySource {
+        ContentKeySource(keys: contentKeys, license: licenseURL.map { Self.license($0, network: network) })
     }
 
-    /// The licence server under `network`'s headers, address policy and licence timeout (10 s when unset).
-    func license(network: NetworkConfiguration) -> ClearKeyLicense? {
-        licenseURL.map { url in
-            ClearKeyLicense(
-                url: url, headers: network.httpAdditionalHeaders ?? [:],
-                timeout: network.timeoutIntervalForDrmAcquisitionMs.map { Double(max(1, $0)) / 1000 } ?? 10,
-                addressPolicy: network.addressPolicy ?? .any)
-        }
+    /// The licence server at `url` under `network`'s headers, address policy and licence timeout (10 s when unset).
+    static func license(_ url: URL, network: NetworkConfiguration) -> ClearKeyLicense {
+        ClearKeyLicense(
+            url: url, headers: network.httpAdditionalHeaders ?? [:],
+            timeout: network.timeoutIntervalForDrmAcquisitionMs.map { Double(max(1, $0)) / 1000 } ?? 10,
+            addressPolicy: network.addressPolicy ?? .any)
     }
 
     /// Trick play's lookahead at `rate`: about two seconds of playing, and at least what playback waits for to start

@@ -5,7 +5,7 @@ import Testing
 @Suite("filmstrip previews: JSON lines in, BGRA previews out")
 struct PreviewsCLITests {
     /// Runs `filmstrip previews` with `lines` on standard input; the answers, one object per line.
-    private func previews(_ lines: [String], in directory: TemporaryDirectory) async throws -> [[String: Any]] {
+    func previews(_ lines: [String], in directory: TemporaryDirectory) async throws -> [[String: Any]] {
         let input = directory.file("requests")
         try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: input)
         let answers = directory.file("answers").path
@@ -25,7 +25,7 @@ struct PreviewsCLITests {
     }
 
     /// The counter frame a BGRA preview shows (its middle pixel).
-    private func frame(ofBGRA path: String, width: Int, height: Int) throws -> Int? {
+    func frame(ofBGRA path: String, width: Int, height: Int) throws -> Int? {
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         #expect(bytes.count == width * height * 4)
         let i = (height / 2 * width + width / 2) * 4

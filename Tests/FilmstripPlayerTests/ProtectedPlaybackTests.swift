@@ -79,4 +79,27 @@ struct ProtectedPlaybackTests {
             #expect(recorder.frames.isEmpty, "\(name): \(recorder.frames.count) frames shown")
         }
     }
+
+    @Test("the licence server a DASH manifest names (ClearKey Laurl) is asked when none is configured")
+    func manifestLicense() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        _ = try Self.serve(.cencDASH, on: server)
+        let text = try String(contentsOf: ProtectedStreams.url(.cencDASH), encoding: .utf8)
+        let named =
+            #"<ContentProtection schemeIdUri="urn:uuid:e2719d58-a985-b3c9-781a-b030af78d30e" value="ClearKey1.0">"#
+            + #"<clearkey:Laurl xmlns:clearkey="http://dashif.org/guidelines/clearKey" Lic_type="EME-1.0">"#
+            + server.url("/license").absoluteString + "</clearkey:Laurl></ContentProtection>"
+        let patched = try NSRegularExpression(pattern: "(<AdaptationSet[^>]*>)").stringByReplacingMatches(
+            in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "$1" + named)
+        #expect(patched.contains("Laurl"))
+        server.serve("/p/cenc/laurl.mpd", text: patched, contentType: "application/dash+xml")
+        let recorder = await Self.play(PlayerConfiguration(with: server.url("/p/cenc/laurl.mpd")), until: .ended)
+        #expect(recorder.errors.isEmpty, "\(recorder.errors)")
+        let wrong = recorder.frames.filter { time, number in
+            number.map { abs($0 - Int((time * 25 + 1e-3).rounded(.down))) <= 1 } != true
+        }
+        #expect(recorder.frames.count >= 40 && wrong.isEmpty, "\(wrong.count) of \(recorder.frames.count) wrong")
+        #expect(server.requests.filter { $0.path == "/license" }.count == 1)
+    }
 }

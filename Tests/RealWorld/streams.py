@@ -17,6 +17,7 @@ import re
 import socketserver
 import subprocess
 import threading
+import time
 
 FPS = 25
 DURATION = 12
@@ -333,10 +334,12 @@ def psnr(a, b):
 
 class Site:
     """A threaded HTTP/1.1 server on 127.0.0.1 for `root`, answering `Range` requests (206, or 416 past the end),
-    that logs (path, range header, body bytes sent) for every request."""
+    that logs (path, range header, body bytes sent) for every request; `latency` seconds pass before each answer (a
+    distant origin)."""
 
-    def __init__(self, root):
+    def __init__(self, root, latency=0.0):
         self.log = []
+        self.latency = latency
         self.lock = threading.Lock()
         site = self
 
@@ -344,6 +347,8 @@ class Site:
             protocol_version = "HTTP/1.1"
 
             def do_GET(self):
+                if site.latency:
+                    time.sleep(site.latency)
                 path = self.translate_path(self.path)
                 if not os.path.isfile(path):
                     self.record(0)

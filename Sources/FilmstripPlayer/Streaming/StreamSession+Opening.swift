@@ -29,6 +29,11 @@ extension StreamSession {
         let presentation = try await requests.withRetries(lane: lane(.video)) { [client] in
             try await client.presentation()
         }
+        if let keys = settings.contentKeys, let make = settings.manifestLicense,
+            let named = presentation.protection.first(where: { $0.isClearKey && $0.licenseURL != nil })?.licenseURL
+        {
+            keys.adopt(make(named))
+        }
         let ladder = try RenditionLadder(presentation, preferredAudioLanguage: settings.preferredAudioLanguage)
         audioOnly.store(ladder.isAudioOnly, ordering: .relaxed)
         let configured =

@@ -58,6 +58,9 @@ final class StreamSession: Sendable {
         var fetchesAudio = false
         /// Keys of protected samples (``PlayerConfiguration/contentKeys``, its licence server).
         var contentKeys: ContentKeySource?
+        /// The licence server a manifest names (DASH ClearKey `Laurl`), under the player's network settings: used
+        /// when none is configured.
+        var manifestLicense: (@Sendable (URL) -> ClearKeyLicense)?
     }
 
     let url: URL

@@ -24,6 +24,8 @@ struct DownloadPlan: Sendable {
     var previews: PreviewPlan?
     /// Key ids the manifest declares (DASH `cenc:default_KID`).
     var keyIDs: [Data] = []
+    /// The ClearKey licence server the manifest names (DASH `Laurl`).
+    var licenseURL: URL?
     var duration: Double = 0
 
     static let master = "master.m3u8"

@@ -49,6 +49,7 @@ struct DownloadPlanner {
         }
         var plan = DownloadPlan()
         plan.keyIDs = presentation.protection.flatMap(\.keyIDs)
+        plan.licenseURL = presentation.protection.first { $0.isClearKey && $0.licenseURL != nil }?.licenseURL
         var writer = LocalPlaylistWriter()
         var media: [(run: Run, path: String)] = []
         for run in [video] + audio + [iFrames] where !run.periods.isEmpty {

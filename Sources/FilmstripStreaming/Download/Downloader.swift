@@ -26,6 +26,7 @@ public final class Downloader: Sendable {
     let client: StreamingClient
     private let contentKeys: ContentKeys
     private let license: ClearKeyLicense?
+    private let addressPolicy: AddressPolicy
     private let control = Mutex(Control())
 
     private struct Control {
@@ -39,8 +40,9 @@ public final class Downloader: Sendable {
     ///
     /// - Parameters:
     ///   - contentKeys, license: for a protected stream, the keys (given, or asked of a ClearKey licence server) to
-    ///     store beside the download as its persistent licence; without them, a protected stream is stored as it is
-    ///     and needs its keys when played.
+    ///     store beside the download as its persistent licence; without either, the licence server the manifest
+    ///     names (DASH ClearKey `Laurl`) is asked, and without that a protected stream is stored as it is and needs
+    ///     its keys when played.
     ///   - decorate: called before every request (headers, signed URLs).
     public init(
         url: URL, directory: URL, configuration: DownloadConfiguration = DownloadConfiguration(),
@@ -54,6 +56,7 @@ public final class Downloader: Sendable {
         self.configuration = configuration
         self.contentKeys = contentKeys
         self.license = license
+        addressPolicy = loading.addressPolicy
         client = StreamingClient(url: url, transport: transport, configuration: loading, decorate: decorate)
         (progress, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(64))
     }
@@ -117,8 +120,13 @@ public final class Downloader: Sendable {
         try await fetch(pending, into: store, meter: &meter)
         let finisher = DownloadFinisher(store: store, plan: plan, source: url)
         let keyIDs = try await finisher.keyIDs()
-        if !keyIDs.isEmpty, !contentKeys.isEmpty || license != nil {
-            try await finisher.storeLicense(keyIDs, keys: contentKeys, license: license)
+        // Without keys or a licence server, the one the manifest names (under the loading's address policy).
+        let server =
+            license
+            ?? (contentKeys.isEmpty
+                ? plan.licenseURL.map { ClearKeyLicense(url: $0, addressPolicy: addressPolicy) } : nil)
+        if !keyIDs.isEmpty, !contentKeys.isEmpty || server != nil {
+            try await finisher.storeLicense(keyIDs, keys: contentKeys, license: server)
         }
         return try finisher.finish(keyIDs: keyIDs)
     }
