@@ -92,6 +92,9 @@ struct DownloadCommand: AsyncParsableCommand {
             throw fail(error)
         }
         _ = await watcher.value
+        if let failure = download.licenseFailure {
+            printError("the licence server the manifest names gave no licence: \(failure)")
+        }
         if json {
             print(
                 JSON.object([

@@ -28,6 +28,11 @@ public struct StreamProtection: Sendable, Hashable {
     /// Whether this names the ClearKey system.
     public var isClearKey: Bool { system == Self.clearKeySystem }
 
+    /// ``licenseURL`` resolved against `base` (the manifest's URL): a `Laurl` may be relative.
+    public func licenseURL(relativeTo base: URL) -> URL? {
+        licenseURL.flatMap { URL(string: $0.relativeString, relativeTo: base)?.absoluteURL }
+    }
+
     /// A key id from its UUID spelling (dashes or not) or 32 hexadecimal digits.
     public static func keyID(_ text: String) -> Data? {
         let digits = text.filter { $0 != "-" }.lowercased()

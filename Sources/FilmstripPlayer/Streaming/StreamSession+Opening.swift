@@ -30,7 +30,8 @@ extension StreamSession {
             try await client.presentation()
         }
         if let keys = settings.contentKeys, let make = settings.manifestLicense,
-            let named = presentation.protection.first(where: { $0.isClearKey && $0.licenseURL != nil })?.licenseURL
+            let named = presentation.protection.first(where: { $0.isClearKey && $0.licenseURL != nil })?
+                .licenseURL(relativeTo: presentation.url)
         {
             keys.adopt(make(named))
         }

@@ -24,6 +24,8 @@ public struct Download: Sendable, Hashable {
     public var keyIDs: [Data]
     /// The stored licence (the keys of ``keyIDs``), when there is one.
     public var licenseFile: URL?
+    /// Why the licence server the manifest names gave no licence, when it was asked and failed.
+    public var licenseFailure: String?
     /// Files stored.
     public var files: Int
     /// Bytes stored.
@@ -62,6 +64,7 @@ public struct Download: Sendable, Hashable {
         iFramePlaylistURL = record.iFrames.map { directory.appendingPathComponent($0) }
         keyIDs = record.keyIDs.compactMap { StreamProtection.keyID($0) }
         licenseFile = record.license.map { directory.appendingPathComponent($0) }
+        licenseFailure = record.licenseFailure
         files = record.files
         bytes = record.bytes
         duration = record.duration
@@ -102,8 +105,8 @@ public struct Download: Sendable, Hashable {
         }
         var entries: [String: (String, Int64)] = [:]
         for line in text.split(separator: "\n").dropFirst() {
-            let fields = line.split(separator: " ", maxSplits: 2).map(String.init)
-            guard fields.count == 3, let length = Int64(fields[1]), DownloadStore.isSafe(fields[2]) else { continue }
+            let fields = line.split(separator: " ", maxSplits: 3).map(String.init)
+            guard fields.count == 4, let length = Int64(fields[1]), DownloadStore.isSafe(fields[2]) else { continue }
             entries[fields[2]] = (fields[0], length)
         }
         return entries.keys.sorted().filter { path in
@@ -122,6 +125,7 @@ struct DownloadRecord: Codable, Sendable {
     var iFrames: String?
     var license: String?
     var keyIDs: [String]
+    var licenseFailure: String?
     var files: Int
     var bytes: Int64
     var duration: Double

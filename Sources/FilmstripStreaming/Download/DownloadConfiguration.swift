@@ -13,8 +13,8 @@ public struct DownloadConfiguration: Sendable, Hashable {
     public var maximumHeight: Int?
     /// The most bits per second the video rendition may declare (`BANDWIDTH`, `@bandwidth`); `nil`: no limit.
     public var maximumBandwidth: Int?
-    /// The audio tracks to take by language (`en` also takes `en-GB` and `eng`); `nil` (the default) takes the stream's default
-    /// track (`DEFAULT=YES`, else the first); an empty list takes none.
+    /// The audio tracks to take by language (`en` also takes `en-GB` and `eng`); `nil` (the default) takes the
+    /// stream's default track (`DEFAULT=YES`, else the first); an empty list takes none.
     public var audioLanguages: [String]?
     /// Whether to take the stream's preview track (its image track, else its I-frame playlist) when it has one
     /// (default `true`).

@@ -45,14 +45,13 @@ struct DownloadFinisher {
     }
 
     /// Writes the preview track, the playlists and the record; the download.
-    func finish(keyIDs: [Data]) throws -> Download {
+    func finish(keyIDs: [Data], licenseFailure: String?) throws -> Download {
         if let previews = plan.previews {
             try store.writeAtomically(Data(previewTrack(previews).utf8), to: PreviewPlan.path)
         }
         for (path, text) in plan.playlists {
             try store.writeAtomically(Data(text.utf8), to: path)
         }
-        let verified = store.all
         let hasLicense = FileManager.default.fileExists(
             atPath: store.directory.appendingPathComponent(Download.licenseName).path)
         let record = DownloadRecord(
@@ -60,8 +59,8 @@ struct DownloadFinisher {
             previews: plan.previews == nil ? nil : PreviewPlan.path,
             iFrames: plan.playlists.contains { $0.path == "iframes.m3u8" } ? "iframes.m3u8" : nil,
             license: hasLicense && !keyIDs.isEmpty ? Download.licenseName : nil,
-            keyIDs: keyIDs.map(ContentKeys.hex), files: plan.files.count,
-            bytes: plan.files.reduce(0) { $0 &+ (verified[$1.path]?.length ?? 0) }, duration: plan.duration)
+            keyIDs: keyIDs.map(ContentKeys.hex), licenseFailure: licenseFailure, files: plan.files.count,
+            bytes: plan.files.reduce(0) { $0.saturating(store.verified($1)?.length ?? 0) }, duration: plan.duration)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         do {

@@ -30,7 +30,8 @@ struct DownloadPlan: Sendable {
 
     static let master = "master.m3u8"
 
-    var estimatedBytes: Int64 { files.reduce(0) { $0 &+ $1.estimate } }
+    /// The sum of `files`' sizes as estimated, saturating at `Int64.max`.
+    static func estimate(_ files: [DownloadFile]) -> Int64 { files.reduce(0) { $0.saturating($1.estimate) } }
 }
 
 /// The stream's image track, to be stored as a WebVTT thumbnail track over the downloaded images.
@@ -59,8 +60,8 @@ enum DownloadChoice {
         return fitting.max(by: order) ?? renditions.min(by: order)
     }
 
-    /// The audio tracks: by language when asked (``AudioTrackSelection/match(_:_:)``: `en` takes `en-GB` and `eng`), else
-    /// the default one (else the first).
+    /// The audio tracks: by language when asked (``AudioTrackSelection/match(_:_:)``: `en` takes `en-GB` and
+    /// `eng`), else the default one (else the first).
     static func audio(_ tracks: [Presentation.Track], languages: [String]?) -> [Presentation.Track] {
         guard let languages else {
             return (tracks.first { $0.isDefault } ?? tracks.first).map { [$0] } ?? []
@@ -74,5 +75,13 @@ enum DownloadChoice {
     /// The rendition of an audio or I-frame track: the highest bandwidth.
     static func best(_ renditions: [Presentation.Rendition]) -> Presentation.Rendition? {
         renditions.max { $0.bandwidth < $1.bandwidth }
+    }
+}
+
+extension Int64 {
+    /// `self + other`, `Int64.max` (or `.min`) instead of an overflow: sizes from a manifest are hostile.
+    func saturating(_ other: Int64) -> Int64 {
+        let (sum, overflow) = addingReportingOverflow(other)
+        return overflow ? (other > 0 ? .max : .min) : sum
     }
 }

@@ -49,7 +49,8 @@ struct DownloadPlanner {
         }
         var plan = DownloadPlan()
         plan.keyIDs = presentation.protection.flatMap(\.keyIDs)
-        plan.licenseURL = presentation.protection.first { $0.isClearKey && $0.licenseURL != nil }?.licenseURL
+        plan.licenseURL = presentation.protection.first { $0.isClearKey && $0.licenseURL != nil }?
+            .licenseURL(relativeTo: presentation.url)
         var writer = LocalPlaylistWriter()
         var media: [(run: Run, path: String)] = []
         for run in [video] + audio + [iFrames] where !run.periods.isEmpty {
@@ -142,9 +143,15 @@ struct DownloadPlanner {
                     path: "\(run.directory)/\(String(format: "%05d", number)).\(Self.fileExtension(segment.url))",
                     discontinuity: !entries.isEmpty
                         && (index == 0 || segment.discontinuitySequence != references[index - 1].discontinuitySequence))
+                if segment.isGap {
+                    // Nothing to fetch: the local playlist keeps the gap (EXT-X-GAP).
+                    entry.isGap = true
+                    entries.append(entry)
+                    continue
+                }
                 let estimate =
                     segment.byteRange.map { Int64($0.count) }
-                    ?? Int64(max(1, (bitrate > 0 ? bitrate : 128_000) * segment.duration / 8))
+                    ?? Self.bytes(bitsPerSecond: bitrate > 0 ? bitrate : 128_000, seconds: segment.duration)
                 plan.files.append(
                     DownloadFile(
                         path: entry.path, url: segment.url, range: segment.byteRange, object: .media,
@@ -180,10 +187,19 @@ struct DownloadPlanner {
         return entries
     }
 
+    /// Bytes for `seconds` at `bitsPerSecond`, at least 1 and at most 1 TB (both come from the manifest).
+    static func bytes(bitsPerSecond: Double, seconds: Double) -> Int64 {
+        let bytes = bitsPerSecond * seconds / 8
+        guard bytes.isFinite else { return 1 << 40 }
+        return Int64(min(max(1, bytes), Double(1 << 40)))
+    }
+
     /// A short extension for a stored file, from its URL's path (letters and digits only), else `fallback`.
     static func fileExtension(_ url: URL, default fallback: String = "bin") -> String {
         let ext = url.pathExtension.lowercased()
-        guard (1...5).contains(ext.count), ext.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
+        // `part` is the store's temporary suffix.
+        guard (1...5).contains(ext.count), ext != "part", ext.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) })
+        else {
             return fallback
         }
         return ext

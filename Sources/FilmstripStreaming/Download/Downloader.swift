@@ -75,7 +75,7 @@ public final class Downloader: Sendable {
         return try await withTaskCancellationHandler {
             try await task.value
         } onCancel: {
-            task.cancel()
+            cancel()
         }
     }
 
@@ -113,22 +113,27 @@ public final class Downloader: Sendable {
         } catch {
             throw Self.wrap(error, "cannot read the stream \(url.absoluteString)")
         }
-        let pending = plan.files.filter { store.verified($0.path) == nil }
-        try checkSpace(store, needed: pending.reduce(0) { $0 &+ $1.estimate })
+        let pending = plan.files.filter { store.verified($0) == nil }
+        try checkSpace(store, needed: DownloadPlan.estimate(pending))
         var meter = ProgressMeter(plan: plan, store: store, pending: pending)
         continuation.yield(meter.progress)
         try await fetch(pending, into: store, meter: &meter)
         let finisher = DownloadFinisher(store: store, plan: plan, source: url)
         let keyIDs = try await finisher.keyIDs()
-        // Without keys or a licence server, the one the manifest names (under the loading's address policy).
-        let server =
-            license
-            ?? (contentKeys.isEmpty
-                ? plan.licenseURL.map { ClearKeyLicense(url: $0, addressPolicy: addressPolicy) } : nil)
-        if !keyIDs.isEmpty, !contentKeys.isEmpty || server != nil {
-            try await finisher.storeLicense(keyIDs, keys: contentKeys, license: server)
+        var licenseFailure: String?
+        if !keyIDs.isEmpty, !contentKeys.isEmpty || license != nil {
+            try await finisher.storeLicense(keyIDs, keys: contentKeys, license: license)
+        } else if !keyIDs.isEmpty, let named = plan.licenseURL {
+            // Without keys or a licence server, the one the manifest names (under the loading's address policy);
+            // not asked for, so its failure leaves the download without a licence rather than failing it.
+            do {
+                try await finisher.storeLicense(
+                    keyIDs, keys: contentKeys, license: ClearKeyLicense(url: named, addressPolicy: addressPolicy))
+            } catch {
+                licenseFailure = "\(error)"
+            }
         }
-        return try finisher.finish(keyIDs: keyIDs)
+        return try finisher.finish(keyIDs: keyIDs, licenseFailure: licenseFailure)
     }
 
     private func checkSpace(_ store: DownloadStore, needed: Int64) throws(DownloadError) {
@@ -164,7 +169,12 @@ public final class Downloader: Sendable {
     }
 
     private func fetchOne(_ file: DownloadFile, into store: DownloadStore) async throws -> Int64 {
-        await control.wait(in: \.waiters) { !$0.paused || $0.cancelled }
+        // Parked while paused; a cancelled task (the group's, when another file failed) is woken and stops.
+        await withTaskCancellationHandler {
+            await control.wait(in: \.waiters) { !$0.paused || $0.cancelled || Task.isCancelled }
+        } onCancel: {
+            control.withLock { $0.waiters.takeAll() }.resume()
+        }
         if control.withLock({ $0.cancelled }) || Task.isCancelled {
             throw DownloadError(.cancelled, "the download of \(url.absoluteString) was cancelled")
         }
@@ -183,11 +193,14 @@ public final class Downloader: Sendable {
                 "\(file.url.absoluteString) bytes \(range.lowerBound)-\(range.upperBound - 1) arrived with "
                     + "\(data.count) bytes, not \(range.count)")
         }
+        if data.isEmpty {
+            throw DownloadError(.fetch, "\(file.url.absoluteString) answered with no bytes")
+        }
         if file.object == .key, data.count != 16 {
             throw DownloadError(
                 .fetch, "the AES-128 key \(file.url.absoluteString) is \(data.count) bytes, not 16")
         }
-        try store.store(data, at: file.path, secret: file.isSecret)
+        try store.store(data, as: file)
         return Int64(data.count)
     }
 
@@ -209,21 +222,20 @@ private struct ProgressMeter {
     private var pendingEstimate: Int64
 
     init(plan: DownloadPlan, store: DownloadStore, pending: [DownloadFile]) {
-        let verified = store.all
-        let storedBytes = plan.files.reduce(Int64(0)) { $0 &+ (verified[$1.path]?.length ?? 0) }
-        pendingEstimate = pending.reduce(0) { $0 &+ $1.estimate }
+        let storedBytes = plan.files.reduce(Int64(0)) { $0.saturating(store.verified($1)?.length ?? 0) }
+        pendingEstimate = DownloadPlan.estimate(pending)
         progress = DownloadProgress(
-            bytes: storedBytes, estimatedBytes: storedBytes &+ pendingEstimate,
+            bytes: storedBytes, estimatedBytes: storedBytes.saturating(pendingEstimate),
             files: plan.files.count - pending.count, totalFiles: plan.files.count,
             resumedFiles: plan.files.count - pending.count, bytesPerSecond: 0, estimatedTimeLeft: nil)
     }
 
     mutating func stored(_ file: DownloadFile, bytes: Int64) {
-        fetchedBytes &+= bytes
-        pendingEstimate -= file.estimate
-        progress.bytes &+= bytes
+        fetchedBytes = fetchedBytes.saturating(bytes)
+        pendingEstimate = pendingEstimate.saturating(-file.estimate)
+        progress.bytes = progress.bytes.saturating(bytes)
         progress.files += 1
-        progress.estimatedBytes = progress.bytes &+ max(0, pendingEstimate)
+        progress.estimatedBytes = progress.bytes.saturating(max(0, pendingEstimate))
         let elapsed = (ContinuousClock.now - started).seconds
         progress.bytesPerSecond = elapsed > 0 ? Double(fetchedBytes) / elapsed : 0
         progress.estimatedTimeLeft =

@@ -12,6 +12,7 @@ struct LocalPlaylistWriter {
         var discontinuity: Bool
         var initialization: String?
         var key: Key?
+        var isGap = false
     }
 
     /// An AES-128 key, stored beside the download.
@@ -32,9 +33,12 @@ struct LocalPlaylistWriter {
     }
 
     static func mediaPlaylist(_ entries: [Entry], iFramesOnly: Bool) -> String {
-        let target = Int((entries.map(\.duration).max() ?? 1).rounded(.up))
+        // EXTINF rounded to the nearest integer may not exceed the target duration (RFC 8216 4.3.3.1); durations come
+        // from the source's manifest, so an absurd one is bounded rather than trusted.
+        let longest = entries.map(\.duration).filter(\.isFinite).max() ?? 1
+        let target = Int(min(max(1, longest.rounded(.up)), 1e9))
         var lines = [
-            "#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:\(max(1, target))", "#EXT-X-MEDIA-SEQUENCE:0",
+            "#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:\(target)", "#EXT-X-MEDIA-SEQUENCE:0",
             "#EXT-X-PLAYLIST-TYPE:VOD",
         ]
         if iFramesOnly { lines.append("#EXT-X-I-FRAMES-ONLY") }
@@ -42,10 +46,7 @@ struct LocalPlaylistWriter {
         var key: Key?
         for entry in entries {
             if entry.discontinuity { lines.append("#EXT-X-DISCONTINUITY") }
-            if let map = entry.initialization, map != initialization || entry.discontinuity {
-                lines.append("#EXT-X-MAP:URI=\"\(map)\"")
-                initialization = map
-            }
+            // The key first: an init section under a key is decrypted with it (RFC 8216 4.3.2.5).
             if entry.key != key {
                 if let next = entry.key {
                     var line = "#EXT-X-KEY:METHOD=\(next.method),URI=\"\(next.path)\""
@@ -56,6 +57,11 @@ struct LocalPlaylistWriter {
                 }
                 key = entry.key
             }
+            if let map = entry.initialization, map != initialization || entry.discontinuity {
+                lines.append("#EXT-X-MAP:URI=\"\(map)\"")
+                initialization = map
+            }
+            if entry.isGap { lines.append("#EXT-X-GAP") }
             lines.append("#EXTINF:\(String(format: "%.6f", entry.duration)),")
             lines.append(entry.path)
         }
