@@ -114,7 +114,10 @@ struct DownloadCommand: AsyncParsableCommand {
         }
     }
 
-    static func megabytes(_ bytes: Int64) -> String { String(format: "%.1f MB", Double(bytes) / 1_000_000) }
+    static func megabytes(_ bytes: Int64) -> String {
+        bytes < 100_000
+            ? String(format: "%.1f kB", Double(bytes) / 1000) : String(format: "%.1f MB", Double(bytes) / 1_000_000)
+    }
 
     static func detail(_ progress: DownloadProgress) -> String {
         var text = " \(megabytes(progress.bytes)) of ~\(megabytes(progress.estimatedBytes))"
