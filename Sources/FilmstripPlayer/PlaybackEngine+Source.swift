@@ -32,7 +32,10 @@ extension PlaybackEngine {
         let network = NetworkConfiguration.merged(sdk: player.sdkNetwork, player: configuration.network)
         options.loading = network.applied(to: options.loading)
         options.contentKeys = configuration.contentKeys
-        options.license = configuration.licenseURL.map { PlayerConfiguration.license($0, network: network) }
+        let prepareLicense = player.shared.withLock { $0.callbacks.prepareLicenseRequest }
+        options.license = configuration.licenseURL.map {
+            PlayerConfiguration.license($0, network: network, prepare: prepareLicense)
+        }
         let transport = network.transport()
         if !configuration.url.isFileURL { options.transport = transport }
         fileOptions = options
@@ -42,7 +45,8 @@ extension PlaybackEngine {
         let ranges: [ClosedRange<Double>]
         if ManifestDetection.isManifest(configuration.url) {
             let settings = configuration.streamSettings(
-                network: network, budget: options.loading.resourceTimeout, fetchesAudio: sound.format != nil)
+                network: network, budget: options.loading.resourceTimeout, fetchesAudio: sound.format != nil,
+                prepareLicense: prepareLicense)
             guard
                 let opened = openStream(
                     configuration, transport: transport, loading: options.loading, settings: settings, player)

@@ -41,7 +41,7 @@ extension PlayerConfiguration {
     /// What a stream session of this content is configured with, under the merged `network` settings; `budget` is
     /// a request's whole time (the loader's resource timeout).
     func streamSettings(
-        network: NetworkConfiguration, budget: Double, fetchesAudio: Bool
+        network: NetworkConfiguration, budget: Double, fetchesAudio: Bool, prepareLicense: LicenseRequestPreparation?
     ) -> StreamSession.Configuration {
         StreamSession.Configuration(
             streaming: streaming, maxBuffer: maxPrebufferTime,
@@ -49,24 +49,28 @@ extension PlayerConfiguration {
             retry: SessionRequests.retryPolicy(
                 streaming, waitsForConnectivity: network.waitsForConnectivity ?? true, budget: budget),
             optimizeLiveStartup: live.optimizeLiveStartup, preferredAudioLanguage: preferredAudioLanguage,
-            fetchesAudio: fetchesAudio, contentKeys: keySource(network: network),
-            manifestLicense: { Self.license($0, network: network) })
+            fetchesAudio: fetchesAudio, contentKeys: keySource(network: network, prepare: prepareLicense),
+            manifestLicense: { Self.license($0, network: network, prepare: prepareLicense) })
     }
 
     /// Where protected samples' keys come from: ``contentKeys``, then the licence server under `network`'s headers,
     /// address policy and licence timeout; `nil` when neither is given.
     /// A stream session's source is always made (empty without keys or licence), so that the licence server its
     /// manifest names can be adopted.
-    func keySource(network: NetworkConfiguration) -> ContentKeySource {
-        ContentKeySource(keys: contentKeys, license: licenseURL.map { Self.license($0, network: network) })
+    func keySource(network: NetworkConfiguration, prepare: LicenseRequestPreparation?) -> ContentKeySource {
+        ContentKeySource(
+            keys: contentKeys, license: licenseURL.map { Self.license($0, network: network, prepare: prepare) })
     }
 
-    /// The licence server at `url` under `network`'s headers, address policy and licence timeout (10 s when unset).
-    static func license(_ url: URL, network: NetworkConfiguration) -> ClearKeyLicense {
+    /// The licence server at `url` under `network`'s headers, address policy and licence timeout (10 s when unset),
+    /// its requests signed by `prepare` (``Player/prepareLicenseRequest``).
+    static func license(
+        _ url: URL, network: NetworkConfiguration, prepare: LicenseRequestPreparation?
+    ) -> ClearKeyLicense {
         ClearKeyLicense(
             url: url, headers: network.httpAdditionalHeaders ?? [:],
             timeout: network.timeoutIntervalForDrmAcquisitionMs.map { Double(max(1, $0)) / 1000 } ?? 10,
-            addressPolicy: network.addressPolicy ?? .any)
+            addressPolicy: network.addressPolicy ?? .any, prepare: prepare)
     }
 
     /// Trick play's lookahead at `rate`: about two seconds of playing, and at least what playback waits for to start

@@ -1,5 +1,6 @@
 import FilmstripImaging
 import FilmstripMedia
+public import FilmstripStreaming
 import FilmstripSync
 public import Foundation
 
@@ -41,6 +42,7 @@ public final class Player: Sendable {
         weak var output: (any VideoOutput)?
         weak var audioOutput: (any AudioOutput)?
         var onAudioTracks: (@Sendable ([AudioTrack]) -> Void)?
+        var prepareLicenseRequest: LicenseRequestPreparation?
     }
 
     struct Shared {
@@ -135,6 +137,14 @@ public final class Player: Sendable {
     public var onStats: (@Sendable (PlayerStats) -> Void)? {
         get { shared.withLock { $0.callbacks.onStats } }
         set { shared.withLock { $0.callbacks.onStats = newValue } }
+    }
+
+    /// Called with each ClearKey licence request (``PlayerConfiguration/licenseURL``, or the one a manifest names)
+    /// before it is sent, to sign it: add a header, change the URL. Throwing fails the licence (`drm_failed`). Read
+    /// when content is opened.
+    public var prepareLicenseRequest: LicenseRequestPreparation? {
+        get { shared.withLock { $0.callbacks.prepareLicenseRequest } }
+        set { shared.withLock { $0.callbacks.prepareLicenseRequest = newValue } }
     }
 
     /// Called when the seekable ranges change.

@@ -6,6 +6,9 @@ public import Foundation
     public import FoundationNetworking
 #endif
 
+/// Signs a licence request before it is sent (adds a header, changes the URL); throwing fails the licence.
+public typealias LicenseRequestPreparation = @Sendable (inout URLRequest) async throws -> Void
+
 /// A W3C ClearKey licence server (Encrypted Media Extensions, "Clear Key"): a POST of
 /// `{"kids": [key ids, base64url], "type": "temporary"}` answered with a JSON Web Key set,
 /// `{"keys": [{"kty": "oct", "kid": …, "k": …}]}`. The keys it gives are held in memory only.
@@ -19,11 +22,11 @@ public struct ClearKeyLicense: Sendable {
     /// Which addresses the request, and each redirect, may reach.
     public var addressPolicy: AddressPolicy
     /// Called with each request before it is sent, to sign it (add a header, change the URL).
-    public var prepare: (@Sendable (inout URLRequest) async throws -> Void)?
+    public var prepare: LicenseRequestPreparation?
 
     public init(
         url: URL, headers: [String: String] = [:], timeout: Double = 10, addressPolicy: AddressPolicy = .any,
-        prepare: (@Sendable (inout URLRequest) async throws -> Void)? = nil
+        prepare: LicenseRequestPreparation? = nil
     ) {
         self.url = url
         self.headers = headers

@@ -4,6 +4,10 @@ import FilmstripTesting
 import Foundation
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// The player on streams Shaka Packager encrypted during the test (cenc and cbcs, HLS and DASH, video and audio
 /// each encrypted), over the loopback server, on a test clock: with the key (given, or from a ClearKey licence
 /// server) every frame is the source's; without it, or with the licence refused or late, `drm_failed` and no
@@ -80,7 +84,7 @@ struct ProtectedPlaybackTests {
         }
     }
 
-    @Test("the licence server a DASH manifest names (ClearKey Laurl) is asked when none is configured")
+    @Test("the licence server a DASH manifest names (ClearKey Laurl) is asked when none is configured, signed")
     func manifestLicense() async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
@@ -94,12 +98,20 @@ struct ProtectedPlaybackTests {
             in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "$1" + named)
         #expect(patched.contains("Laurl"))
         server.serve("/p/cenc/laurl.mpd", text: patched, contentType: "application/dash+xml")
-        let recorder = await Self.play(PlayerConfiguration(with: server.url("/p/cenc/laurl.mpd")), until: .ended)
+        // The player's signing hook signs the licence request.
+        let virtual = VirtualPlayer()
+        let recorder = PlayerRecorder()
+        recorder.observe(virtual.player)
+        virtual.player.playbackRate = 2
+        virtual.player.prepareLicenseRequest = { request in request.setValue("s1", forHTTPHeaderField: "X-Signature") }
+        virtual.player.open(config: PlayerConfiguration(with: server.url("/p/cenc/laurl.mpd")))
+        await recorder.wait(for: .ended, on: virtual)
         #expect(recorder.errors.isEmpty, "\(recorder.errors)")
         let wrong = recorder.frames.filter { time, number in
             number.map { abs($0 - Int((time * 25 + 1e-3).rounded(.down))) <= 1 } != true
         }
         #expect(recorder.frames.count >= 40 && wrong.isEmpty, "\(wrong.count) of \(recorder.frames.count) wrong")
-        #expect(server.requests.filter { $0.path == "/license" }.count == 1)
+        let asked = server.requests.filter { $0.path == "/license" }
+        #expect(asked.count == 1 && asked.first?.headers["x-signature"] == "s1", "\(asked.map(\.headers))")
     }
 }
