@@ -1,3 +1,4 @@
+import FilmstripLoading
 import FilmstripSync
 public import Foundation
 
@@ -47,7 +48,7 @@ public final class CatalogJournal: Sendable {
             // Processes on one shard append under the file's lock (see `init`).
             flock(fd, LOCK_EX)
             defer { flock(fd, LOCK_UN) }
-            if let failure = writeAll(fd, line) { return failure }
+            if let failure = DurableFile.writeAll(fd, line) { return failure }
             return durable && fsync(fd) != 0 ? Durable.lastError : nil
         }
         if let failure { throw CatalogError(.storage, "cannot append to the results: \(failure)", url: url) }

@@ -31,11 +31,8 @@ extension PlaybackEngine {
         var options = FrameExtractorConfiguration()
         let network = NetworkConfiguration.merged(sdk: player.sdkNetwork, player: configuration.network)
         options.loading = network.applied(to: options.loading)
-        options.contentKeys = configuration.contentKeys
-        let prepareLicense = player.shared.withLock { $0.callbacks.prepareLicenseRequest }
-        options.license = configuration.licenseURL.map {
-            PlayerConfiguration.license($0, network: network, prepare: prepareLicense)
-        }
+        let prepareLicense = player.prepareLicenseRequest
+        configuration.applyKeys(to: &options, network: network, prepare: prepareLicense)
         let transport = network.transport()
         if !configuration.url.isFileURL { options.transport = transport }
         fileOptions = options

@@ -53,26 +53,6 @@ extension PlayerConfiguration {
             manifestLicense: { Self.license($0, network: network, prepare: prepareLicense) })
     }
 
-    /// Where protected samples' keys come from: ``contentKeys``, then the licence server under `network`'s headers,
-    /// address policy and licence timeout; `nil` when neither is given.
-    /// A stream session's source is always made (empty without keys or licence), so that the licence server its
-    /// manifest names can be adopted.
-    func keySource(network: NetworkConfiguration, prepare: LicenseRequestPreparation?) -> ContentKeySource {
-        ContentKeySource(
-            keys: contentKeys, license: licenseURL.map { Self.license($0, network: network, prepare: prepare) })
-    }
-
-    /// The licence server at `url` under `network`'s headers, address policy and licence timeout (10 s when unset),
-    /// its requests signed by `prepare` (``Player/prepareLicenseRequest``).
-    static func license(
-        _ url: URL, network: NetworkConfiguration, prepare: LicenseRequestPreparation?
-    ) -> ClearKeyLicense {
-        ClearKeyLicense(
-            url: url, headers: network.httpAdditionalHeaders ?? [:],
-            timeout: network.timeoutIntervalForDrmAcquisitionMs.map { Double(max(1, $0)) / 1000 } ?? 10,
-            addressPolicy: network.addressPolicy ?? .any, prepare: prepare)
-    }
-
     /// Trick play's lookahead at `rate`: about two seconds of playing, and at least what playback waits for to start
     /// or resume.
     func trickCapacity(at rate: Double) -> Double { max(2 * abs(rate), minPrebufferTime, minRebufferTime, 2) }

@@ -103,15 +103,11 @@ public struct Download: Sendable, Hashable {
         guard let text = try? String(contentsOf: journal, encoding: .utf8) else {
             throw DownloadError(.corrupt, "\(journal.path) does not read")
         }
-        var entries: [String: (String, Int64)] = [:]
-        for line in text.split(separator: "\n").dropFirst() {
-            let fields = line.split(separator: " ", maxSplits: 3).map(String.init)
-            guard fields.count == 4, let length = Int64(fields[1]), DownloadStore.isSafe(fields[2]) else { continue }
-            entries[fields[2]] = (fields[0], length)
-        }
+        let entries = Dictionary(
+            text.split(separator: "\n").dropFirst().compactMap { DownloadStore.entry($0) }, uniquingKeysWith: { $1 })
         return entries.keys.sorted().filter { path in
             guard let data = try? Data(contentsOf: directory.appendingPathComponent(path)) else { return true }
-            return Int64(data.count) != entries[path]!.1 || DownloadStore.sha256(data) != entries[path]!.0
+            return Int64(data.count) != entries[path]!.length || DownloadStore.sha256(data) != entries[path]!.sha256
         }
     }
 }

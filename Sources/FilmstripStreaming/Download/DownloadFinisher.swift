@@ -93,7 +93,8 @@ struct DownloadFinisher {
                     target += "#xywh=\(Int(tile.column) * w),\(Int(tile.row) * h),\(w),\(h)"
                 }
             }
-            out += "\n\(Self.timestamp(cue.startMilliseconds)) --> \(Self.timestamp(cue.endMilliseconds))\n\(target)\n"
+            let start = WebVTTTimestamp.string(milliseconds: cue.startMilliseconds)
+            out += "\n\(start) --> \(WebVTTTimestamp.string(milliseconds: cue.endMilliseconds))\n\(target)\n"
         }
         return out
     }
@@ -106,12 +107,6 @@ struct DownloadFinisher {
         let header = ImageHeader(head)
         guard let width = header.width, let height = header.height else { return nil }
         return (width, height)
-    }
-
-    static func timestamp(_ ms: Int64) -> String {
-        let ms = max(0, ms)
-        return String(
-            format: "%02lld:%02lld:%02lld.%03lld", ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000)
     }
 
     /// The `default_KID` of every `tenc` box in an initialisation section (ISO/IEC 23001-7 8.2).

@@ -1,16 +1,14 @@
 import Crypto
+import FilmstripLoading
 import FilmstripSync
 import Foundation
 
 #if canImport(Glibc)
     import Glibc
-    private let systemWrite = Glibc.write
 #elseif canImport(Musl)
     import Musl
-    private let systemWrite = Musl.write
 #elseif canImport(Darwin)
     import Darwin
-    private let systemWrite = Darwin.write
 #endif
 
 /// A download's directory on disk: its journal of verified files and the writes that keep it true.
@@ -86,11 +84,7 @@ final class DownloadStore: Sendable {
         }
         var found: [String: Entry] = [:]
         for line in lines.dropFirst() {
-            let fields = line.split(separator: " ", maxSplits: 3).map(String.init)
-            guard fields.count == 4, fields[0].count == 64, let length = Int64(fields[1]), length > 0,
-                Self.isSafe(fields[2])
-            else { continue }
-            found[fields[2]] = Entry(sha256: fields[0], length: length, origin: fields[3])
+            if let (path, entry) = Self.entry(Substring(line)) { found[path] = entry }
         }
         // An entry whose file is gone or of another length is fetched again.
         found = found.filter { path, entry in
@@ -101,6 +95,14 @@ final class DownloadStore: Sendable {
     }
 
     deinit { close(journal) }
+
+    /// A journal line `SHA256 LENGTH PATH ORIGIN` read; `nil` when it is not one.
+    static func entry(_ line: Substring) -> (path: String, entry: Entry)? {
+        let fields = line.split(separator: " ", maxSplits: 3).map(String.init)
+        guard fields.count == 4, fields[0].count == 64, let length = Int64(fields[1]), length > 0, isSafe(fields[2])
+        else { return nil }
+        return (fields[2], Entry(sha256: fields[0], length: length, origin: fields[3]))
+    }
 
     /// The verified entry for `file`: stored from the same origin, still of its length.
     func verified(_ file: DownloadFile) -> Entry? {
@@ -138,46 +140,16 @@ final class DownloadStore: Sendable {
         } catch {
             throw DownloadError(.storage, "cannot create the folder of \(target.path): \(error)", underlying: error)
         }
-        let fd = open(part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
-        guard fd >= 0 else { throw DownloadError(.storage, "cannot write \(part): \(Self.errnoText())") }
-        var failure = Self.writeAll(fd, data)
-        if failure == nil, !Self.flush(fd) { failure = Self.errnoText() }
-        _ = fchmod(fd, mode)
-        close(fd)
-        if failure == nil, rename(part, target.path) != 0 { failure = Self.errnoText() }
-        if let failure {
-            unlink(part)
+        if let failure = DurableFile.replace(target.path, with: data, through: part, mode: mode) {
             throw DownloadError(.storage, "cannot write \(target.path): \(failure)")
         }
     }
 
-    /// Writes all of `data` to `fd`; the error's text, or `nil`.
-    private static func writeAll(_ fd: Int32, _ data: Data) -> String? {
-        data.withUnsafeBytes { raw -> String? in
-            var offset = 0
-            while offset < raw.count {
-                let written = systemWrite(fd, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return errnoText()
-                }
-                offset += written
-            }
-            return nil
-        }
-    }
-
-    /// Flushes `fd` to the disk (on Apple platforms through the drive's cache, `F_FULLFSYNC`).
-    private static func flush(_ fd: Int32) -> Bool {
-        #if canImport(Darwin)
-            if fcntl(fd, F_FULLFSYNC) == 0 { return true }
-        #endif
-        return fsync(fd) == 0
-    }
-
     private func append(_ line: String) throws(DownloadError) {
         let before = lseek(journal, 0, SEEK_END)
-        if let failure = Self.writeAll(journal, Data(line.utf8)) ?? (Self.flush(journal) ? nil : Self.errnoText()) {
+        if let failure = DurableFile.writeAll(journal, Data(line.utf8))
+            ?? (DurableFile.flush(journal) ? nil : Self.errnoText())
+        {
             // A line written in part is taken back, so that the next one starts a line.
             if before >= 0 { _ = ftruncate(journal, before) }
             throw DownloadError(.storage, "cannot write the journal in \(directory.path): \(failure)")
@@ -214,7 +186,7 @@ final class DownloadStore: Sendable {
         }
     }
 
-    static func errnoText() -> String { String(cString: strerror(errno)) }
+    static func errnoText() -> String { DurableFile.lastError }
 
     /// Bytes free for an unprivileged user on the disk that holds the directory; `nil` when it cannot be told.
     func freeSpace() -> Int64? {
