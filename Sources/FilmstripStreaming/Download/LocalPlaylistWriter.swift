@@ -90,11 +90,10 @@ struct LocalPlaylistWriter {
         }
         if let (renditions, path) = video {
             var attributes = variantAttributes(renditions, extra: audioBandwidth)
-            let codecs =
-                (renditions.compactMap(\.codecs).first.map { [$0] } ?? [])
-                + audio.compactMap { $0.1.compactMap(\.codecs).first }
-            if !codecs.isEmpty, renditions.allSatisfy({ $0.codecs != nil }) {
-                attributes.append("CODECS=\"\(quoted(Array(Set(codecs)).sorted().joined(separator: ",")))\"")
+            // Every codec the variant holds: each period's video, and the audio renditions'.
+            if renditions.allSatisfy({ $0.codecs != nil }) {
+                let codecs = codecList(renditions.compactMap(\.codecs) + audio.flatMap { $0.1.compactMap(\.codecs) })
+                attributes.append("CODECS=\"\(quoted(codecs))\"")
             }
             if !audio.isEmpty { attributes.append("AUDIO=\"audio\"") }
             lines += ["#EXT-X-STREAM-INF:" + attributes.joined(separator: ","), path]
@@ -103,7 +102,9 @@ struct LocalPlaylistWriter {
         }
         if let (renditions, path) = iFrames {
             var attributes = variantAttributes(renditions, extra: 0)
-            if let codecs = renditions.compactMap(\.codecs).first { attributes.append("CODECS=\"\(quoted(codecs))\"") }
+            if renditions.allSatisfy({ $0.codecs != nil }) {
+                attributes.append("CODECS=\"\(quoted(codecList(renditions.compactMap(\.codecs))))\"")
+            }
             attributes.append("URI=\"\(path)\"")
             lines.append("#EXT-X-I-FRAME-STREAM-INF:" + attributes.joined(separator: ","))
         }
@@ -119,6 +120,13 @@ struct LocalPlaylistWriter {
             attributes.append("RESOLUTION=\(width)x\(height)")
         }
         return attributes
+    }
+
+    /// The distinct codecs of `lists` (each a `CODECS` value, comma-separated), in order.
+    private static func codecList(_ lists: [String]) -> String {
+        var seen = Set<String>()
+        return lists.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && seen.insert($0).inserted }.joined(separator: ",")
     }
 
     /// Text for a quoted attribute: no quotes, no line breaks.
